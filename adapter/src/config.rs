@@ -1,0 +1,50 @@
+//! Options of the MCP server mode, shared by the protocol surface and the run engine.
+
+use std::path::PathBuf;
+
+/// How tool names are spelled on the wire (TOOL-1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ToolNames {
+    /// `claude.run`, `claude.run.start`, … (default).
+    Dotted,
+    /// `claude_run`, `claude_run_start`, … for hosts that reject dots.
+    Underscore,
+}
+
+/// Default inbound frame bound (T6).
+pub const DEFAULT_MAX_FRAME_BYTES: usize = 4 * 1024 * 1024;
+/// Default configurable maximum of `timeout_s` (BND-4).
+pub const DEFAULT_MAX_TIMEOUT_S: u64 = 1800;
+
+/// `claude-mcp-adapter [OPTIONS]`: serve MCP over stdio.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ServeArgs {
+    /// The native claude binary to run (default: `claude` found on PATH at each run).
+    #[arg(long, value_name = "PATH", default_value = "claude")]
+    pub claude: PathBuf,
+    /// A cli-tree.json to use instead of the one embedded at build time (NAT-1).
+    #[arg(long, value_name = "PATH")]
+    pub cli_tree: Option<PathBuf>,
+    /// Tool name spelling: `dotted` (claude.run…) or `underscore` (claude_run…) (TOOL-1).
+    #[arg(long, value_enum, default_value = "dotted")]
+    pub tool_names: ToolNames,
+    /// Largest `timeout_s` a caller may ask for, in seconds (BND-4).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_TIMEOUT_S,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_timeout_s: u64,
+    /// Largest inbound JSON-RPC line in bytes; longer lines are discarded and answered -32600 (T6).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_FRAME_BYTES,
+          value_parser = parse_frame_bound)]
+    pub max_frame_bytes: usize,
+    /// Write every MCP message and native line to FILE as {"dir","ms","msg"} rows.
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
+}
+
+fn parse_frame_bound(s: &str) -> Result<usize, String> {
+    let n: usize = s.parse().map_err(|e| format!("{e}"))?;
+    if n < 1024 {
+        return Err("must be at least 1024 bytes".into());
+    }
+    Ok(n)
+}

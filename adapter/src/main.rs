@@ -1,0 +1,73 @@
+//! The `claude-mcp-adapter` binary: MCP over stdio by default, `cli run` for the one-shot CLI
+//! projection, `cli-tree check` for maintainers, and a hidden supervisor mode.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use claude_mcp_adapter::{cli_projection, config::ServeArgs, drift, mcp, supervisor};
+
+/// A reference MCP server that runs Claude Code's print mode (`claude -p --output-format
+/// stream-json`) with bounded buffers, process-group supervision and strict success rules.
+#[derive(Debug, Parser)]
+#[command(name = "claude-mcp-adapter", version, about, long_about = None)]
+struct Cli {
+    #[command(flatten)]
+    serve: ServeArgs,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// One-shot CLI projection of a print-mode call (CLI-1).
+    Cli {
+        #[command(subcommand)]
+        command: CliCommand,
+    },
+    /// Maintainer tools for cli-tree.json (NAT-1).
+    CliTree {
+        #[command(subcommand)]
+        command: CliTreeCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum CliCommand {
+    /// Run one prompt with `--output-format json` and print the native result.
+    Run(cli_projection::CliRunArgs),
+}
+
+#[derive(Debug, Subcommand)]
+enum CliTreeCommand {
+    /// Compare an installed claude's --version and --help with cli-tree.json.
+    Check(drift::DriftArgs),
+}
+
+fn main() -> ExitCode {
+    // The supervisor must not start a tokio runtime or parse the public CLI (SUP-1).
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if args.get(1).is_some_and(|a| a == supervisor::SUBCOMMAND) {
+        return supervisor::main(&args[2..]);
+    }
+    let cli = Cli::parse();
+    match cli.command {
+        Some(Command::Cli {
+            command: CliCommand::Run(a),
+        }) => cli_projection::run(a),
+        Some(Command::CliTree {
+            command: CliTreeCommand::Check(a),
+        }) => drift::run(a),
+        None => match tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+        {
+            Ok(rt) => rt.block_on(mcp::serve(cli.serve)),
+            Err(e) => {
+                eprintln!("claude-mcp-adapter: cannot start the runtime: {e}");
+                ExitCode::from(2)
+            }
+        },
+    }
+}

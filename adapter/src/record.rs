@@ -1,0 +1,114 @@
+//! The wire recorder behind `--record FILE`: every MCP message (`c2s`, `s2c`) and every native
+//! stdout line (`n2a`) as one JSON row `{"dir","ms","msg"}` (or `"raw"` for a line that is not
+//! JSON), `ms` being monotonic milliseconds since the recording started. See
+//! `recordings/README.md` for the format and how replay uses it.
+
+use std::io::Write;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use serde_json::{Map, Value};
+
+/// Direction of a recorded row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dir {
+    /// Client to server (MCP request or notification received).
+    C2s,
+    /// Server to client (MCP response or notification sent).
+    S2c,
+    /// Native stdout to adapter.
+    N2a,
+}
+
+impl Dir {
+    /// The row's `dir` string.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Dir::C2s => "c2s",
+            Dir::S2c => "s2c",
+            Dir::N2a => "n2a",
+        }
+    }
+}
+
+/// A shared, cheaply cloned recorder. Write failures are reported once on stderr and then
+/// ignored: recording must never disturb the session it records.
+#[derive(Clone)]
+pub struct Recorder {
+    inner: Arc<Mutex<Inner>>,
+}
+
+struct Inner {
+    out: std::io::BufWriter<std::fs::File>,
+    start: Instant,
+    failed: bool,
+}
+
+impl std::fmt::Debug for Recorder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Recorder")
+    }
+}
+
+impl Recorder {
+    /// Creates (truncates) `path`.
+    pub fn create(path: &Path) -> std::io::Result<Self> {
+        let file = std::fs::File::create(path)?;
+        Ok(Self {
+            inner: Arc::new(Mutex::new(Inner {
+                out: std::io::BufWriter::new(file),
+                start: Instant::now(),
+                failed: false,
+            })),
+        })
+    }
+
+    /// Records one line as it crossed the wire: parsed JSON when it is JSON (key order kept),
+    /// else the raw text (lossy UTF-8).
+    pub fn line(&self, dir: Dir, bytes: &[u8]) {
+        match serde_json::from_slice::<Value>(bytes) {
+            Ok(v) => self.row(dir, "msg", v, None),
+            Err(_) => self.row(
+                dir,
+                "raw",
+                String::from_utf8_lossy(bytes).into_owned().into(),
+                None,
+            ),
+        }
+    }
+
+    /// Records an already parsed message.
+    pub fn message(&self, dir: Dir, msg: &Value) {
+        self.row(dir, "msg", msg.clone(), None);
+    }
+
+    /// Records an arbitrary row with extra fields (e.g. the native exit: `{"exit": {...}}`).
+    pub fn extra(&self, dir: Dir, key: &str, value: Value) {
+        self.row(dir, key, value, None);
+    }
+
+    fn row(&self, dir: Dir, key: &str, value: Value, _note: Option<&str>) {
+        let Ok(mut inner) = self.inner.lock() else {
+            return;
+        };
+        if inner.failed {
+            return;
+        }
+        let mut row = Map::new();
+        row.insert("dir".into(), dir.as_str().into());
+        row.insert(
+            "ms".into(),
+            (inner.start.elapsed().as_millis() as u64).into(),
+        );
+        row.insert(key.into(), value);
+        let mut bytes = Value::Object(row).to_string().into_bytes();
+        bytes.push(b'\n');
+        let res = inner.out.write_all(&bytes).and_then(|()| inner.out.flush());
+        if let Err(e) = res {
+            inner.failed = true;
+            eprintln!("claude-mcp-adapter: recording stopped: {e}");
+        }
+    }
+}
