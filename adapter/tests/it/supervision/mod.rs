@@ -1,0 +1,1 @@
+//! supervision tests.
