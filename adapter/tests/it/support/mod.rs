@@ -1,1 +1,429 @@
-//! support tests.
+//! A raw stdio MCP session against the built adapter binary, shared by every test module.
+//!
+//! [`Adapter`] configures a spawn (extra args, env, a PATH whose `claude` is fake-claude);
+//! [`Session`] drives it: send raw bytes or JSON values, receive the next stdout message with a
+//! timeout (a reader thread feeds a channel, so a test never hangs on a silent server), wait for
+//! a response by id while collecting notifications, and close, signal or kill the adapter. The
+//! adapter runs in its own process group, killed with SIGKILL when the session drops.
+//!
+//! fake-claude is a workspace binary: `cargo test --workspace` builds it next to the adapter
+//! (`target/<profile>/fake-claude`). With `cargo test -p claude-mcp-adapter` alone, build it first
+//! (`cargo build -p fake-claude`); [`fake_claude_bin`] says so when it is missing.
+
+#![allow(
+    dead_code,
+    reason = "shared helpers: not every test module uses every helper"
+)]
+
+use std::collections::VecDeque;
+use std::ffi::{OsStr, OsString};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// Generous bound for anything a test waits on (shared, slow machine): only to avoid hangs.
+pub const TIMEOUT: Duration = Duration::from_secs(20);
+
+/// The most stderr a session keeps (the tail), so a chatty adapter cannot grow the test.
+const STDERR_KEEP: usize = 1 << 20;
+
+/// The built adapter binary.
+#[must_use]
+pub fn adapter_bin() -> &'static Path {
+    Path::new(env!("CARGO_BIN_EXE_claude-mcp-adapter"))
+}
+
+/// The built fake-claude binary, next to the adapter binary. Panics with instructions when it has
+/// not been built.
+#[must_use]
+pub fn fake_claude_bin() -> PathBuf {
+    let p = adapter_bin().with_file_name("fake-claude");
+    assert!(
+        p.is_file(),
+        "fake-claude is not built at {}: run `cargo build -p fake-claude` (or test the workspace)",
+        p.display()
+    );
+    p
+}
+
+/// A temporary directory holding a `claude` symlink to fake-claude, to put first on PATH.
+#[must_use]
+pub fn fake_claude_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::os::unix::fs::symlink(fake_claude_bin(), dir.path().join("claude"))
+        .expect("symlink claude -> fake-claude");
+    dir
+}
+
+/// How to start the adapter.
+#[derive(Debug, Default)]
+pub struct Adapter {
+    args: Vec<OsString>,
+    env: Vec<(OsString, OsString)>,
+    fake_claude: bool,
+}
+
+impl Adapter {
+    /// The adapter with no extra arguments and the test's environment.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a command-line argument.
+    #[must_use]
+    pub fn arg(mut self, a: impl AsRef<OsStr>) -> Self {
+        self.args.push(a.as_ref().to_owned());
+        self
+    }
+
+    /// Adds several command-line arguments.
+    #[must_use]
+    pub fn args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        self.args
+            .extend(args.into_iter().map(|a| a.as_ref().to_owned()));
+        self
+    }
+
+    /// Sets an environment variable for the adapter (and so for the native CLI it runs).
+    #[must_use]
+    pub fn env(mut self, k: impl AsRef<OsStr>, v: impl AsRef<OsStr>) -> Self {
+        self.env
+            .push((k.as_ref().to_owned(), v.as_ref().to_owned()));
+        self
+    }
+
+    /// Puts a directory whose `claude` is fake-claude first on PATH (kept alive by the session).
+    #[must_use]
+    pub fn fake_claude(mut self) -> Self {
+        self.fake_claude = true;
+        self
+    }
+
+    /// Starts the adapter in its own process group with piped stdio.
+    #[must_use]
+    pub fn spawn(self) -> Session {
+        let mut cmd = Command::new(adapter_bin());
+        cmd.args(&self.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        let fake_dir = self.fake_claude.then(fake_claude_dir);
+        if let Some(dir) = &fake_dir {
+            let mut path = OsString::from(dir.path());
+            if let Some(old) = std::env::var_os("PATH") {
+                path.push(":");
+                path.push(old);
+            }
+            cmd.env("PATH", path);
+        }
+        for (k, v) in &self.env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().expect("spawn the adapter");
+        let stdout = child.stdout.take().expect("stdout piped");
+        let stderr = child.stderr.take().expect("stderr piped");
+        let stdin = child.stdin.take();
+
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            let mut r = BufReader::new(stdout);
+            loop {
+                let mut line = Vec::new();
+                match r.read_until(b'\n', &mut line) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {
+                        if tx.send(line).is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+        });
+        let err_buf = Arc::new(Mutex::new(Vec::new()));
+        let sink = Arc::clone(&err_buf);
+        std::thread::spawn(move || {
+            let mut r = stderr;
+            let mut chunk = [0u8; 8192];
+            while let Ok(n) = r.read(&mut chunk) {
+                if n == 0 {
+                    break;
+                }
+                let mut b = sink.lock().expect("stderr lock");
+                b.extend_from_slice(&chunk[..n]);
+                if b.len() > STDERR_KEEP {
+                    let cut = b.len() - STDERR_KEEP;
+                    b.drain(..cut);
+                }
+            }
+        });
+        Session {
+            child,
+            stdin,
+            stdout: rx,
+            stderr: err_buf,
+            stash: VecDeque::new(),
+            notifications: Vec::new(),
+            next_id: 1000,
+            _fake_dir: fake_dir,
+        }
+    }
+}
+
+/// A running adapter and the client side of its stdio.
+pub struct Session {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: Receiver<Vec<u8>>,
+    stderr: Arc<Mutex<Vec<u8>>>,
+    /// Messages received but not yet claimed (responses to other ids).
+    stash: VecDeque<Value>,
+    /// Notifications seen while waiting for responses, in arrival order.
+    pub notifications: Vec<Value>,
+    next_id: i64,
+    _fake_dir: Option<tempfile::TempDir>,
+}
+
+impl Session {
+    /// Spawns the adapter with default options.
+    #[must_use]
+    pub fn start() -> Self {
+        Adapter::new().spawn()
+    }
+
+    /// The adapter's pid (= its process group id), e.g. for `/proc/PID/status` sampling.
+    #[must_use]
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Writes raw bytes to the adapter's stdin and flushes. Returns the write error, if any
+    /// (e.g. a broken pipe after the adapter exited).
+    pub fn try_send_raw(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        let stdin = self
+            .stdin
+            .as_mut()
+            .ok_or_else(|| std::io::Error::other("stdin already closed"))?;
+        stdin.write_all(bytes)?;
+        stdin.flush()
+    }
+
+    /// Writes raw bytes to the adapter's stdin; panics when that fails.
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        self.try_send_raw(bytes).expect("write to the adapter");
+    }
+
+    /// Sends one JSON value as a line.
+    pub fn send(&mut self, msg: &Value) {
+        let mut bytes = msg.to_string().into_bytes();
+        bytes.push(b'\n');
+        self.send_raw(&bytes);
+    }
+
+    /// Sends a request with a fresh integer id and returns that id.
+    pub fn request(&mut self, method: &str, params: Option<Value>) -> Value {
+        self.next_id += 1;
+        let id = json!(self.next_id);
+        self.request_with_id(&id, method, params);
+        id
+    }
+
+    /// Sends a request with the given id.
+    pub fn request_with_id(&mut self, id: &Value, method: &str, params: Option<Value>) {
+        let mut m = json!({"jsonrpc": "2.0", "id": id, "method": method});
+        if let Some(p) = params {
+            m["params"] = p;
+        }
+        self.send(&m);
+    }
+
+    /// Sends a notification.
+    pub fn notify(&mut self, method: &str, params: Option<Value>) {
+        let mut m = json!({"jsonrpc": "2.0", "method": method});
+        if let Some(p) = params {
+            m["params"] = p;
+        }
+        self.send(&m);
+    }
+
+    /// The next stdout line as bytes (with its newline), or `None` after `timeout` or at EOF.
+    pub fn recv_line(&mut self, timeout: Duration) -> Option<Vec<u8>> {
+        // Timeout and EOF (the reader thread ended) both mean "nothing came".
+        self.stdout.recv_timeout(timeout).ok()
+    }
+
+    /// The next stdout message (stashed ones first), or `None` after `timeout` or at EOF.
+    /// Panics when stdout carries a line that is not one JSON value (T1).
+    pub fn recv(&mut self, timeout: Duration) -> Option<Value> {
+        if let Some(v) = self.stash.pop_front() {
+            return Some(v);
+        }
+        let line = self.recv_line(timeout)?;
+        Some(parse_line(&line))
+    }
+
+    /// Like [`Session::recv`] with [`TIMEOUT`], panicking when nothing arrives.
+    pub fn recv_expect(&mut self) -> Value {
+        match self.recv(TIMEOUT) {
+            Some(v) => v,
+            None => panic!(
+                "no message from the adapter; stderr:\n{}",
+                self.stderr_text()
+            ),
+        }
+    }
+
+    /// Waits for the response (result or error) with `id`, stashing other responses and
+    /// collecting notifications into [`Session::notifications`]. Panics after [`TIMEOUT`].
+    pub fn response(&mut self, id: &Value) -> Value {
+        self.response_within(id, TIMEOUT)
+            .unwrap_or_else(|| panic!("no response to id {id}; stderr:\n{}", self.stderr_text()))
+    }
+
+    /// [`Session::response`] with an explicit bound; `None` when it did not come in time.
+    pub fn response_within(&mut self, id: &Value, timeout: Duration) -> Option<Value> {
+        if let Some(pos) = self.stash.iter().position(|m| is_response_to(m, id)) {
+            return self.stash.remove(pos);
+        }
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.checked_duration_since(Instant::now())?;
+            let line = self.recv_line(left)?;
+            let msg = parse_line(&line);
+            if is_response_to(&msg, id) {
+                return Some(msg);
+            }
+            if msg.get("method").is_some() && msg.get("id").is_none() {
+                self.notifications.push(msg);
+            } else {
+                self.stash.push_back(msg);
+            }
+        }
+    }
+
+    /// Sends a request and waits for its response message.
+    pub fn call(&mut self, method: &str, params: Option<Value>) -> Value {
+        let id = self.request(method, params);
+        self.response(&id)
+    }
+
+    /// Sends `initialize` proposing `version` (`None`: no `protocolVersion` at all; any JSON,
+    /// e.g. a number, otherwise), then `notifications/initialized`. Returns the response message.
+    pub fn initialize(&mut self, version: Option<Value>) -> Value {
+        let mut params = json!({
+            "capabilities": {},
+            "clientInfo": {"name": "adapter-it", "version": "0"}
+        });
+        if let Some(v) = version {
+            params["protocolVersion"] = v;
+        }
+        let resp = self.call("initialize", Some(params));
+        self.notify("notifications/initialized", None);
+        resp
+    }
+
+    /// `initialize` proposing `2025-06-18`; panics unless it succeeded.
+    pub fn init(&mut self) -> Value {
+        let resp = self.initialize(Some(json!("2025-06-18")));
+        assert!(resp.get("result").is_some(), "initialize failed: {resp}");
+        resp
+    }
+
+    /// Sends `tools/call` and returns the whole response message (result or JSON-RPC error).
+    pub fn call_tool_response(&mut self, name: &str, args: Value, meta: Option<Value>) -> Value {
+        let mut params = json!({"name": name, "arguments": args});
+        if let Some(m) = meta {
+            params["_meta"] = m;
+        }
+        self.call("tools/call", Some(params))
+    }
+
+    /// Sends `tools/call` and returns its `result` (a tool result, `isError` or not); panics when
+    /// the answer was a JSON-RPC error.
+    pub fn call_tool(&mut self, name: &str, args: Value, meta: Option<Value>) -> Value {
+        let resp = self.call_tool_response(name, args, meta);
+        match resp.get("result") {
+            Some(r) => r.clone(),
+            None => panic!("tools/call {name} answered with a protocol error: {resp}"),
+        }
+    }
+
+    /// Closes the adapter's stdin (EOF, T8).
+    pub fn close_stdin(&mut self) {
+        self.stdin = None;
+    }
+
+    /// Sends a signal to the adapter process itself.
+    pub fn signal(&self, sig: nix::sys::signal::Signal) {
+        let pid = nix::unistd::Pid::from_raw(self.pid() as i32);
+        nix::sys::signal::kill(pid, sig).expect("signal the adapter");
+    }
+
+    /// Waits for the adapter to exit; `None` when it is still running after `timeout`.
+    pub fn wait_exit(&mut self, timeout: Duration) -> Option<ExitStatus> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Ok(Some(st)) = self.child.try_wait() {
+                return Some(st);
+            }
+            if Instant::now() >= deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Everything the adapter wrote to stderr so far (the last MiB), lossily decoded.
+    #[must_use]
+    pub fn stderr_text(&self) -> String {
+        let b = self.stderr.lock().map(|b| b.clone()).unwrap_or_default();
+        String::from_utf8_lossy(&b).into_owned()
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.stdin = None;
+        if let Ok(None) = self.child.try_wait() {
+            // The adapter leads its own group (process_group(0)): kill the whole group.
+            let pgid = nix::unistd::Pid::from_raw(self.pid() as i32);
+            let _ = nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGKILL);
+        }
+        let _ = self.child.wait();
+    }
+}
+
+fn parse_line(line: &[u8]) -> Value {
+    let text = line.strip_suffix(b"\n").unwrap_or(line);
+    serde_json::from_slice(text).unwrap_or_else(|e| {
+        panic!(
+            "stdout carried a line that is not JSON (T1): {e}: {:?}",
+            String::from_utf8_lossy(text)
+        )
+    })
+}
+
+fn is_response_to(msg: &Value, id: &Value) -> bool {
+    msg.get("method").is_none() && msg.get("id") == Some(id)
+}
+
+/// The resident set size of a process in KiB, from `/proc/PID/status` (`VmRSS`).
+#[must_use]
+pub fn vm_rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+}
