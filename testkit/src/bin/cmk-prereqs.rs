@@ -1,0 +1,47 @@
+//! `cmk-prereqs`: installs every pinned real peer into the cache (CI runs it first so install
+//! failures surface early and apart from test failures) and prints where each one is.
+
+use std::process::ExitCode;
+
+use testkit::prereq::{self, PrereqError};
+
+fn main() -> ExitCode {
+    let root = match prereq::cache_root() {
+        Ok(root) => root,
+        Err(error) => {
+            eprintln!("cmk-prereqs: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    println!("cache: {}", root.display());
+    let results: [(&str, Result<String, PrereqError>); 3] = [
+        (
+            "claude",
+            prereq::claude().map(|p| format!("{} ({})", p.display(), prereq::CLAUDE_VERSION_LINE)),
+        ),
+        (
+            "server-everything",
+            prereq::everything_server().map(|cmd| format!("{cmd:?}")),
+        ),
+        (
+            "python-mcp",
+            prereq::python_mcp()
+                .map(|p| format!("{} (mcp {})", p.display(), prereq::PYTHON_MCP_VERSION)),
+        ),
+    ];
+    let mut failed = false;
+    for (name, result) in results {
+        match result {
+            Ok(where_) => println!("{name}: {where_}"),
+            Err(error) => {
+                failed = true;
+                eprintln!("cmk-prereqs: {name}: {error}");
+            }
+        }
+    }
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}

@@ -1,0 +1,118 @@
+//! Pinned installs of the real peers the end-to-end tests need, in a cache outside the
+//! repository, installed once on first use under a lock:
+//!
+//! - the real Claude Code CLI `@anthropic-ai/claude-code@2.1.328` ([`claude`]): its native
+//!   binary from the platform package (npm 11 does not run the postinstall here);
+//! - `@modelcontextprotocol/server-everything@2026.8.31` ([`everything_server`]), started in
+//!   stdio mode;
+//! - the Python MCP SDK `mcp==2.3.0` in a venv ([`python_mcp`]).
+//!
+//! Cache root: `CMK_CACHE`, else `$XDG_CACHE_HOME/claude-mcp-kit`, else
+//! `$HOME/.cache/claude-mcp-kit` ([`cache_root`]). Tests go through [`require`] or
+//! [`require_prereq!`](crate::require_prereq): with `CI=true` a missing prerequisite fails the
+//! test; elsewhere it prints `skipped: <reason>` and the test returns early.
+
+mod claude_code;
+mod everything;
+mod install;
+mod python_mcp;
+mod temp;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+pub use claude_code::{CLAUDE_VERSION, CLAUDE_VERSION_LINE, claude, claude_platform_package};
+pub use everything::{EVERYTHING_VERSION, everything_server, everything_server_entry};
+pub use install::cache_root;
+pub use python_mcp::{PYTHON_MCP_VERSION, python_mcp, python_mcp_command};
+pub use temp::TempDir;
+
+/// Why a prerequisite is unavailable. Cheap to clone: each is computed once per process.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum PrereqError {
+    /// None of `CMK_CACHE`, `XDG_CACHE_HOME`, `HOME` is set.
+    #[error("no cache folder: set CMK_CACHE, XDG_CACHE_HOME or HOME")]
+    NoCacheRoot,
+    /// A file-system operation on the cache failed.
+    #[error("cannot {what} {path}: {source}")]
+    Io {
+        /// What was being done.
+        what: String,
+        /// The path involved.
+        path: PathBuf,
+        /// The OS error.
+        source: Arc<std::io::Error>,
+    },
+    /// The platform has no build of the peer.
+    #[error("no {what} build for {os}/{arch}")]
+    UnsupportedPlatform {
+        /// Which peer.
+        what: &'static str,
+        /// `std::env::consts::OS`.
+        os: &'static str,
+        /// `std::env::consts::ARCH`.
+        arch: &'static str,
+    },
+    /// An installed peer is not what was pinned.
+    #[error("{what} is not the pinned version: expected {expected:?}, found {found:?}")]
+    WrongVersion {
+        /// Which peer.
+        what: &'static str,
+        /// The pinned version (or version line).
+        expected: &'static str,
+        /// What it reported.
+        found: String,
+    },
+    /// An install step failed; its output is in `log`, the end of which is quoted.
+    #[error("install step `{step}` failed: {detail} (log: {log})\n--- end of log ---\n{tail}")]
+    StepFailed {
+        /// The step (e.g. `npm ci`).
+        step: String,
+        /// What went wrong.
+        detail: String,
+        /// The full log.
+        log: PathBuf,
+        /// The last few KiB of the log.
+        tail: String,
+    },
+}
+
+/// Whether this run is CI (`CI=true`): then a missing prerequisite is a failure, never a skip.
+pub fn is_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v.eq_ignore_ascii_case("true") || v == "1")
+}
+
+/// Gate for tests: `Some(value)` when the prerequisite is available. Otherwise panics with the
+/// reason under `CI=true`, or prints `skipped: <reason>` and returns `None`.
+#[track_caller]
+pub fn require<T>(prerequisite: Result<T, PrereqError>) -> Option<T> {
+    match prerequisite {
+        Ok(value) => Some(value),
+        Err(error) if is_ci() => {
+            panic!("prerequisite unavailable (CI=true makes this a failure): {error}")
+        }
+        Err(error) => {
+            println!("skipped: prerequisite unavailable: {error}");
+            None
+        }
+    }
+}
+
+/// Unwraps a prerequisite in a test, or ends the test: a panic under `CI=true`, else a printed
+/// `skipped: <reason>` and an early `return`.
+///
+/// ```no_run
+/// # fn t() {
+/// let claude = testkit::require_prereq!(testkit::prereq::claude());
+/// # let _ = claude; }
+/// ```
+#[macro_export]
+macro_rules! require_prereq {
+    ($prerequisite:expr) => {
+        match $crate::prereq::require($prerequisite) {
+            Some(value) => value,
+            None => return,
+        }
+    };
+}
