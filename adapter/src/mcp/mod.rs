@@ -1,11 +1,253 @@
-//! The MCP protocol surface over stdio (T1..T9, TOOL, META): owned by the protocol work.
+//! The MCP protocol surface over stdio (T1..T9, TOOL, META): framing, lifecycle, dispatch, the
+//! seven tools and the work resource, on top of [`crate::engine::Engine`].
+//!
+//! # Layout
+//!
+//! One file per method or concern, one dispatch table ([`dispatch`]):
+//! [`transport`] (stdin frames, the stdout writer), [`dispatch`] (gate, classification, batches),
+//! [`initialize`], [`ping`], [`tools_list`], [`tools_call`], [`resources`], [`cancelled`],
+//! [`progress`], [`catalogue`] (the tool table and schemas), [`arguments`] (validation),
+//! [`tool_result`] (result shaping) and [`errors`] (every JSON-RPC error this server sends).
+//!
+//! # Behaviour choices
+//!
+//! Where MCP or JSON-RPC leave room, this server does the following (the project's
+//! `docs/contract.md` restates these):
+//!
+//! - **Framing (T1, T6).** One JSON value per line; one trailing `\r` is stripped; blank lines
+//!   (only whitespace) are ignored. A line over `--max-frame-bytes` is dropped as it streams in
+//!   (never held whole) and answered `-32600` with `id: null`. Invalid UTF-8 is `-32700`. A last
+//!   line cut by EOF is still handled, then the server shuts down.
+//! - **Before `initialize` (T3).** `ping` is answered; known methods are `-32600` "not
+//!   initialized"; unknown methods are `-32601` (hosts probe `server/discover` first and fall back
+//!   on `-32601`); notifications are ignored. The server counts as initialized once it has
+//!   answered `initialize`; it does not wait for `notifications/initialized`.
+//! - **A second `initialize`** is `-32600` "already initialized" and changes nothing: the
+//!   version negotiated first (which also decides batch handling) holds for the connection.
+//! - **Negotiation (T2).** `2024-11-05`, `2025-03-26` and `2025-06-18` are echoed; any other
+//!   proposal (a newer or older date, a number, `null`, absent) is answered `2025-06-18`.
+//!   `params` that are not an object are `-32602`.
+//! - **Batches (T5).** Only after `2025-03-26` was negotiated: answered as one array in request
+//!   order; notifications and stray responses get no entry; an invalid element gets its own
+//!   `-32600` entry; `initialize` inside a batch is a `-32600` entry; a batch of notifications
+//!   only gets no answer at all; `[]` is a single `-32600` with `id: null`. Under the other
+//!   versions, and before `initialize`, any batch is one `-32600` with `id: null`. A batch holding
+//!   a waiting `claude.run` is answered when that run settles; a cancelled element (T7) gets no
+//!   entry.
+//! - **Responses from the client** (this server sends no requests) are ignored.
+//! - **`tools/call` params.** Not an object, no string `name`, an unknown tool (names match the
+//!   configured projection only), `arguments` or `_meta` present but not an object: `-32602`,
+//!   since MCP's schema types `arguments` as an object. `arguments` absent or `null` is `{}`.
+//!   Everything about the arguments' content is an `isError` result with `invalid_arguments`
+//!   and `field` = JSON Pointer into `arguments` (TOOL-3); for an unknown property it names that
+//!   property. A malformed `_meta["io.github.computer-mcp/work-invocation"]` is
+//!   `invalid_arguments` with `field` = `/_meta/io.github.computer-mcp~1work-invocation`
+//!   (relative to `params`, since it is not an argument).
+//! - **Pagination.** `tools/list` and `resources/list` return everything on one page; this server
+//!   never issues a cursor, so any `cursor` is `-32602` "unknown cursor".
+//! - **Resources.** An unknown URI in `resources/read` is MCP's resource-not-found `-32002` with
+//!   `data: {"uri": …}`; META-WORK-5's refusal is `-32000` with `data: {"unbound_runs",
+//!   "last_revision"}`.
+//! - **Cancellation (T7).** Only in-flight `claude.run` calls can be cancelled (every other
+//!   request is answered before the next frame is read). The run is cancelled through the engine
+//!   and the call gets no response; unknown or finished request ids are ignored.
+//! - **Progress (T9).** With a string or integer `_meta.progressToken`, a `claude.run` call gets
+//!   `notifications/progress` whose `progress` is the run's native event count, at most four a
+//!   second, never after its response; `message` is added from `2025-03-26` on.
+//! - **Shutdown (T8).** stdin EOF, SIGTERM, SIGINT, or stdout closing by the host: stop reading,
+//!   cancel every run and await its cleanup ([`Engine::shutdown`], bounded by
+//!   [`SHUTDOWN_BOUND`]), let answers of calls that settled go out, flush, exit 0. A second
+//!   SIGTERM/SIGINT during that ends the process at once with 128 + the signal number (the
+//!   supervisors still kill their groups when the adapter is gone, SUP-2).
 
+pub mod arguments;
+pub mod cancelled;
+pub mod catalogue;
+pub mod dispatch;
+pub mod errors;
+pub mod initialize;
+pub mod ping;
+pub mod progress;
+pub mod resources;
+pub mod tool_result;
+pub mod tools_call;
+pub mod tools_list;
+pub mod transport;
+
+use std::path::Path;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
 
+use tokio::signal::unix::{SignalKind, signal};
+use tokio::task::JoinSet;
+
+use self::catalogue::Catalogue;
+use self::dispatch::Server;
+use self::transport::Frame;
+use crate::cli_tree::CliTree;
 use crate::config::ServeArgs;
+use crate::engine::{Engine, EngineConfig};
+use crate::record::Recorder;
 
-/// Serves MCP on stdin/stdout until EOF or SIGTERM (T8).
-pub async fn serve(_args: ServeArgs) -> ExitCode {
-    eprintln!("claude-mcp-adapter: the MCP server is not built yet");
-    ExitCode::from(2)
+/// Upper bound on [`Engine::shutdown`] (T8): the supervisor's TERM grace plus reaping, with room.
+pub const SHUTDOWN_BOUND: Duration = Duration::from_secs(10);
+/// How long answers of calls settled by the shutdown get to go out.
+const ANSWER_GRACE: Duration = Duration::from_secs(2);
+/// How long the last answers get to be written to stdout.
+const FLUSH_GRACE: Duration = Duration::from_secs(2);
+
+/// Why the server could not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// `--record FILE` could not be created.
+    #[error("cannot create the recording {path}: {source}")]
+    Record {
+        /// The file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The cli-tree could not be read or parsed.
+    #[error("cannot load the cli tree: {0}")]
+    CliTree(String),
+    /// A tool schema does not compile.
+    #[error(transparent)]
+    Catalogue(#[from] catalogue::CatalogueError),
+    /// A stdio thread or signal handler could not be set up.
+    #[error("cannot set up stdio: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Why the server loop ended.
+#[derive(Debug, Clone, Copy)]
+enum Stop {
+    Eof,
+    OutputClosed,
+    Signal,
+}
+
+/// Serves MCP on stdin/stdout until EOF or a signal (T8). Exit 0 after a clean shutdown, 2 when
+/// the server could not start.
+pub async fn serve(args: ServeArgs) -> ExitCode {
+    match run(args).await {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("claude-mcp-adapter: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn load_cli_tree(path: Option<&Path>) -> Result<CliTree, ServeError> {
+    let text = match path {
+        None => std::borrow::Cow::Borrowed(crate::cli_tree::EMBEDDED),
+        Some(p) => std::borrow::Cow::Owned(
+            std::fs::read_to_string(p)
+                .map_err(|e| ServeError::CliTree(format!("{}: {e}", p.display())))?,
+        ),
+    };
+    CliTree::parse(&text).map_err(|e| ServeError::CliTree(e.to_string()))
+}
+
+async fn run(args: ServeArgs) -> Result<ExitCode, ServeError> {
+    let recorder = match &args.record {
+        None => None,
+        Some(p) => Some(Recorder::create(p).map_err(|source| ServeError::Record {
+            path: p.display().to_string(),
+            source,
+        })?),
+    };
+    let catalogue = Arc::new(Catalogue::new(args.tool_names, args.max_timeout_s)?);
+    let engine = Engine::new(EngineConfig {
+        claude: args.claude.clone(),
+        cli_tree: Arc::new(load_cli_tree(args.cli_tree.as_deref())?),
+        max_timeout_s: args.max_timeout_s,
+        recorder: recorder.clone(),
+    });
+    let mut sigterm = signal(SignalKind::terminate())?;
+    let mut sigint = signal(SignalKind::interrupt())?;
+    let (out, mut stdout_closed) = transport::spawn_writer(recorder.clone())?;
+    let mut frames = transport::spawn_reader(args.max_frame_bytes)?;
+
+    let mut server = Server {
+        engine: engine.clone(),
+        catalogue,
+        out,
+        version: None,
+        inflight: cancelled::InflightCalls::default(),
+        max_frame_bytes: args.max_frame_bytes,
+        recorder,
+        tasks: JoinSet::new(),
+    };
+
+    let stop = loop {
+        tokio::select! {
+            frame = frames.recv() => {
+                let handled = match frame {
+                    Some(Frame::Line(line)) => {
+                        // A handler may wait on a full outbox (a host not reading): signals
+                        // still get through.
+                        tokio::select! {
+                            () = server.on_line(&line) => None,
+                            _ = sigterm.recv() => Some(Stop::Signal),
+                            _ = sigint.recv() => Some(Stop::Signal),
+                        }
+                    }
+                    Some(Frame::Oversized { len }) => {
+                        tokio::select! {
+                            () = server.on_oversized(len) => None,
+                            _ = sigterm.recv() => Some(Stop::Signal),
+                            _ = sigint.recv() => Some(Stop::Signal),
+                        }
+                    }
+                    Some(Frame::Closed) | None => Some(Stop::Eof),
+                };
+                if let Some(stop) = handled {
+                    break stop;
+                }
+            }
+            _ = sigterm.recv() => break Stop::Signal,
+            _ = sigint.recv() => break Stop::Signal,
+            _ = &mut stdout_closed => break Stop::OutputClosed,
+            Some(done) = server.tasks.join_next(), if !server.tasks.is_empty() => {
+                if let Err(e) = done
+                    && e.is_panic()
+                {
+                    eprintln!("claude-mcp-adapter: a tool call task panicked: {e}");
+                }
+            }
+        }
+    };
+    // Stop reading: the reader thread ends at its next frame.
+    drop(frames);
+    eprintln!("claude-mcp-adapter: shutting down ({stop:?})");
+
+    let graceful = async {
+        if tokio::time::timeout(SHUTDOWN_BOUND, engine.shutdown())
+            .await
+            .is_err()
+        {
+            eprintln!("claude-mcp-adapter: run cleanup did not finish within {SHUTDOWN_BOUND:?}");
+        }
+        let _ = tokio::time::timeout(ANSWER_GRACE, async {
+            while server.tasks.join_next().await.is_some() {}
+        })
+        .await;
+        server.tasks.abort_all();
+        let _ = tokio::time::timeout(FLUSH_GRACE, server.out.flush()).await;
+    };
+    let forced = tokio::select! {
+        () = graceful => None,
+        _ = sigterm.recv() => Some(libc::SIGTERM),
+        _ = sigint.recv() => Some(libc::SIGINT),
+    };
+    Ok(match forced {
+        None => ExitCode::SUCCESS,
+        Some(sig) => {
+            eprintln!("claude-mcp-adapter: second signal during shutdown, exiting now");
+            ExitCode::from(128 + sig as u8)
+        }
+    })
 }

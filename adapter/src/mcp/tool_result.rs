@@ -1,0 +1,56 @@
+//! Tool result shaping (TOOL-4, TOOL-5): `structuredContent: {"result": X}`, one text block
+//! holding the JSON of that same `structuredContent` object, and `isError` only for failed
+//! operations.
+
+use serde_json::{Value, json};
+
+use crate::engine::ToolError;
+
+/// A successful operation's result (`isError: false`).
+#[must_use]
+pub fn success(result: Value) -> Value {
+    shape(result, false)
+}
+
+/// A completed operation whose data reports failure, e.g. `claude.run` of a failed run (TOOL-5):
+/// `is_error` decides `isError`.
+#[must_use]
+pub fn with_error_flag(result: Value, is_error: bool) -> Value {
+    shape(result, is_error)
+}
+
+/// A failed operation: `{"error": {code, message, ...}}` with `isError: true` (TOOL-5).
+#[must_use]
+pub fn failure(err: &ToolError) -> Value {
+    shape(json!({"error": err.to_value()}), true)
+}
+
+fn shape(result: Value, is_error: bool) -> Value {
+    let structured = json!({"result": result});
+    let text = structured.to_string();
+    json!({
+        "content": [{"type": "text", "text": text}],
+        "structuredContent": structured,
+        "isError": is_error,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::ErrorCode;
+
+    #[test]
+    fn text_mirrors_structured_content() {
+        let r = failure(&ToolError::new(ErrorCode::UnknownRun, "no such run"));
+        let text = r["content"][0]["text"].as_str().expect("text");
+        let parsed: Value = serde_json::from_str(text).expect("json");
+        assert_eq!(parsed, r["structuredContent"]);
+        assert_eq!(
+            r["structuredContent"]["result"]["error"]["code"],
+            "unknown_run"
+        );
+        assert_eq!(r["isError"], true);
+        assert_eq!(r["content"].as_array().map(Vec::len), Some(1));
+    }
+}

@@ -1,0 +1,20 @@
+//! `tools/list` (TOOL-1, TOOL-2, META): the catalogue's listings, all on one page.
+
+use serde_json::{Value, json};
+
+use super::dispatch::{Handled, Server, no_cursor};
+
+/// Answers `tools/list`. There is one page, so no `nextCursor`; any `cursor` is unknown
+/// (`-32602`).
+pub fn handle(server: &mut Server, _id: &Value, params: Option<Value>) -> Handled {
+    if let Err(e) = no_cursor(params) {
+        return Err(e).into();
+    }
+    let tools: Vec<Value> = server
+        .catalogue
+        .tools()
+        .iter()
+        .map(|t| t.listing.clone())
+        .collect();
+    Ok(json!({ "tools": tools })).into()
+}

@@ -1,0 +1,165 @@
+//! stdio for MCP (T1, T6): a reader thread that cuts stdin into bounded frames with
+//! [`mcp_wire::FrameDecoder`], and a writer thread that owns stdout.
+//!
+//! Both are plain OS threads rather than tokio's `stdin()`/`stdout()`: those run blocking reads on
+//! the runtime's blocking pool, and a runtime cannot shut down while such a read waits on a stdin
+//! that never closes (SIGTERM with the host still attached, T8). A detached thread does not hold
+//! the process up.
+//!
+//! Memory stays bounded whatever the peer sends: the decoder holds at most one frame bound, an
+//! oversized line is reported as [`Frame::Oversized`] without its bytes, and the frame channel is
+//! small, so a slow dispatcher stops the reader rather than queueing lines.
+
+use std::io::{Read, Write};
+
+use mcp_wire::{DecodeEvent, FrameDecoder};
+use serde_json::Value;
+use tokio::sync::{mpsc, oneshot};
+
+use crate::record::{Dir, Recorder};
+
+/// Size of one read from stdin.
+const READ_CHUNK: usize = 64 * 1024;
+/// Frames decoded but not yet dispatched. Each holds at most one frame bound.
+const FRAME_QUEUE: usize = 4;
+/// Messages waiting for the writer. Senders wait when it is full (flow control towards a host
+/// that does not read its stdin).
+const OUTBOX_QUEUE: usize = 64;
+
+/// One inbound frame.
+#[derive(Debug)]
+pub enum Frame {
+    /// A complete line (without `\n` and one trailing `\r`), possibly blank.
+    Line(Vec<u8>),
+    /// A line over the bound was discarded (T6); `len` bytes long.
+    Oversized {
+        /// Its length in bytes.
+        len: u64,
+    },
+    /// stdin reached EOF or failed: no more frames.
+    Closed,
+}
+
+/// Starts the stdin reader thread; frames arrive on the returned channel, `Closed` last.
+pub fn spawn_reader(max_frame_bytes: usize) -> std::io::Result<mpsc::Receiver<Frame>> {
+    let (tx, rx) = mpsc::channel(FRAME_QUEUE);
+    std::thread::Builder::new()
+        .name("mcp-stdin".into())
+        .spawn(move || read_loop(max_frame_bytes, &tx))?;
+    Ok(rx)
+}
+
+fn read_loop(max_frame_bytes: usize, tx: &mpsc::Sender<Frame>) {
+    let mut decoder = FrameDecoder::new(max_frame_bytes);
+    let mut stdin = std::io::stdin().lock();
+    let mut chunk = vec![0u8; READ_CHUNK];
+    // Frames completed by one read: at most the bytes of that read plus one bound.
+    let mut ready: Vec<Frame> = Vec::new();
+    loop {
+        let n = match stdin.read(&mut chunk) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                eprintln!("claude-mcp-adapter: reading stdin failed: {e}");
+                0
+            }
+        };
+        if n == 0 {
+            decoder.finish(&mut |ev| collect(ev, &mut ready));
+            ready.push(Frame::Closed);
+        } else {
+            decoder.decode(&chunk[..n], &mut |ev| collect(ev, &mut ready));
+        }
+        for frame in ready.drain(..) {
+            let closed = matches!(frame, Frame::Closed);
+            if tx.blocking_send(frame).is_err() || closed {
+                // The server stopped listening, or this was the end.
+                return;
+            }
+        }
+    }
+}
+
+fn collect(ev: DecodeEvent<'_>, ready: &mut Vec<Frame>) {
+    match ev {
+        DecodeEvent::Line(l) => ready.push(Frame::Line(l.to_vec())),
+        // T6: the bytes of an oversized line are dropped as they come.
+        DecodeEvent::OversizedStart | DecodeEvent::OversizedChunk(_) => {}
+        DecodeEvent::OversizedEnd { len } => ready.push(Frame::Oversized { len }),
+    }
+}
+
+enum Out {
+    Message(Value),
+    Flush(oneshot::Sender<()>),
+}
+
+/// The one way to stdout (T1): a cheap handle that queues messages for the writer thread.
+#[derive(Debug, Clone)]
+pub struct Outbox {
+    tx: mpsc::Sender<Out>,
+}
+
+impl std::fmt::Debug for Out {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Out::Message(v) => write!(f, "Message({v})"),
+            Out::Flush(_) => f.write_str("Flush"),
+        }
+    }
+}
+
+impl Outbox {
+    /// Queues one message (a response, a batch array or a notification). After the writer
+    /// stopped (stdout closed), messages are dropped.
+    pub async fn send(&self, msg: Value) {
+        let _ = self.tx.send(Out::Message(msg)).await;
+    }
+
+    /// Waits until everything queued before this call was written (or the writer stopped).
+    pub async fn flush(&self) {
+        let (done, wait) = oneshot::channel();
+        if self.tx.send(Out::Flush(done)).await.is_ok() {
+            let _ = wait.await;
+        }
+    }
+}
+
+/// Starts the stdout writer thread. `closed` fires once when stdout can no longer be written
+/// (the host closed its end): nobody can hear answers any more, which the server treats like EOF.
+pub fn spawn_writer(
+    recorder: Option<Recorder>,
+) -> std::io::Result<(Outbox, oneshot::Receiver<()>)> {
+    let (tx, mut rx) = mpsc::channel::<Out>(OUTBOX_QUEUE);
+    let (closed_tx, closed_rx) = oneshot::channel();
+    std::thread::Builder::new()
+        .name("mcp-stdout".into())
+        .spawn(move || {
+            let mut stdout = std::io::stdout().lock();
+            let mut closed_tx = Some(closed_tx);
+            while let Some(out) = rx.blocking_recv() {
+                match out {
+                    Out::Flush(done) => {
+                        let _ = done.send(());
+                    }
+                    Out::Message(msg) => {
+                        if closed_tx.is_none() {
+                            continue; // stdout is gone: drain so senders never block.
+                        }
+                        let bytes = mcp_wire::encode(&msg);
+                        if let Err(e) = stdout.write_all(&bytes).and_then(|()| stdout.flush()) {
+                            eprintln!("claude-mcp-adapter: writing stdout failed: {e}");
+                            if let Some(tx) = closed_tx.take() {
+                                let _ = tx.send(());
+                            }
+                            continue;
+                        }
+                        if let Some(r) = &recorder {
+                            r.message(Dir::S2c, &msg);
+                        }
+                    }
+                }
+            }
+        })?;
+    Ok((Outbox { tx }, closed_rx))
+}
