@@ -11,10 +11,7 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 use uuid::Uuid;
 
-use super::catalogue::{
-    APPEND_SYSTEM_PROMPT_MAX_BYTES, DEFAULT_TIMEOUT_S, EVENTS_LIMIT_DEFAULT, META_WORK_INVOCATION,
-    PROMPT_MAX_BYTES, Tool,
-};
+use super::catalogue::{DEFAULT_TIMEOUT_S, EVENTS_LIMIT_DEFAULT, META_WORK_INVOCATION, Tool};
 use crate::engine::{RunRequest, ToolError};
 
 /// Longest excerpt of a validator message kept in an error (messages may quote the instance,
@@ -33,12 +30,9 @@ pub fn validate(tool: &Tool, args: &Map<String, Value>) -> Result<(), ToolError>
         ));
     }
     // RUN-0: JSON Schema's maxLength counts characters; the contract bounds UTF-8 bytes.
-    for (key, max) in [
-        ("prompt", PROMPT_MAX_BYTES),
-        ("append_system_prompt", APPEND_SYSTEM_PROMPT_MAX_BYTES),
-    ] {
+    for (key, max) in &tool.byte_bounds {
         if let Some(Value::String(s)) = args.get(key)
-            && s.len() > max
+            && s.len() > *max
         {
             return Err(ToolError::invalid_argument(
                 format!("/{key}"),
@@ -168,7 +162,7 @@ pub fn work_invocation(meta: Option<&Map<String, Value>>) -> Result<Option<Uuid>
     let field = format!("/_meta/{}", escape(META_WORK_INVOCATION));
     let parsed = v
         .as_str()
-        .filter(|s| s.len() == 36)
+        .filter(|s| crate::cli_tree::is_hyphenated_uuid(s))
         .and_then(|s| Uuid::try_parse(s).ok());
     match parsed {
         Some(u) => Ok(Some(u)),
@@ -188,7 +182,12 @@ mod tests {
     use crate::mcp::catalogue::Catalogue;
 
     fn err_field(tool: &str, args: Value) -> String {
-        let c = Catalogue::new(ToolNames::Dotted, 1800).expect("catalogue");
+        let c = Catalogue::new(
+            ToolNames::Dotted,
+            1800,
+            &crate::cli_tree::CliTree::embedded().expect("tree"),
+        )
+        .expect("catalogue");
         let t = c.get(tool).expect("tool");
         let Value::Object(m) = args else {
             panic!("object")

@@ -7,6 +7,7 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::cli_tree::{CliTree, ValueRule};
 use crate::config::ToolNames;
 
 /// The `_meta` namespace prefix of this contract (section 3).
@@ -24,8 +25,6 @@ pub const WORK_URI: &str = "computer-mcp://runtime/work/v1";
 
 /// RUN-0: the prompt is one argv string, bounded by Linux's `MAX_ARG_STRLEN` (128 KiB).
 pub const PROMPT_MAX_BYTES: usize = 128 * 1024;
-/// RUN-0: `append_system_prompt` is bounded to 64 KiB.
-pub const APPEND_SYSTEM_PROMPT_MAX_BYTES: usize = 64 * 1024;
 /// RUN-0: `timeout_s` default.
 pub const DEFAULT_TIMEOUT_S: u64 = 600;
 /// RUN-0: `.events` `limit` default and maximum.
@@ -39,10 +38,6 @@ pub const CURSOR_MAX: u64 = 256;
 /// PATH_MAX: a longer `cwd` cannot name a directory.
 const CWD_MAX: u64 = 4096;
 
-/// A UUID in its hyphenated text form (any case). `format: uuid` is only an annotation in
-/// draft 2020-12, so the pattern is what validates.
-const UUID_PATTERN: &str =
-    "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
 /// No NUL: these strings become argv entries, which cannot hold one (NAT-1).
 const NO_NUL_PATTERN: &str = "^[^\\u0000]*$";
 
@@ -211,12 +206,12 @@ impl ToolKind {
     }
 
     /// The `inputSchema` (TOOL-2, RUN-0, BND-4).
-    fn input_schema(self, max_timeout_s: u64) -> Value {
+    fn input_schema(self, max_timeout_s: u64, tree: &CliTree) -> Value {
         let mut props = Map::new();
         let mut required: Vec<&str> = Vec::new();
         match self {
             ToolKind::Run | ToolKind::Start => {
-                run_properties(&mut props, max_timeout_s);
+                run_properties(&mut props, max_timeout_s, tree);
                 if self == ToolKind::Run {
                     props.insert(
                         "detach_after_s".into(),
@@ -299,126 +294,96 @@ impl ToolKind {
     }
 }
 
-/// RUN-0 arguments shared by `claude.run` and `claude.run.start`.
-fn run_properties(props: &mut Map<String, Value>, max_timeout_s: u64) {
-    let entries = [
-        (
-            "prompt",
-            json!({
-                "type": "string",
-                "minLength": 1,
-                // Characters; the byte bound (128 KiB of UTF-8) is enforced as well.
-                "maxLength": PROMPT_MAX_BYTES,
-                "pattern": NO_NUL_PATTERN,
-                "description": "The prompt, passed after `--` (1 byte to 128 KiB of UTF-8, no \
-                    NUL): a prompt starting with `-` stays a prompt."
-            }),
-        ),
-        (
-            "cwd",
-            json!({
-                "type": "string",
-                "minLength": 1,
-                "maxLength": CWD_MAX,
-                "pattern": "^/[^\\u0000]*$",
-                "description": "Absolute path of an existing directory to run in; default the \
-                    adapter's working directory."
-            }),
-        ),
-        (
-            "timeout_s",
-            json!({
-                "type": "integer",
-                "minimum": 1,
-                "maximum": max_timeout_s,
-                "default": DEFAULT_TIMEOUT_S.min(max_timeout_s),
-                "description": "Seconds before the run is stopped and fails with `timeout`."
-            }),
-        ),
-        (
-            "permission_mode",
-            json!({
-                "type": "string",
-                "enum": ["dontAsk", "plan", "acceptEdits"],
-                "default": "dontAsk",
-                "description": "Claude Code's permission mode, always passed explicitly. \
-                    dontAsk denies what is not pre-approved; plan only plans; acceptEdits \
-                    also allows file edits."
-            }),
-        ),
-        (
-            "model",
-            json!({
-                "type": "string",
-                "minLength": 1,
-                "maxLength": 256,
-                "pattern": NO_NUL_PATTERN,
-                "description": "Model alias or name, forwarded only when given."
-            }),
-        ),
-        (
-            "effort",
-            json!({
-                "type": "string",
-                "enum": ["low", "medium", "high", "xhigh", "max"],
-                "description": "Effort level, forwarded only when given."
-            }),
-        ),
-        (
-            "append_system_prompt",
-            json!({
-                "type": "string",
-                // Characters; the byte bound (64 KiB of UTF-8) is enforced as well.
-                "maxLength": APPEND_SYSTEM_PROMPT_MAX_BYTES,
-                "pattern": NO_NUL_PATTERN,
-                "description": "Text appended to the system prompt (at most 64 KiB of UTF-8)."
-            }),
-        ),
-        (
-            "max_budget_usd",
-            json!({
-                "type": "number",
-                "exclusiveMinimum": 0,
-                "description": "Spending cap in US dollars, forwarded only when given."
-            }),
-        ),
-        (
-            "resume_session_id",
-            json!({
-                "type": "string",
-                "format": "uuid",
-                "pattern": UUID_PATTERN,
-                "description": "Resume this saved Claude Code session (its native session id, \
-                    never a run_id)."
-            }),
-        ),
-        (
-            "continue_previous",
-            json!({
-                "type": "boolean",
-                "description": "Continue the most recent Claude Code session in cwd."
-            }),
-        ),
-        (
-            "session_id",
-            json!({
-                "type": "string",
-                "format": "uuid",
-                "pattern": UUID_PATTERN,
-                "description": "Use this UUID as the new Claude Code session's id."
-            }),
-        ),
-        (
-            "no_session_persistence",
-            json!({
-                "type": "boolean",
-                "description": "Do not save the Claude Code session to disk."
-            }),
-        ),
-    ];
-    for (k, v) in entries {
-        props.insert(k.into(), v);
+/// RUN-0 arguments shared by `claude.run` and `claude.run.start`: `prompt`, `cwd` and
+/// `timeout_s` belong to the adapter; every native option comes from the pinned cli-tree
+/// (NAT-1), so the schema offers exactly what argv can carry, with the tree's value rules.
+fn run_properties(props: &mut Map<String, Value>, max_timeout_s: u64, tree: &CliTree) {
+    props.insert(
+        "prompt".into(),
+        json!({
+            "type": "string",
+            "minLength": 1,
+            // Characters; the byte bound (128 KiB of UTF-8) is enforced as well.
+            "maxLength": PROMPT_MAX_BYTES,
+            "pattern": NO_NUL_PATTERN,
+            "description": "The prompt, passed after `--` (1 byte to 128 KiB of UTF-8, no NUL): \
+                a prompt starting with `-` stays a prompt."
+        }),
+    );
+    props.insert(
+        "cwd".into(),
+        json!({
+            "type": "string",
+            "minLength": 1,
+            "maxLength": CWD_MAX,
+            "pattern": "^/[^\\u0000]*$",
+            "description": "Absolute path of an existing directory to run in; default the \
+                adapter's working directory."
+        }),
+    );
+    props.insert(
+        "timeout_s".into(),
+        json!({
+            "type": "integer",
+            "minimum": 1,
+            "maximum": max_timeout_s,
+            "default": DEFAULT_TIMEOUT_S.min(max_timeout_s),
+            "description": "Seconds before the run is stopped and fails with `timeout`."
+        }),
+    );
+    for opt in &tree.options {
+        let Some(Value::Object(mut schema)) = tree.option_schema(&opt.name) else {
+            continue;
+        };
+        if matches!(opt.value, ValueRule::String { .. }) {
+            // Characters in JSON Schema; the tree's byte bound is enforced as well.
+            schema.insert("pattern".into(), NO_NUL_PATTERN.into());
+        }
+        if let Some(d) = &opt.default {
+            schema.insert("default".into(), d.clone().into());
+        }
+        let description = option_description(&opt.name)
+            .map(str::to_owned)
+            .or_else(|| opt.description.clone())
+            .unwrap_or_else(|| format!("Forwarded as `{}`.", opt.flag));
+        schema.insert("description".into(), description.into());
+        props.insert(opt.name.clone(), Value::Object(schema));
     }
+}
+
+/// What a host needs to know about each native option the tree declares.
+fn option_description(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "permission_mode" => {
+            "Claude Code's permission mode, always passed explicitly. dontAsk denies what is \
+             not pre-approved; plan only plans; acceptEdits also allows file edits."
+        }
+        "model" => "Model alias or name, forwarded only when given.",
+        "effort" => "Effort level, forwarded only when given.",
+        "append_system_prompt" => "Text appended to the system prompt (UTF-8, bounded in bytes).",
+        "max_budget_usd" => "Spending cap in US dollars, forwarded only when given.",
+        "resume_session_id" => {
+            "Resume this saved Claude Code session (its native session id, never a run_id)."
+        }
+        "continue_previous" => "Continue the most recent Claude Code session in cwd.",
+        "session_id" => "Use this UUID as the new Claude Code session's id.",
+        "no_session_persistence" => "Do not save the Claude Code session to disk.",
+        _ => return None,
+    })
+}
+
+/// Byte bounds of string arguments (RUN-0): JSON Schema's `maxLength` counts characters.
+fn byte_bounds(kind: ToolKind, tree: &CliTree) -> Vec<(String, usize)> {
+    if !matches!(kind, ToolKind::Run | ToolKind::Start) {
+        return Vec::new();
+    }
+    let mut bounds = vec![("prompt".to_owned(), PROMPT_MAX_BYTES)];
+    for opt in &tree.options {
+        if let ValueRule::String { max_bytes } = opt.value {
+            bounds.push((opt.name.clone(), max_bytes));
+        }
+    }
+    bounds
 }
 
 /// One tool: its listing and its compiled validator.
@@ -431,6 +396,8 @@ pub struct Tool {
     pub listing: Value,
     /// The validator compiled from `listing.inputSchema`.
     pub validator: jsonschema::Validator,
+    /// String arguments bounded in UTF-8 bytes, with their bound (RUN-0).
+    pub byte_bounds: Vec<(String, usize)>,
 }
 
 impl std::fmt::Debug for Tool {
@@ -456,12 +423,17 @@ pub struct Catalogue {
 }
 
 impl Catalogue {
-    /// Builds the listings and compiles each input schema once.
-    pub fn new(names: ToolNames, max_timeout_s: u64) -> Result<Self, CatalogueError> {
+    /// Builds the listings (native options from `tree`, NAT-1) and compiles each input schema
+    /// once.
+    pub fn new(
+        names: ToolNames,
+        max_timeout_s: u64,
+        tree: &CliTree,
+    ) -> Result<Self, CatalogueError> {
         let mut tools = Vec::with_capacity(ToolKind::ALL.len());
         for kind in ToolKind::ALL {
             let name = kind.name(names);
-            let schema = kind.input_schema(max_timeout_s);
+            let schema = kind.input_schema(max_timeout_s, tree);
             let validator = jsonschema::draft202012::new(&schema).map_err(|e| CatalogueError {
                 tool: kind.dotted(),
                 message: e.to_string(),
@@ -479,6 +451,7 @@ impl Catalogue {
                 name,
                 listing,
                 validator,
+                byte_bounds: byte_bounds(kind, tree),
             });
         }
         Ok(Self {
@@ -505,9 +478,13 @@ impl Catalogue {
 mod tests {
     use super::*;
 
+    fn tree() -> CliTree {
+        CliTree::embedded().expect("embedded cli tree")
+    }
+
     #[test]
     fn every_schema_compiles_and_is_a_valid_2020_12_schema() {
-        let c = Catalogue::new(ToolNames::Dotted, 1800).expect("catalogue");
+        let c = Catalogue::new(ToolNames::Dotted, 1800, &tree()).expect("catalogue");
         for t in c.tools() {
             let schema = &t.listing["inputSchema"];
             assert!(
@@ -520,7 +497,7 @@ mod tests {
 
     #[test]
     fn the_nul_pattern_rejects_nul_and_accepts_a_long_prompt() {
-        let c = Catalogue::new(ToolNames::Dotted, 1800).expect("catalogue");
+        let c = Catalogue::new(ToolNames::Dotted, 1800, &tree()).expect("catalogue");
         let run = c.get("claude.run").expect("claude.run");
         assert!(!run.validator.is_valid(&json!({"prompt": "a\u{0}b"})));
         let long = "é".repeat(60_000);
@@ -529,7 +506,7 @@ mod tests {
 
     #[test]
     fn underscore_names_project_every_dot() {
-        let c = Catalogue::new(ToolNames::Underscore, 60).expect("catalogue");
+        let c = Catalogue::new(ToolNames::Underscore, 60, &tree()).expect("catalogue");
         let names: Vec<&str> = c.tools().iter().map(|t| t.name.as_str()).collect();
         assert_eq!(
             names,

@@ -109,9 +109,9 @@ pub enum ServeError {
         /// Why.
         source: std::io::Error,
     },
-    /// The cli-tree could not be read or parsed.
+    /// The cli-tree could not be read, parsed or validated (NAT-1).
     #[error("cannot load the cli tree: {0}")]
-    CliTree(String),
+    CliTree(#[from] crate::cli_tree::CliTreeError),
     /// A tool schema does not compile.
     #[error(transparent)]
     Catalogue(#[from] catalogue::CatalogueError),
@@ -141,14 +141,11 @@ pub async fn serve(args: ServeArgs) -> ExitCode {
 }
 
 fn load_cli_tree(path: Option<&Path>) -> Result<CliTree, ServeError> {
-    let text = match path {
-        None => std::borrow::Cow::Borrowed(crate::cli_tree::EMBEDDED),
-        Some(p) => std::borrow::Cow::Owned(
-            std::fs::read_to_string(p)
-                .map_err(|e| ServeError::CliTree(format!("{}: {e}", p.display())))?,
-        ),
-    };
-    CliTree::parse(&text).map_err(|e| ServeError::CliTree(e.to_string()))
+    match path {
+        None => CliTree::embedded(),
+        Some(p) => CliTree::load(p),
+    }
+    .map_err(ServeError::CliTree)
 }
 
 async fn run(args: ServeArgs) -> Result<ExitCode, ServeError> {
@@ -159,10 +156,15 @@ async fn run(args: ServeArgs) -> Result<ExitCode, ServeError> {
             source,
         })?),
     };
-    let catalogue = Arc::new(Catalogue::new(args.tool_names, args.max_timeout_s)?);
+    let cli_tree = Arc::new(load_cli_tree(args.cli_tree.as_deref())?);
+    let catalogue = Arc::new(Catalogue::new(
+        args.tool_names,
+        args.max_timeout_s,
+        &cli_tree,
+    )?);
     let engine = Engine::new(EngineConfig {
         claude: args.claude.clone(),
-        cli_tree: Arc::new(load_cli_tree(args.cli_tree.as_deref())?),
+        cli_tree,
         max_timeout_s: args.max_timeout_s,
         recorder: recorder.clone(),
     });
