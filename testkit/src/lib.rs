@@ -2,5 +2,6 @@
 //! real `claude` with no account ([`standin`]), pinned installs of real peers in a cache outside
 //! the repository ([`prereq`]), and command builders for the real CLI ([`claude`]).
 
+pub mod claude;
 pub mod prereq;
 pub mod standin;

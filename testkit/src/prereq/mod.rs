@@ -87,9 +87,15 @@ pub fn is_ci() -> bool {
 /// reason under `CI=true`, or prints `skipped: <reason>` and returns `None`.
 #[track_caller]
 pub fn require<T>(prerequisite: Result<T, PrereqError>) -> Option<T> {
+    require_in(is_ci(), prerequisite)
+}
+
+/// [`require`] with the CI mode given instead of read from `CI` (for testing the gate itself).
+#[track_caller]
+pub fn require_in<T>(ci: bool, prerequisite: Result<T, PrereqError>) -> Option<T> {
     match prerequisite {
         Ok(value) => Some(value),
-        Err(error) if is_ci() => {
+        Err(error) if ci => {
             panic!("prerequisite unavailable (CI=true makes this a failure): {error}")
         }
         Err(error) => {

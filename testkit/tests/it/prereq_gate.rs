@@ -1,0 +1,185 @@
+//! The prerequisite machinery without the network: the CI gate, and `cmk-prereqs` run against
+//! a scratch cache with fake `npm` and `python3` (`CMK_NPM`, `CMK_PYTHON`) that either fail or
+//! lay out what the real ones would.
+
+use std::path::Path;
+use std::process::Command;
+
+use testkit::prereq::{PrereqError, claude_platform_package, require_in};
+
+fn unavailable() -> Result<(), PrereqError> {
+    Err(PrereqError::NoCacheRoot)
+}
+
+#[test]
+fn outside_ci_a_missing_prerequisite_skips() {
+    assert_eq!(require_in(false, unavailable()), None);
+    assert_eq!(require_in(false, Ok(7)), Some(7));
+}
+
+#[test]
+#[should_panic(expected = "CI=true makes this a failure")]
+fn under_ci_a_missing_prerequisite_fails() {
+    let _ = require_in(true, unavailable());
+}
+
+fn write_script(path: &Path, body: &str) {
+    std::fs::write(path, format!("#!/bin/sh\n{body}\n")).expect("write script");
+    let status = Command::new("chmod")
+        .arg("+x")
+        .arg(path)
+        .status()
+        .expect("chmod");
+    assert!(status.success());
+}
+
+/// A fake `npm ci` that lays out the pinned packages (claude printing `version_line`) and counts
+/// its calls in `calls`.
+fn fake_npm(dir: &Path, version_line: &str) -> std::path::PathBuf {
+    let npm = dir.join("npm");
+    let platform = claude_platform_package().expect("supported platform");
+    write_script(
+        &npm,
+        &format!(
+            r#"echo call >> "{calls}"
+if grep -q claude-code package.json; then
+  d=node_modules/@anthropic-ai/{platform}; mkdir -p $d
+  printf '#!/bin/sh\necho "{version_line}"\n' > $d/claude; chmod +x $d/claude
+else
+  d=node_modules/@modelcontextprotocol/server-everything; mkdir -p $d/dist
+  echo '{{"version":"2026.8.31"}}' > $d/package.json; : > $d/dist/index.js
+fi"#,
+            calls = dir.join("calls").display()
+        ),
+    );
+    npm
+}
+
+/// A fake `python3` whose `-m venv DIR` makes a `DIR/bin/python` answering pip and the probe.
+fn fake_python(dir: &Path) -> std::path::PathBuf {
+    let python = dir.join("python3");
+    write_script(
+        &python,
+        r#"mkdir -p "$3/bin"; printf '#!/bin/sh\n[ "$1" = "-c" ] && echo 2.3.0\nexit 0\n' > "$3/bin/python"; chmod +x "$3/bin/python""#,
+    );
+    python
+}
+
+fn cmk_prereqs(cache: &Path, npm: &Path, python: &Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_cmk-prereqs"))
+        .env("CMK_CACHE", cache)
+        .env("CMK_NPM", npm)
+        .env("CMK_PYTHON", python)
+        .output()
+        .expect("run cmk-prereqs")
+}
+
+#[test]
+fn install_is_published_atomically_once_and_reused() {
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let cache = scratch.path().join("cache");
+    let (npm, python) = (
+        fake_npm(scratch.path(), "2.1.328 (Claude Code)"),
+        fake_python(scratch.path()),
+    );
+
+    let first = cmk_prereqs(&cache, &npm, &python);
+    assert!(
+        first.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&first.stdout);
+    assert!(
+        stdout.contains("claude: ") && stdout.contains("(2.1.328 (Claude Code))"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("dist/index.js\" \"stdio\""), "{stdout}");
+    for name in [
+        "claude-code-2.1.328",
+        "server-everything-2026.8.31",
+        "python-mcp-2.3.0",
+    ] {
+        let link = std::fs::read_link(cache.join(name)).expect("published as a symlink");
+        assert!(link.starts_with("store"), "{name} -> {}", link.display());
+        assert!(cache.join("logs").join(format!("{name}.log")).is_file());
+    }
+    let leftovers: Vec<_> = std::fs::read_dir(&cache)
+        .expect("cache")
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with('.'))
+        .collect();
+    assert!(leftovers.is_empty(), "temporary links left: {leftovers:?}");
+
+    let second = cmk_prereqs(&cache, &npm, &python);
+    assert!(second.status.success());
+    let calls = std::fs::read_to_string(scratch.path().join("calls")).expect("calls");
+    assert_eq!(
+        calls.lines().count(),
+        2,
+        "npm ran once per package, not again on reuse"
+    );
+}
+
+#[test]
+fn failed_step_is_quoted_in_the_error_and_nothing_is_published() {
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let cache = scratch.path().join("cache");
+    let npm = scratch.path().join("npm");
+    write_script(&npm, "echo 'boom from the fake npm' >&2; exit 3");
+    let python = scratch.path().join("python3");
+    write_script(&python, "echo 'no venv today' >&2; exit 4");
+
+    let out = cmk_prereqs(&cache, &npm, &python);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("install step `npm ci` failed: exited with exit status: 3"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("boom from the fake npm"), "{stderr}");
+    assert!(
+        stderr.contains("install step `python3 -m venv` failed")
+            && stderr.contains("no venv today"),
+        "{stderr}"
+    );
+    for name in [
+        "claude-code-2.1.328",
+        "server-everything-2026.8.31",
+        "python-mcp-2.3.0",
+    ] {
+        assert!(
+            std::fs::symlink_metadata(cache.join(name)).is_err(),
+            "{name} must not look installed"
+        );
+    }
+    assert_eq!(
+        std::fs::read_dir(cache.join("store"))
+            .expect("store")
+            .count(),
+        0,
+        "failed installs are removed"
+    );
+}
+
+#[test]
+fn a_binary_that_is_not_the_pinned_version_is_refused() {
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let cache = scratch.path().join("cache");
+    let (npm, python) = (
+        fake_npm(scratch.path(), "2.1.999 (Claude Code)"),
+        fake_python(scratch.path()),
+    );
+    let out = cmk_prereqs(&cache, &npm, &python);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(r#"expected "2.1.328 (Claude Code)", found "2.1.999 (Claude Code)""#),
+        "{stderr}"
+    );
+    assert!(std::fs::symlink_metadata(cache.join("claude-code-2.1.328")).is_err());
+    assert!(
+        cache.join("server-everything-2026.8.31").exists(),
+        "the other installs are independent"
+    );
+}
