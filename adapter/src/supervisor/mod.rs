@@ -1,23 +1,56 @@
 //! The private per-run supervisor process (SUP-1..4).
 //!
 //! The engine never forks the native CLI itself: it starts this binary again with the hidden
-//! [`SUBCOMMAND`], which makes the native process a group leader, pins it until the group is dead,
-//! watches a lifeline pipe (EOF = the adapter died: SIGKILL the group at once, SUP-2), becomes
-//! subreaper for re-parented descendants, and reports over its own bounded channel.
+//! [`SUBCOMMAND`], which makes the native process the leader of a new session and process group,
+//! pins it until the group is dead, watches a lifeline (EOF = the adapter died or let go: SIGKILL
+//! the group at once, SUP-2), becomes subreaper for re-parented descendants, and reports over its
+//! own bounded channel. `docs/supervision.md` describes the process tree, the channel and the
+//! termination sequence; [`protocol`] holds the message formats.
 //!
-//! THIS FILE FIXES THE API the engine calls ([`spawn`], [`Supervised`]). The supervisor author
-//! may extend it but keeps these signatures' meaning.
+//! ```text
+//! adapter ──(tokio)──▶ supervisor (own process group, subreaper)
+//!    │  control socket: lifeline + commands ▶ / ◀ reports     │
+//!    │◀── native stdout/stderr pipes ──────────── native leader (setsid: own session + group)
+//!                                                   └── its descendants (same group)
+//! ```
+//!
+//! The engine's side: [`spawn`] returns a [`Supervised`] with the native stdout/stderr read ends;
+//! [`Supervised::exited`] reports the leader's end, [`Supervised::terminate`] (or a
+//! [`SupervisorHandle`]) starts SUP-3, and [`Supervised::cleanup`] returns the final word.
 
 use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
+mod client;
+pub mod procfs;
+pub mod protocol;
+mod supervise;
+
+pub use client::{Supervised, SupervisorHandle};
+
 /// Name of the hidden subcommand that turns this binary into a supervisor.
 pub const SUBCOMMAND: &str = "__supervise";
 
-/// Grace between SIGTERM and SIGKILL of the native group (SUP-3).
+/// Default grace between SIGTERM and SIGKILL of the native group (SUP-3); [`SpawnSpec::grace`]
+/// carries the value a run uses.
 pub const TERM_GRACE: Duration = Duration::from_secs(2);
+
+/// How long the supervisor waits, after SIGKILL, for the group to vanish before it reports the
+/// survivors (`cleanup_failed`). SIGKILL cannot be caught, but a process in uninterruptible sleep
+/// (`D`) dies only when its I/O returns.
+pub const KILL_CONFIRM_BOUND: Duration = Duration::from_secs(5);
+
+/// How often the supervisor re-checks the group while terminating it.
+pub const POLL_INTERVAL: Duration = Duration::from_millis(25);
+
+/// How long [`spawn`] waits for the supervisor's `spawned`/`spawn_failed` report.
+pub const SPAWN_REPORT_BOUND: Duration = Duration::from_secs(30);
+
+/// Slack added to `grace + KILL_CONFIRM_BOUND` when [`Supervised::cleanup`] waits for the report
+/// (a loaded machine schedules the supervisor late; past this the run is cleanup_unconfirmed).
+pub const REPORT_SLACK: Duration = Duration::from_secs(10);
 
 /// What to run under supervision. The environment is complete and already scrubbed (NAT-8):
 /// the supervisor passes exactly this to the native process, and the native process inherits no
@@ -62,58 +95,21 @@ pub struct CleanupReport {
 #[error("{0}")]
 pub struct SpawnError(pub String);
 
-/// A running, supervised native process.
-#[derive(Debug)]
-pub struct Supervised {
-    /// The native process's stdout (read end of its pipe).
-    pub stdout: Option<tokio::net::unix::pipe::Receiver>,
-    /// The native process's stderr (read end of its pipe).
-    pub stderr: Option<tokio::net::unix::pipe::Receiver>,
-}
-
-impl Supervised {
-    /// The native group leader's pid (= its process group id).
-    #[must_use]
-    pub fn native_pid(&self) -> Option<u32> {
-        None
-    }
-
-    /// Asks for termination: SIGTERM to the group, [`SpawnSpec::grace`], SIGKILL, reap (SUP-3).
-    /// Idempotent; returns at once.
-    pub fn terminate(&self) {}
-
-    /// Waits for the group leader to end (without it being reaped before the group is dead).
-    pub async fn exited(&mut self) -> Option<ExitStatus> {
-        None
-    }
-
-    /// Waits for the cleanup report: every process of the group is gone (confirmed), or not.
-    /// EOF of the report channel without an acknowledgement is `confirmed: false` with an error.
-    pub async fn cleanup(&mut self) -> CleanupReport {
-        CleanupReport {
-            confirmed: false,
-            survivors: Vec::new(),
-            error: Some("the supervisor is not built yet".into()),
-        }
-    }
-}
-
 /// Starts `spec` under a new supervisor process (the current executable re-run with
-/// [`SUBCOMMAND`]); returns once the native process was spawned (or failed to).
-pub async fn spawn(_spec: SpawnSpec) -> Result<Supervised, SpawnError> {
-    Err(SpawnError("the supervisor is not built yet".into()))
+/// [`SUBCOMMAND`]); returns once the native process was spawned (or failed to: `spawn_failed`).
+pub async fn spawn(spec: SpawnSpec) -> Result<Supervised, SpawnError> {
+    let exe = std::env::current_exe()
+        .map_err(|e| SpawnError(format!("cannot locate the adapter executable: {e}")))?;
+    spawn_with(exe.as_os_str(), spec).await
 }
 
 /// [`spawn`] with an explicit supervisor executable (tests and benches run the adapter binary).
-pub async fn spawn_with(
-    _supervisor_exe: &OsStr,
-    spec: SpawnSpec,
-) -> Result<Supervised, SpawnError> {
-    spawn(spec).await
+pub async fn spawn_with(supervisor_exe: &OsStr, spec: SpawnSpec) -> Result<Supervised, SpawnError> {
+    client::spawn_with(supervisor_exe, spec).await
 }
 
-/// Entry point of the supervisor process (no tokio runtime is started for it).
-pub fn main(_args: &[OsString]) -> ExitCode {
-    eprintln!("claude-mcp-adapter: the supervisor is not built yet");
-    ExitCode::from(2)
+/// Entry point of the supervisor process (no tokio runtime is started for it). `args` are the
+/// arguments after [`SUBCOMMAND`].
+pub fn main(args: &[OsString]) -> ExitCode {
+    supervise::main(args)
 }

@@ -1,1 +1,112 @@
-//! supervision tests.
+//! Supervision tests (SUP-1..4, NAT-7, NAT-8): the supervisor driven through its library API from
+//! this test process, containment when the process holding the lifeline is SIGKILLed, and the
+//! `cli run` (CLI-1) and `cli-tree check` (NAT-1) entry points of the built binary.
+//!
+//! The native processes here are small `sh` scripts: they are exact about process-tree shapes
+//! (a grandchild, a TERM-ignoring leader, a descendant that leaves the group).
+
+mod api;
+mod containment;
+
+use std::ffi::OsString;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use claude_mcp_adapter::supervisor::{self, SpawnSpec, Supervised, procfs};
+use tokio::io::AsyncReadExt;
+
+/// Generous bound for anything a test waits on (shared, slow machine): only to avoid hangs.
+pub const BOUND: Duration = Duration::from_secs(20);
+
+/// The built adapter binary, which is also the supervisor executable.
+pub fn adapter_exe() -> &'static Path {
+    Path::new(env!("CARGO_BIN_EXE_claude-mcp-adapter"))
+}
+
+/// A spec running `sh -c script` in `/` with a minimal, known environment.
+pub fn sh(script: &str, grace: Duration) -> SpawnSpec {
+    SpawnSpec {
+        program: "/bin/sh".into(),
+        args: vec!["-c".into(), script.into()],
+        cwd: "/".into(),
+        env: vec![
+            ("PATH".into(), "/usr/local/bin:/usr/bin:/bin".into()),
+            ("SUPERVISION_TEST".into(), "1".into()),
+        ],
+        grace,
+    }
+}
+
+/// Spawns `spec` under the built adapter's supervisor.
+pub async fn spawn(spec: SpawnSpec) -> Supervised {
+    supervisor::spawn_with(adapter_exe().as_os_str(), spec)
+        .await
+        .expect("supervised spawn")
+}
+
+/// Polls until `pgid` has no live member or `bound` passed; returns who is left.
+pub fn wait_group_gone(pgid: u32, bound: Duration) -> Vec<u32> {
+    let start = Instant::now();
+    loop {
+        let live = procfs::live_group_members(pgid);
+        if live.is_empty() || start.elapsed() >= bound {
+            return live;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Polls until `pgid` has at least `n` live members (the script has set itself up).
+pub fn wait_group_size(pgid: u32, n: usize) -> Vec<u32> {
+    let start = Instant::now();
+    loop {
+        let live = procfs::live_group_members(pgid);
+        if live.len() >= n || start.elapsed() >= BOUND {
+            return live;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// `true` when `pid` exists and is not a zombie.
+pub fn alive(pid: u32) -> bool {
+    procfs::scan()
+        .iter()
+        .any(|p| p.pid == pid && !p.is_zombie())
+}
+
+/// Reads one line from the native stdout (bounded), e.g. a pid the script printed.
+pub async fn first_line(s: &mut Supervised) -> String {
+    let out = s.stdout.as_mut().expect("stdout");
+    let mut line = Vec::new();
+    let mut byte = [0u8; 1];
+    tokio::time::timeout(BOUND, async {
+        while out.read(&mut byte).await.expect("read stdout") == 1 && byte[0] != b'\n' {
+            line.push(byte[0]);
+        }
+    })
+    .await
+    .expect("a line on the native stdout");
+    String::from_utf8(line).expect("utf-8")
+}
+
+/// Kills whatever a test left behind (a deliberately escaped process), so a failing test does not
+/// leak processes into the next ones.
+pub fn kill_pid(pid: u32) {
+    if let Ok(raw) = i32::try_from(pid) {
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(raw),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+}
+
+/// The strings of a NUL-separated `/proc` file (environ, cmdline).
+pub fn nul_separated(bytes: &[u8]) -> Vec<OsString> {
+    use std::os::unix::ffi::OsStrExt;
+    bytes
+        .split(|&b| b == 0)
+        .filter(|s| !s.is_empty())
+        .map(|s| std::ffi::OsStr::from_bytes(s).to_owned())
+        .collect()
+}

@@ -1,0 +1,408 @@
+//! The adapter's side of a supervisor: starting it, the lifeline it holds, and reading its reports
+//! (SUP-1..3). Everything here runs on the adapter's tokio runtime.
+
+use std::ffi::OsStr;
+use std::os::fd::OwnedFd;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use nix::fcntl::OFlag;
+use tokio::io::AsyncReadExt;
+use tokio::net::UnixStream;
+use tokio::net::unix::pipe::Receiver;
+use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::sync::watch;
+
+use super::protocol::{self, Command, LineBuffer, Report};
+use super::{
+    CleanupReport, ExitStatus, KILL_CONFIRM_BOUND, REPORT_SLACK, SPAWN_REPORT_BOUND, SUBCOMMAND,
+    SpawnError, SpawnSpec,
+};
+
+/// Bound on reaping the supervisor process after its last report.
+const SUPERVISOR_EXIT_BOUND: Duration = Duration::from_secs(5);
+
+/// The adapter's end of the lifeline, shared with [`SupervisorHandle`]s. Closing it (or the
+/// adapter's death) makes the supervisor SIGKILL the group at once (SUP-2).
+#[derive(Debug)]
+struct Lifeline {
+    write: Mutex<Option<OwnedWriteHalf>>,
+    terminate: watch::Sender<bool>,
+}
+
+impl Lifeline {
+    fn terminate(&self) {
+        // Idempotent: only the first request writes a command (SUP-3).
+        if self.terminate.send_replace(true) {
+            return;
+        }
+        let guard = self.write.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(w) = guard.as_ref() {
+            // A few bytes on a socket nothing else writes to: the buffer cannot be full, so a
+            // non-blocking write completes. Failure means the supervisor is gone already, which
+            // the report channel's EOF will tell.
+            let _ = w.try_write(&protocol::encode(&Command::Terminate));
+        }
+    }
+
+    fn close(&self) {
+        // Dropping the write half shuts the socket's write direction down: EOF for the supervisor.
+        drop(
+            self.write
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take(),
+        );
+    }
+}
+
+/// A cloneable handle to ask for termination while someone else awaits
+/// [`Supervised::exited`] or [`Supervised::cleanup`]. It does not keep the lifeline open: once the
+/// [`Supervised`] is dropped, the group is killed and [`SupervisorHandle::terminate`] does nothing.
+#[derive(Debug, Clone)]
+pub struct SupervisorHandle {
+    lifeline: Arc<Lifeline>,
+    pid: u32,
+}
+
+impl SupervisorHandle {
+    /// Same as [`Supervised::terminate`].
+    pub fn terminate(&self) {
+        self.lifeline.terminate();
+    }
+
+    /// The native group leader's pid (= its process group id).
+    #[must_use]
+    pub fn native_pid(&self) -> u32 {
+        self.pid
+    }
+}
+
+/// The report channel with what it said so far.
+#[derive(Debug)]
+struct Reports {
+    read: OwnedReadHalf,
+    lines: LineBuffer,
+    exited: Option<ExitStatus>,
+    cleanup: Option<CleanupReport>,
+    /// Why the channel stopped yielding reports (EOF, error, corrupt line).
+    ended: Option<String>,
+}
+
+impl Reports {
+    /// Reads until one more report arrives (recorded in `self`) or the channel ends. Cancel-safe:
+    /// bytes land in `self.lines` only when a read completed.
+    async fn next(&mut self) -> Option<Report> {
+        let mut chunk = [0u8; 1024];
+        loop {
+            if self.ended.is_some() {
+                return None;
+            }
+            match self.lines.next_line() {
+                Ok(Some(line)) => match serde_json::from_slice::<Report>(&line) {
+                    Ok(report) => {
+                        self.record(&report);
+                        return Some(report);
+                    }
+                    Err(e) => {
+                        self.ended = Some(format!("unreadable supervisor report: {e}"));
+                        return None;
+                    }
+                },
+                Ok(None) => {}
+                Err(e) => {
+                    self.ended = Some(format!("supervisor report channel: {e}"));
+                    return None;
+                }
+            }
+            match self.read.read(&mut chunk).await {
+                Ok(0) => {
+                    self.ended = Some(if self.lines.unfinished() > 0 {
+                        "supervisor ended in the middle of a report".into()
+                    } else {
+                        "supervisor ended without acknowledging cleanup".into()
+                    });
+                }
+                Ok(n) => self.lines.push(&chunk[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => self.ended = Some(format!("supervisor report channel failed: {e}")),
+            }
+        }
+    }
+
+    fn record(&mut self, report: &Report) {
+        match report {
+            Report::Exited { code, signal } => {
+                self.exited.get_or_insert(ExitStatus {
+                    code: *code,
+                    signal: *signal,
+                });
+            }
+            Report::Cleanup {
+                confirmed,
+                survivors,
+                error,
+            } => {
+                self.cleanup.get_or_insert(CleanupReport {
+                    confirmed: *confirmed,
+                    survivors: survivors.clone(),
+                    error: error.clone(),
+                });
+            }
+            Report::Spawned { .. } | Report::SpawnFailed { .. } => {}
+        }
+    }
+
+    fn settled(&self) -> bool {
+        self.cleanup.is_some() || self.ended.is_some()
+    }
+}
+
+/// A running, supervised native process.
+///
+/// Keep it alive until [`Supervised::cleanup`] returned: dropping it closes the lifeline, and
+/// the supervisor then SIGKILLs the whole group at once (SUP-2).
+#[derive(Debug)]
+pub struct Supervised {
+    /// The native process's stdout (read end of its pipe). Only the native group holds the write
+    /// end, so EOF means the group closed it; a descendant that left the group may hold it open
+    /// longer (SUP-4): drain it with a bound once [`Supervised::exited`] returned.
+    pub stdout: Option<Receiver>,
+    /// The native process's stderr (read end of its pipe), same rules as `stdout`.
+    pub stderr: Option<Receiver>,
+    pid: u32,
+    grace: Duration,
+    lifeline: Arc<Lifeline>,
+    terminate_requested: watch::Receiver<bool>,
+    reports: Reports,
+    process: Option<tokio::process::Child>,
+}
+
+impl Supervised {
+    /// The native group leader's pid (= its process group id).
+    #[must_use]
+    pub fn native_pid(&self) -> Option<u32> {
+        Some(self.pid)
+    }
+
+    /// A cloneable handle for [`Supervised::terminate`] from other tasks.
+    #[must_use]
+    pub fn handle(&self) -> SupervisorHandle {
+        SupervisorHandle {
+            lifeline: Arc::clone(&self.lifeline),
+            pid: self.pid,
+        }
+    }
+
+    /// Asks for termination: SIGTERM to the group, [`SpawnSpec::grace`], SIGKILL, reap (SUP-3).
+    /// Idempotent; returns at once. [`Supervised::exited`] and [`Supervised::cleanup`] report the
+    /// outcome.
+    pub fn terminate(&self) {
+        self.lifeline.terminate();
+    }
+
+    /// Closes the lifeline now: the supervisor SIGKILLs the group at once (SUP-2), then still
+    /// reports `exited` and `cleanup`. Dropping the [`Supervised`] does the same.
+    pub fn kill_now(&self) {
+        self.lifeline.close();
+    }
+
+    /// Waits for the group leader to end; the supervisor reports it before reaping it, so its pgid
+    /// stays pinned while the rest of the group is killed. `None` when the supervisor's channel
+    /// ended without an exit report (the process could not be observed; [`Supervised::cleanup`]
+    /// then reports `confirmed: false`). Not bounded by itself: it lasts as long as the native
+    /// process runs, so callers enforce the run's timeout and call [`Supervised::terminate`].
+    /// Cancel-safe.
+    pub async fn exited(&mut self) -> Option<ExitStatus> {
+        while self.reports.exited.is_none() && !self.reports.settled() {
+            self.reports.next().await;
+        }
+        self.reports.exited
+    }
+
+    /// Waits for the cleanup report (SUP-3): `confirmed: true` once no process of the group is
+    /// left and the leader was reaped; `survivors` when some outlived SIGKILL (cleanup_failed);
+    /// `confirmed: false` with an `error` and no survivors when the channel ended (or stayed
+    /// silent) without an acknowledgement (cleanup_unconfirmed).
+    ///
+    /// It first waits, unbounded, for the leader's exit or a terminate request; from then on it is
+    /// bounded by the grace plus [`KILL_CONFIRM_BOUND`] plus [`REPORT_SLACK`]. Cancel-safe;
+    /// repeated calls return the same report.
+    pub async fn cleanup(&mut self) -> CleanupReport {
+        while self.reports.exited.is_none()
+            && !self.reports.settled()
+            && !*self.terminate_requested.borrow()
+        {
+            tokio::select! {
+                _ = self.reports.next() => {}
+                changed = self.terminate_requested.changed() => {
+                    if changed.is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+        let bound = self.grace + KILL_CONFIRM_BOUND + REPORT_SLACK;
+        let reports = &mut self.reports;
+        let waited = tokio::time::timeout(bound, async {
+            while !reports.settled() {
+                reports.next().await;
+            }
+        })
+        .await;
+        let report = match (&self.reports.cleanup, &self.reports.ended) {
+            (Some(c), _) => c.clone(),
+            (None, Some(why)) => unconfirmed(why.clone()),
+            (None, None) => {
+                debug_assert!(waited.is_err());
+                // A silent supervisor: close the lifeline so it kills the group if it still can.
+                self.lifeline.close();
+                let why =
+                    format!("no cleanup acknowledgement from the supervisor within {bound:?}");
+                self.reports.ended = Some(why.clone());
+                unconfirmed(why)
+            }
+        };
+        self.reports.cleanup.get_or_insert_with(|| report.clone());
+        self.reap_supervisor().await;
+        report
+    }
+
+    async fn reap_supervisor(&mut self) {
+        if let Some(mut p) = self.process.take() {
+            // Once it reported cleanup it exits at once; otherwise tokio reaps it when it does.
+            let _ = tokio::time::timeout(SUPERVISOR_EXIT_BOUND, p.wait()).await;
+        }
+    }
+}
+
+impl Drop for Supervised {
+    fn drop(&mut self) {
+        self.lifeline.close();
+    }
+}
+
+fn unconfirmed(why: String) -> CleanupReport {
+    CleanupReport {
+        confirmed: false,
+        survivors: Vec::new(),
+        error: Some(why),
+    }
+}
+
+fn spawn_err(what: &str, e: impl std::fmt::Display) -> SpawnError {
+    SpawnError(format!("{what}: {e}"))
+}
+
+/// Starts a supervisor from `supervisor_exe` for `spec` and waits (bounded) for its first report.
+pub(super) async fn spawn_with(
+    supervisor_exe: &OsStr,
+    spec: SpawnSpec,
+) -> Result<Supervised, SpawnError> {
+    // Every descriptor is created close-on-exec, so a supervisor started concurrently for another
+    // run never inherits this run's ends (NAT-8, and the lifeline's EOF depends on it).
+    let (out_r, out_w) =
+        nix::unistd::pipe2(OFlag::O_CLOEXEC).map_err(|e| spawn_err("cannot create a pipe", e))?;
+    let (err_r, err_w) =
+        nix::unistd::pipe2(OFlag::O_CLOEXEC).map_err(|e| spawn_err("cannot create a pipe", e))?;
+    let (ours, theirs) = std::os::unix::net::UnixStream::pair()
+        .map_err(|e| spawn_err("cannot create the control socket", e))?;
+
+    let grace_ms = u64::try_from(spec.grace.as_millis()).unwrap_or(u64::MAX);
+    let process = {
+        let mut cmd = tokio::process::Command::new(supervisor_exe);
+        cmd.arg(SUBCOMMAND)
+            .arg("--grace-ms")
+            .arg(grace_ms.to_string())
+            .arg("--cwd")
+            .arg(&spec.cwd)
+            .arg("--")
+            .arg(&spec.program)
+            .args(&spec.args)
+            // The supervisor runs with the native environment and passes it on unchanged (NAT-8).
+            .env_clear()
+            .envs(spec.env.iter().map(|(k, v)| (k, v)))
+            // Pin no directory of the user's; the native process gets spec.cwd.
+            .current_dir("/")
+            .stdin(Stdio::from(OwnedFd::from(theirs)))
+            .stdout(Stdio::from(out_w))
+            .stderr(Stdio::from(err_w))
+            // Its own group: a signal to the adapter's group (a host killing its server) must not
+            // take the supervisor down before it has killed the native group (SUP-2).
+            .process_group(0)
+            .kill_on_drop(false);
+        cmd.spawn().map_err(|e| {
+            spawn_err(
+                &format!("cannot start the supervisor {supervisor_exe:?}"),
+                e,
+            )
+        })?
+        // `cmd` drops here, closing our copies of the child's ends: only the native group will
+        // hold the stdout/stderr write ends.
+    };
+
+    ours.set_nonblocking(true)
+        .map_err(|e| spawn_err("cannot configure the control socket", e))?;
+    let stream = UnixStream::from_std(ours)
+        .map_err(|e| spawn_err("cannot register the control socket", e))?;
+    let (read, write) = stream.into_split();
+    let (terminate_tx, terminate_rx) = watch::channel(false);
+    let lifeline = Arc::new(Lifeline {
+        write: Mutex::new(Some(write)),
+        terminate: terminate_tx,
+    });
+    let mut reports = Reports {
+        read,
+        lines: LineBuffer::default(),
+        exited: None,
+        cleanup: None,
+        ended: None,
+    };
+
+    let first = tokio::time::timeout(SPAWN_REPORT_BOUND, reports.next()).await;
+    let pid = match first {
+        Ok(Some(Report::Spawned { pid })) => pid,
+        Ok(Some(Report::SpawnFailed { message })) => return Err(SpawnError(message)),
+        Ok(Some(other)) => {
+            lifeline.close();
+            return Err(SpawnError(format!(
+                "supervisor reported {other:?} before the spawn"
+            )));
+        }
+        Ok(None) => {
+            return Err(SpawnError(format!(
+                "supervisor ended before starting the native process ({})",
+                reports.ended.as_deref().unwrap_or("no report")
+            )));
+        }
+        Err(_) => {
+            lifeline.close();
+            return Err(SpawnError(format!(
+                "supervisor did not report the native spawn within {SPAWN_REPORT_BOUND:?}"
+            )));
+        }
+    };
+
+    let pipes = Receiver::from_owned_fd(out_r)
+        .and_then(|o| Receiver::from_owned_fd(err_r).map(|e| (o, e)))
+        .map_err(|e| spawn_err("cannot register the native stdout/stderr", e));
+    let (stdout, stderr) = match pipes {
+        Ok(p) => p,
+        Err(e) => {
+            // The group is killed at once (SUP-2); the supervisor still reports and exits.
+            lifeline.close();
+            return Err(e);
+        }
+    };
+    Ok(Supervised {
+        stdout: Some(stdout),
+        stderr: Some(stderr),
+        pid,
+        grace: spec.grace,
+        lifeline,
+        terminate_requested: terminate_rx,
+        reports,
+        process: Some(process),
+    })
+}

@@ -1,0 +1,565 @@
+//! The supervisor process itself (`claude-mcp-adapter __supervise …`): starts the native process
+//! as the leader of a new session and process group, pins it, and ends with the whole group dead
+//! (SUP-1..3). Plain threads and blocking calls: no tokio runtime runs here.
+//!
+//! Descriptors on entry: 0 = its end of the control socket ([`super::protocol`]), 1 and 2 = the
+//! write ends of the native stdout and stderr pipes. Its environment is the native environment,
+//! already complete and scrubbed by the engine (NAT-8); its argv is
+//! `--grace-ms N --cwd DIR -- PROGRAM ARGS…`.
+
+use std::ffi::{OsStr, OsString};
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::os::fd::AsFd;
+use std::os::unix::net::UnixStream;
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::{ExitCode, Stdio};
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use nix::errno::Errno;
+use nix::sys::signal::{SigSet, Signal, killpg};
+use nix::sys::stat::{SFlag, fstat};
+use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid, waitpid};
+use nix::unistd::Pid;
+
+use super::protocol::{self, Command, LineBuffer, MAX_SURVIVORS_LISTED, Report};
+use super::{ExitStatus, KILL_CONFIRM_BOUND, POLL_INTERVAL, procfs};
+
+/// Bound on one report write: a wedged adapter must not hang the supervisor.
+const REPORT_WRITE_BOUND: Duration = Duration::from_secs(5);
+
+/// Parsed supervisor argv.
+#[derive(Debug, PartialEq, Eq)]
+struct Args {
+    grace: Duration,
+    cwd: PathBuf,
+    program: OsString,
+    args: Vec<OsString>,
+}
+
+fn parse_args(argv: &[OsString]) -> Result<Args, String> {
+    let mut grace = None;
+    let mut cwd = None;
+    let mut it = argv.iter();
+    loop {
+        let Some(a) = it.next() else {
+            return Err("missing `-- PROGRAM`".into());
+        };
+        match a.to_str() {
+            Some("--grace-ms") => {
+                let v = it
+                    .next()
+                    .and_then(|v| v.to_str())
+                    .ok_or("--grace-ms needs a value")?;
+                let ms: u64 = v
+                    .parse()
+                    .map_err(|e| format!("bad --grace-ms {v:?}: {e}"))?;
+                grace = Some(Duration::from_millis(ms));
+            }
+            Some("--cwd") => cwd = Some(PathBuf::from(it.next().ok_or("--cwd needs a value")?)),
+            Some("--") => break,
+            _ => return Err(format!("unexpected supervisor argument {a:?}")),
+        }
+    }
+    let program = it
+        .next()
+        .ok_or("missing the native program after --")?
+        .clone();
+    Ok(Args {
+        grace: grace.ok_or("missing --grace-ms")?,
+        cwd: cwd.ok_or("missing --cwd")?,
+        program,
+        args: it.cloned().collect(),
+    })
+}
+
+/// What the main loop reacts to; every source is a thread feeding one channel.
+#[derive(Debug)]
+enum Event {
+    /// A command line from the adapter.
+    Command(Command),
+    /// The lifeline ended (EOF, read error or a corrupt line): kill the group at once (SUP-2).
+    LifelineLost,
+    /// The leader ended; it is still unreaped (WNOWAIT), so the pgid stays pinned.
+    LeaderExited(ExitStatus),
+    /// The leader cannot be observed (should not happen for our own child).
+    WaitFailed(Errno),
+    /// SIGTERM, SIGINT or SIGHUP sent to the supervisor itself: terminate the run (SUP-3).
+    Signal,
+}
+
+/// Entry point; see the module doc for the descriptors and argv it expects.
+pub fn main(argv: &[OsString]) -> ExitCode {
+    let control = match take_control_socket() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("claude-mcp-adapter: {} is internal: {e}", super::SUBCOMMAND);
+            return ExitCode::from(2);
+        }
+    };
+    let _ = control.set_write_timeout(Some(REPORT_WRITE_BOUND));
+    let mut reporter = Reporter { control };
+    match prepare_and_spawn(argv) {
+        Ok((leader, grace)) => {
+            reporter.send(&Report::Spawned { pid: leader });
+            supervise(&mut reporter, leader, grace);
+            ExitCode::SUCCESS
+        }
+        Err(message) => {
+            reporter.send(&Report::SpawnFailed {
+                message: protocol::bounded_message(&message),
+            });
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Writes reports; a write error means the adapter is gone, which the lifeline reader reports.
+struct Reporter {
+    control: UnixStream,
+}
+
+impl Reporter {
+    fn send(&mut self, report: &Report) {
+        let _ = self.control.write_all(&protocol::encode(report));
+    }
+}
+
+/// Fd 0 must be the control socket; a duplicate (close-on-exec) is what we keep.
+fn take_control_socket() -> Result<UnixStream, String> {
+    let stdin = io::stdin();
+    let st = fstat(stdin.as_fd()).map_err(|e| format!("cannot inspect fd 0: {e}"))?;
+    if SFlag::from_bits_truncate(st.st_mode) & SFlag::S_IFMT != SFlag::S_IFSOCK {
+        return Err("fd 0 is not the control socket".into());
+    }
+    let fd = stdin
+        .as_fd()
+        .try_clone_to_owned()
+        .map_err(|e| format!("cannot take fd 0: {e}"))?;
+    Ok(UnixStream::from(fd))
+}
+
+/// Sets up the supervisor and starts the native process; returns its pid and the grace.
+fn prepare_and_spawn(argv: &[OsString]) -> Result<(u32, Duration), String> {
+    let args = parse_args(argv)?;
+    // NAT-8: nothing this process inherited beyond 0/1/2 may reach the native process. Fds we open
+    // from here on are close-on-exec already (std and nix default).
+    mark_inherited_fds_cloexec()?;
+    // SUP-1: descendants re-parented on their parent's death come back to us, not to init, so
+    // they are reaped and counted by us.
+    nix::sys::prctl::set_child_subreaper(true)
+        .map_err(|e| format!("cannot become child subreaper: {e}"))?;
+    // Signals to the supervisor are handled by one thread (sigwait); block them before any thread
+    // exists. The native child unblocks them again before exec (see below).
+    handled_signals()
+        .thread_block()
+        .map_err(|e| format!("cannot block signals: {e}"))?;
+
+    let mut cmd = std::process::Command::new(&args.program);
+    cmd.args(&args.args)
+        .current_dir(&args.cwd)
+        .stdin(Stdio::null()) // NAT-7: never the MCP stream
+        .stdout(Stdio::inherit())
+        .stderr(Stdio::inherit());
+    // SAFETY: runs in the forked child before exec; sigprocmask(2) and setsid(2) are
+    // async-signal-safe, allocate nothing, and touch no state shared with the parent.
+    // The mask: std does not reset it, and the blocked SIGTERM would survive exec (SUP-3 needs
+    // the native process to see it). SUP-1: the native process leads a new session and process
+    // group (and has no controlling terminal to stop on).
+    unsafe {
+        cmd.pre_exec(|| {
+            SigSet::empty().thread_set_mask().map_err(io::Error::from)?;
+            nix::unistd::setsid().map(drop).map_err(io::Error::from)
+        });
+    }
+    let child = cmd.spawn().map_err(|e| {
+        format!(
+            "cannot start {} in {}: {e}",
+            OsStr::new(&args.program).to_string_lossy(),
+            args.cwd.display()
+        )
+    })?;
+    let pid = child.id();
+    // The std handle is never waited on: the leader is observed with WNOWAIT and reaped by hand
+    // once its group is dead (SUP-1 pinning).
+    drop(child);
+
+    // Only the native group may hold the write ends of its stdout/stderr, so their EOF means
+    // the group closed them (SUP-4's bounded drain covers an escaped holder).
+    let null = File::options()
+        .read(true)
+        .write(true)
+        .open("/dev/null")
+        .map_err(|e| format!("cannot open /dev/null: {e}"))?;
+    nix::unistd::dup2_stdout(null.as_fd()).map_err(|e| format!("cannot release stdout: {e}"))?;
+    nix::unistd::dup2_stderr(null.as_fd()).map_err(|e| format!("cannot release stderr: {e}"))?;
+    Ok((pid, args.grace))
+}
+
+fn handled_signals() -> SigSet {
+    let mut set = SigSet::empty();
+    set.add(Signal::SIGTERM);
+    set.add(Signal::SIGINT);
+    set.add(Signal::SIGHUP);
+    set
+}
+
+fn mark_inherited_fds_cloexec() -> Result<(), String> {
+    let fds = procfs::open_fds(std::process::id())
+        .map_err(|e| format!("cannot list /proc/self/fd: {e}"))?;
+    for fd in fds.into_iter().filter(|&fd| fd > 2) {
+        // SAFETY: fcntl(F_SETFD) only changes the close-on-exec flag of `fd`; the process is still
+        // single-threaded, so no other code can close or reuse `fd` meanwhile. The directory fd
+        // the listing used is already closed, which makes this call fail with EBADF, ignored.
+        let _ = unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
+    }
+    Ok(())
+}
+
+/// Starts the event sources: lifeline reader, leader waiter, signal waiter.
+fn start_threads(control: &UnixStream, leader: Pid) -> mpsc::Receiver<Event> {
+    let (tx, rx) = mpsc::channel();
+    if let Ok(reader) = control.try_clone() {
+        let tx = tx.clone();
+        thread::spawn(move || read_lifeline(reader, &tx));
+    } else {
+        let _ = tx.send(Event::LifelineLost);
+    }
+    {
+        let tx = tx.clone();
+        thread::spawn(move || {
+            let ev = wait_leader(leader);
+            let _ = tx.send(ev);
+        });
+    }
+    thread::spawn(move || {
+        let set = handled_signals();
+        while set.wait().is_ok() {
+            if tx.send(Event::Signal).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+fn read_lifeline(mut reader: UnixStream, tx: &mpsc::Sender<Event>) {
+    let mut lines = LineBuffer::default();
+    let mut chunk = [0u8; 512];
+    loop {
+        match reader.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => lines.push(&chunk[..n]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        }
+        loop {
+            match lines.next_line() {
+                Ok(Some(line)) => {
+                    // Unknown commands are ignored: an older supervisor under a newer adapter.
+                    if let Ok(cmd) = serde_json::from_slice::<Command>(&line)
+                        && tx.send(Event::Command(cmd)).is_err()
+                    {
+                        return;
+                    }
+                }
+                Ok(None) => break,
+                Err(_) => {
+                    let _ = tx.send(Event::LifelineLost);
+                    return;
+                }
+            }
+        }
+    }
+    let _ = tx.send(Event::LifelineLost);
+}
+
+/// Blocks until the leader ends, without reaping it (WNOWAIT keeps its pid and pgid pinned).
+fn wait_leader(leader: Pid) -> Event {
+    loop {
+        match waitid(Id::Pid(leader), WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT) {
+            Ok(WaitStatus::Exited(_, code)) => {
+                return Event::LeaderExited(ExitStatus {
+                    code: Some(code),
+                    signal: None,
+                });
+            }
+            Ok(WaitStatus::Signaled(_, sig, _)) => {
+                return Event::LeaderExited(ExitStatus {
+                    code: None,
+                    signal: Some(sig as i32),
+                });
+            }
+            Ok(_) | Err(Errno::EINTR) => continue,
+            Err(e) => return Event::WaitFailed(e),
+        }
+    }
+}
+
+/// The run's state as the main loop sees it.
+#[derive(Debug, Default)]
+struct Progress {
+    /// The leader ended (reported), or cannot be observed.
+    leader_gone: bool,
+    /// The leader ended and is ours to reap.
+    leader_unreaped: bool,
+    /// SIGTERM went out; SIGKILL follows at this instant.
+    kill_at: Option<Instant>,
+    /// SIGKILL went out at this instant.
+    killed_at: Option<Instant>,
+    /// Cleanup detail gathered on the way.
+    notes: Vec<String>,
+}
+
+/// The main loop: pin the leader, react to events, end with the group dead (SUP-1..3).
+fn supervise(reporter: &mut Reporter, leader: u32, grace: Duration) {
+    let Ok(raw) = i32::try_from(leader) else {
+        reporter.send(&cleanup_report(
+            vec![leader],
+            vec!["pid out of range".into()],
+        ));
+        return;
+    };
+    let pgid = Pid::from_raw(raw);
+    let events = start_threads(&reporter.control, pgid);
+    let mut p = Progress::default();
+    loop {
+        let now = Instant::now();
+        if let Some(at) = p.kill_at
+            && p.killed_at.is_none()
+            && now >= at
+        {
+            p.killed_at = Some(now);
+        }
+        if p.killed_at.is_some() {
+            // Repeated each round: a member forked while the first SIGKILL was in flight gets it too.
+            signal_group(pgid, Signal::SIGKILL);
+        }
+        let procs = procfs::scan();
+        reap_strays(&procs, leader);
+        if p.leader_gone || p.killed_at.is_some() {
+            let live = live_members(&procs, leader);
+            if p.leader_gone && live.is_empty() {
+                break;
+            }
+            if p.killed_at
+                .is_some_and(|k| now.duration_since(k) >= KILL_CONFIRM_BOUND)
+            {
+                p.notes.push(format!(
+                    "processes survived SIGKILL for {KILL_CONFIRM_BOUND:?}"
+                ));
+                break;
+            }
+            if p.leader_gone && p.kill_at.is_none() && p.killed_at.is_none() {
+                // The leader ended on its own but left members behind: an ordinary run still ends
+                // with its whole group gone.
+                start_termination(pgid, grace, &mut p);
+            }
+        }
+        let busy = p.leader_gone || p.kill_at.is_some() || p.killed_at.is_some();
+        let event = if busy {
+            events.recv_timeout(POLL_INTERVAL).ok()
+        } else {
+            // Idle: only an event can change anything, and the lifeline guarantees one.
+            events.recv().ok()
+        };
+        match event {
+            Some(Event::LeaderExited(status)) => {
+                reporter.send(&Report::Exited {
+                    code: status.code,
+                    signal: status.signal,
+                });
+                p.leader_gone = true;
+                p.leader_unreaped = true;
+            }
+            Some(Event::WaitFailed(e)) => {
+                p.notes
+                    .push(format!("cannot observe the native process: {e}"));
+                p.leader_gone = true;
+                p.killed_at.get_or_insert(Instant::now());
+            }
+            Some(Event::Command(Command::Terminate) | Event::Signal) => {
+                if p.kill_at.is_none() && p.killed_at.is_none() {
+                    start_termination(pgid, grace, &mut p);
+                }
+            }
+            Some(Event::LifelineLost) => {
+                // SUP-2: nobody is left to wait for a graceful end.
+                if p.killed_at.is_none() {
+                    signal_group(pgid, Signal::SIGKILL);
+                    p.killed_at = Some(Instant::now());
+                }
+            }
+            None => {
+                if !busy {
+                    // Every event source is gone, which cannot happen while the signal thread
+                    // lives; never spin, kill instead.
+                    p.killed_at.get_or_insert(Instant::now());
+                }
+            }
+        }
+    }
+    finish(reporter, leader, &p);
+}
+
+/// SUP-3: SIGTERM (and SIGCONT, so stopped members can act on it), then SIGKILL after `grace`.
+fn start_termination(pgid: Pid, grace: Duration, p: &mut Progress) {
+    signal_group(pgid, Signal::SIGTERM);
+    signal_group(pgid, Signal::SIGCONT);
+    p.kill_at = Some(Instant::now() + grace);
+}
+
+/// Signals the group. Safe while the leader is pinned: its pid, hence the pgid, cannot be reused.
+/// ESRCH (nothing left) is the goal, not an error.
+fn signal_group(pgid: Pid, sig: Signal) {
+    let _ = killpg(pgid, sig);
+}
+
+/// Live members of the leader's group; the unreaped leader itself is a zombie and not counted.
+fn live_members(procs: &[procfs::ProcEntry], pgid: u32) -> Vec<u32> {
+    procs
+        .iter()
+        .filter(|p| p.pgrp == pgid && !p.is_zombie())
+        .map(|p| p.pid)
+        .collect()
+}
+
+/// Reaps our zombie children except the pinned leader (re-parented descendants, SUP-1).
+fn reap_strays(procs: &[procfs::ProcEntry], leader: u32) {
+    let me = std::process::id();
+    for p in procs
+        .iter()
+        .filter(|p| p.ppid == me && p.pid != leader && p.is_zombie())
+    {
+        if let Ok(raw) = i32::try_from(p.pid) {
+            let _ = waitpid(Pid::from_raw(raw), Some(WaitPidFlag::WNOHANG));
+        }
+    }
+}
+
+/// Verifies the group while the leader is still pinned, reaps, and sends the cleanup report.
+fn finish(reporter: &mut Reporter, leader: u32, p: &Progress) {
+    let procs = procfs::scan();
+    let survivors = live_members(&procs, leader);
+    let mut notes = p.notes.clone();
+    if p.leader_unreaped
+        && let Ok(raw) = i32::try_from(leader)
+        && let Err(e) = waitpid(Pid::from_raw(raw), None)
+    {
+        notes.push(format!("cannot reap the native process {leader}: {e}"));
+    }
+    // Whatever else is ours and dead (SUP-1); WNOHANG, so a live escaped child never blocks us.
+    while let Ok(status) = waitpid(None::<Pid>, Some(WaitPidFlag::WNOHANG)) {
+        if status == WaitStatus::StillAlive {
+            break;
+        }
+    }
+    reporter.send(&cleanup_report(survivors, notes));
+}
+
+fn cleanup_report(mut survivors: Vec<u32>, mut notes: Vec<String>) -> Report {
+    survivors.sort_unstable();
+    if !survivors.is_empty() {
+        notes.insert(
+            0,
+            format!(
+                "{} process(es) of the native group still alive after SIGKILL",
+                survivors.len()
+            ),
+        );
+    }
+    let confirmed = notes.is_empty();
+    survivors.truncate(MAX_SURVIVORS_LISTED);
+    Report::Cleanup {
+        confirmed,
+        survivors,
+        error: (!confirmed).then(|| protocol::bounded_message(&notes.join("; "))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn os(v: &[&str]) -> Vec<OsString> {
+        v.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn parse_args_reads_grace_cwd_program_and_arguments() {
+        let a = parse_args(&os(&[
+            "--grace-ms",
+            "1500",
+            "--cwd",
+            "/tmp",
+            "--",
+            "claude",
+            "-p",
+            "--",
+            "-x",
+        ]))
+        .unwrap();
+        assert_eq!(
+            a,
+            Args {
+                grace: Duration::from_millis(1500),
+                cwd: "/tmp".into(),
+                program: "claude".into(),
+                args: os(&["-p", "--", "-x"]),
+            }
+        );
+    }
+
+    #[test]
+    fn parse_args_rejects_incomplete_argv() {
+        assert!(parse_args(&os(&["--cwd", "/", "--", "x"])).is_err());
+        assert!(parse_args(&os(&["--grace-ms", "1", "--", "x"])).is_err());
+        assert!(parse_args(&os(&["--grace-ms", "1", "--cwd", "/", "--"])).is_err());
+        assert!(parse_args(&os(&["--grace-ms", "soon", "--cwd", "/", "--", "x"])).is_err());
+        assert!(parse_args(&os(&["--bogus"])).is_err());
+    }
+
+    #[test]
+    fn cleanup_report_is_confirmed_only_without_survivors_or_notes() {
+        assert_eq!(
+            cleanup_report(vec![], vec![]),
+            Report::Cleanup {
+                confirmed: true,
+                survivors: vec![],
+                error: None
+            }
+        );
+        let Report::Cleanup {
+            confirmed,
+            survivors,
+            error,
+        } = cleanup_report(vec![9, 3], vec![])
+        else {
+            panic!("not a cleanup report");
+        };
+        assert!(!confirmed);
+        assert_eq!(survivors, vec![3, 9]);
+        assert!(error.unwrap().contains("2 process(es)"));
+        let Report::Cleanup { confirmed, .. } = cleanup_report(vec![], vec!["reap failed".into()])
+        else {
+            panic!("not a cleanup report");
+        };
+        assert!(!confirmed);
+    }
+
+    #[test]
+    fn cleanup_report_lists_a_bounded_number_of_survivors() {
+        let many: Vec<u32> = (1..=1000).collect();
+        let Report::Cleanup {
+            survivors, error, ..
+        } = cleanup_report(many, vec![])
+        else {
+            panic!("not a cleanup report");
+        };
+        assert_eq!(survivors.len(), MAX_SURVIVORS_LISTED);
+        assert!(error.unwrap().starts_with("1000 process(es)"));
+    }
+}
