@@ -1,0 +1,236 @@
+//! Lifecycle: negotiation (T2), the initialize gate and method set (T3), shutdown (T8).
+
+use std::time::Duration;
+
+use nix::sys::signal::Signal;
+use serde_json::{Value, json};
+
+use crate::support::{Session, TIMEOUT};
+
+fn negotiated(proposal: Option<Value>) -> Value {
+    let mut s = Session::start();
+    let resp = s.initialize(proposal.clone());
+    let result = resp
+        .get("result")
+        .unwrap_or_else(|| panic!("initialize {proposal:?} failed: {resp}"));
+    result["protocolVersion"].clone()
+}
+
+#[test]
+fn supported_versions_are_echoed() {
+    // T2
+    for v in ["2024-11-05", "2025-03-26", "2025-06-18"] {
+        assert_eq!(negotiated(Some(json!(v))), json!(v), "proposal {v}");
+    }
+}
+
+#[test]
+fn other_proposals_get_2025_06_18_never_an_echo() {
+    // T2: newer, older, malformed, missing.
+    for p in [
+        Some(json!("2025-11-25")),
+        Some(json!("1999-01-01")),
+        Some(json!(20250618)),
+        Some(json!("not a date")),
+        Some(json!(null)),
+        None,
+    ] {
+        assert_eq!(negotiated(p.clone()), json!("2025-06-18"), "proposal {p:?}");
+    }
+}
+
+#[test]
+fn initialize_declares_tools_and_resources_and_names_the_server() {
+    let mut s = Session::start();
+    let r = s.init();
+    let caps = &r["result"]["capabilities"];
+    assert!(caps["tools"].is_object(), "{r}");
+    assert!(caps["resources"].is_object(), "{r}");
+    assert_eq!(r["result"]["serverInfo"]["name"], "claude-mcp-adapter");
+    assert!(r["result"]["serverInfo"]["version"].is_string());
+}
+
+#[test]
+fn ping_is_answered_before_initialize() {
+    // T3
+    let mut s = Session::start();
+    let r = s.call("ping", None);
+    assert_eq!(r["result"], json!({}), "{r}");
+}
+
+#[test]
+fn other_requests_before_initialize_are_not_initialized() {
+    // T3: -32600 "not initialized", with the request's id.
+    let mut s = Session::start();
+    for (method, params) in [
+        ("tools/list", None),
+        (
+            "tools/call",
+            Some(json!({"name": "claude.run.list", "arguments": {}})),
+        ),
+        ("resources/list", None),
+        (
+            "resources/read",
+            Some(json!({"uri": "computer-mcp://runtime/work/v1"})),
+        ),
+    ] {
+        let r = s.call(method, params);
+        assert_eq!(r["error"]["code"], -32600, "{method}: {r}");
+        assert_eq!(r["error"]["message"], "not initialized", "{method}: {r}");
+    }
+    // The gate opens with initialize.
+    s.init();
+    assert!(s.call("tools/list", None).get("result").is_some());
+}
+
+#[test]
+fn unknown_methods_are_method_not_found_even_before_initialize() {
+    // T3, reference/hosts/: real hosts probe server/discover first and fall back on -32601.
+    let mut s = Session::start();
+    let id = json!("server-discover-probe-1");
+    s.request_with_id(
+        &id,
+        "server/discover",
+        Some(json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}})),
+    );
+    let r = s.response(&id);
+    assert_eq!(r["error"]["code"], -32601, "{r}");
+    s.init();
+    for m in [
+        "server/discover",
+        "prompts/list",
+        "resources/templates/list",
+        "completion/complete",
+        "x",
+    ] {
+        let r = s.call(m, None);
+        assert_eq!(r["error"]["code"], -32601, "{m}: {r}");
+    }
+}
+
+#[test]
+fn notifications_get_no_answer_before_or_after_initialize() {
+    // T3: unknown notifications are ignored; notifications are never answered.
+    let mut s = Session::start();
+    s.notify("notifications/initialized", None);
+    s.notify("notifications/whatever", Some(json!({"x": 1})));
+    s.notify("notifications/cancelled", Some(json!({"requestId": 1})));
+    let id = s.request("ping", None);
+    let next = s.recv_expect();
+    assert_eq!(
+        next["id"], id,
+        "the first message after notifications: {next}"
+    );
+    s.init();
+    s.notify("notifications/roots/list_changed", None);
+    s.notify(
+        "notifications/progress",
+        Some(json!({"progressToken": 1, "progress": 1})),
+    );
+    let id = s.request("ping", None);
+    let next = s.recv_expect();
+    assert_eq!(next["id"], id, "{next}");
+}
+
+#[test]
+fn a_second_initialize_is_refused_and_changes_nothing() {
+    // Documented choice (crate::mcp docs): -32600 "already initialized", version kept.
+    let mut s = Session::start();
+    s.init();
+    let r = s.call(
+        "initialize",
+        Some(json!({"protocolVersion": "2025-03-26", "capabilities": {},
+                    "clientInfo": {"name": "again", "version": "0"}})),
+    );
+    assert_eq!(r["error"]["code"], -32600, "{r}");
+    assert_eq!(r["error"]["message"], "already initialized");
+    // Still 2025-06-18: a batch stays refused (T5).
+    s.send_raw(b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]\n");
+    let b = s.recv_expect();
+    assert_eq!(b["error"]["code"], -32600, "{b}");
+}
+
+#[test]
+fn initialize_with_params_that_are_not_an_object_is_invalid_params() {
+    let mut s = Session::start();
+    let r = s.call("initialize", Some(json!(["2025-06-18"])));
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    // Not initialized by that.
+    let r = s.call("tools/list", None);
+    assert_eq!(r["error"]["code"], -32600, "{r}");
+}
+
+#[test]
+fn stdin_eof_exits_zero() {
+    // T8
+    let mut s = Session::start();
+    s.init();
+    s.close_stdin();
+    let st = s.wait_exit(TIMEOUT).expect("exits after EOF");
+    assert_eq!(st.code(), Some(0), "stderr: {}", s.stderr_text());
+}
+
+#[test]
+fn stdin_eof_before_initialize_exits_zero() {
+    let mut s = Session::start();
+    s.close_stdin();
+    let st = s.wait_exit(TIMEOUT).expect("exits after EOF");
+    assert_eq!(st.code(), Some(0));
+}
+
+#[test]
+fn sigterm_exits_zero_with_stdin_still_open() {
+    // T8
+    let mut s = Session::start();
+    s.init();
+    s.signal(Signal::SIGTERM);
+    let st = s.wait_exit(TIMEOUT).expect("exits after SIGTERM");
+    assert_eq!(st.code(), Some(0), "stderr: {}", s.stderr_text());
+}
+
+#[test]
+fn sigint_shuts_down_cleanly_too() {
+    let mut s = Session::start();
+    s.init();
+    s.signal(Signal::SIGINT);
+    let st = s.wait_exit(TIMEOUT).expect("exits after SIGINT");
+    assert_eq!(st.code(), Some(0), "stderr: {}", s.stderr_text());
+}
+
+#[test]
+fn a_request_cut_by_eof_is_still_answered_before_exit() {
+    // T1: the last line may lack its newline.
+    let mut s = Session::start();
+    s.send_raw(br#"{"jsonrpc":"2.0","id":"tail","method":"ping"}"#);
+    s.close_stdin();
+    let r = s.response(&json!("tail"));
+    assert_eq!(r["result"], json!({}), "{r}");
+    assert_eq!(s.wait_exit(TIMEOUT).and_then(|st| st.code()), Some(0));
+}
+
+#[test]
+fn half_a_message_at_eof_is_a_parse_error_then_exit_zero() {
+    let mut s = Session::start();
+    s.init();
+    s.send_raw(br#"{"jsonrpc":"2.0","id":5,"meth"#);
+    s.close_stdin();
+    let r = s.recv_expect();
+    assert_eq!(r["error"]["code"], -32700, "{r}");
+    assert_eq!(r["id"], Value::Null);
+    assert_eq!(s.wait_exit(TIMEOUT).and_then(|st| st.code()), Some(0));
+}
+
+#[test]
+fn stdout_carries_only_protocol_messages() {
+    // T1: every stdout line of a whole session parses as one JSON-RPC message.
+    let mut s = Session::start();
+    s.init();
+    s.call("tools/list", None);
+    s.send_raw(b"garbage\n");
+    s.close_stdin();
+    while let Some(line) = s.recv_line(Duration::from_secs(10)) {
+        let v: Value = serde_json::from_slice(&line).expect("stdout line is JSON");
+        assert_eq!(v["jsonrpc"], "2.0", "{v}");
+        assert_eq!(line.last(), Some(&b'\n'));
+    }
+}
