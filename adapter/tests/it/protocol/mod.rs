@@ -2,6 +2,7 @@
 
 mod batches;
 mod framing;
+mod interop;
 mod jsonrpc;
 mod lifecycle;
 mod meta;
