@@ -90,8 +90,8 @@ use crate::config::ServeArgs;
 use crate::engine::{Engine, EngineConfig};
 use crate::record::Recorder;
 
-/// Upper bound on [`Engine::shutdown`] (T8): the supervisor's TERM grace plus reaping, with room.
-pub const SHUTDOWN_BOUND: Duration = Duration::from_secs(10);
+/// Upper bound on [`Engine::shutdown`] (T8), a safety net over the engine's own bound.
+pub const SHUTDOWN_BOUND: Duration = Duration::from_secs(30);
 /// How long answers of calls settled by the shutdown get to go out.
 const ANSWER_GRACE: Duration = Duration::from_secs(2);
 /// How long the last answers get to be written to stdout.
