@@ -76,7 +76,7 @@ pub struct RecordedRequest {
     pub query: Option<String>,
     /// The headers of [`RECORDED_HEADERS`] that were present, by lower-case name.
     pub headers: BTreeMap<String, String>,
-    /// The body parsed as JSON; `None` when empty or not JSON.
+    /// The body parsed as JSON; `None` when empty, not JSON, or past the first 1000 records.
     pub body: Option<Value>,
     /// Body length in bytes.
     pub body_len: usize,

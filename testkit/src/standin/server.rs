@@ -24,6 +24,10 @@ use super::scenario::{Scenario, ScenarioSettings};
 /// a client sends). The CLI's first request is about 50 KB.
 pub(crate) const MAX_REQUEST_BODY: usize = 16 * 1024 * 1024;
 
+/// Records past this many keep no body (`body: None`, `body_len` still set), so a long-lived
+/// stand-in's memory stays bounded (a main-loop body is about 50 KB).
+pub(crate) const MAX_RECORDED_BODIES: usize = 1000;
+
 /// State shared by every connection of one stand-in.
 pub(crate) struct Shared {
     pub(crate) default_scenario: Scenario,
@@ -44,7 +48,16 @@ impl Shared {
     fn push(&self, record: RecordedRequest) -> usize {
         let mut log = self.lock_log();
         let seq = log.len();
-        log.push(RecordedRequest { seq, ..record });
+        let body = if seq < MAX_RECORDED_BODIES {
+            record.body
+        } else {
+            None
+        };
+        log.push(RecordedRequest {
+            seq,
+            body,
+            ..record
+        });
         drop(log);
         self.changed.notify_all();
         seq

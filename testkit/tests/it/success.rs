@@ -88,3 +88,27 @@ fn partial_messages_follow_the_reference_event_order() {
     assert_eq!(deltas, "Hi there!");
     assert_eq!(standin.messages_requests().len(), 1);
 }
+
+#[tokio::test]
+async fn tokio_command_runs_the_real_cli_too() {
+    let Some(claude) = real_claude() else { return };
+    let standin = Standin::start(Scenario::Text).expect("stand-in");
+    let cmd = testkit::claude::ClaudeCommand::for_standin(&claude, &standin.base_url())
+        .expect("temp HOME");
+    let mut command = cmd.tokio_command();
+    command
+        .args(print_args(&[], "say hi"))
+        .stdin(std::process::Stdio::null());
+    let output = tokio::time::timeout(crate::support::RUN_LIMIT, command.output())
+        .await
+        .expect("claude finished in time")
+        .expect("spawn claude");
+    assert_eq!(output.status.code(), Some(0));
+    let events = testkit::claude::parse_stream(&output.stdout);
+    let result = testkit::claude::final_result(&events).expect("result");
+    assert_eq!(
+        (&result["subtype"], &result["result"]),
+        (&"success".into(), &"Hi there!".into())
+    );
+    assert_eq!(standin.messages_requests().len(), 1);
+}
