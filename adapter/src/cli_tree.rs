@@ -610,6 +610,8 @@ mod tests {
         CliTree::embedded().expect("the embedded tree is valid")
     }
 
+    type Edit = Box<dyn FnOnce(&mut Value)>;
+
     fn with_edit(edit: impl FnOnce(&mut Value)) -> Result<CliTree, CliTreeError> {
         let mut raw: Value = serde_json::from_str(EMBEDDED).expect("json");
         edit(&mut raw);
@@ -875,7 +877,7 @@ mod tests {
 
     #[test]
     fn documents_that_break_the_schema_are_refused() {
-        let cases: Vec<(&str, Box<dyn FnOnce(&mut Value)>)> = vec![
+        let cases: Vec<(&str, Edit)> = vec![
             (
                 "unknown top-level field",
                 Box::new(|v| v["extra"] = json!(1)),
@@ -921,7 +923,7 @@ mod tests {
 
     #[test]
     fn documents_that_contradict_themselves_are_refused() {
-        let cases: Vec<(&str, Box<dyn FnOnce(&mut Value)>)> = vec![
+        let cases: Vec<(&str, Edit)> = vec![
             (
                 "duplicate name",
                 Box::new(|v| v["options"][2]["name"] = json!("model")),

@@ -4,6 +4,20 @@
 //!
 //! THIS FILE FIXES THE API the MCP layer (`crate::mcp`) calls. The engine author may extend it
 //! (new methods, new fields) but keeps these signatures' meaning.
+//!
+//! Layout: [`request`] (argument checks), [`provider`] (the provider boundary) and [`claude`]
+//! (the claude provider), [`table`] (run table, capacity, snapshot), [`driver`] (one run's task),
+//! [`ingest`] / [`scan`] / [`ring`] (bounded native output), [`outcome`] (OUT-1/OUT-2).
+
+pub mod claude;
+pub mod driver;
+pub mod ingest;
+pub mod outcome;
+pub mod provider;
+pub mod request;
+pub mod ring;
+pub mod scan;
+pub mod table;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -11,10 +25,13 @@ use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
+use tokio::sync::watch;
 use uuid::Uuid;
 
 use crate::cli_tree::CliTree;
 use crate::record::Recorder;
+use provider::Provider;
+use table::{Run, RunData, Table};
 
 /// The error codes of TOOL-5, in one place.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -165,89 +182,368 @@ pub struct SnapshotRefused {
     pub last_revision: u64,
 }
 
+/// A run's state (RUN-10).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RunState {
+    /// Admitted; the version check runs.
+    Pending,
+    /// The native process is being started.
+    Starting,
+    /// The native process runs and streams.
+    Running,
+    /// Execution ended or was stopped; waiting for the exit, cleanup and the drain.
+    Settling,
+    /// OUT-1 holds.
+    Succeeded,
+    /// Settled with an error, cleanup confirmed.
+    Failed,
+    /// Cancelled, cleanup confirmed.
+    Cancelled,
+    /// Timed out, cleanup confirmed.
+    TimedOut,
+    /// Settled without confirmed cleanup, whatever the execution outcome.
+    Uncertain,
+}
+
+impl RunState {
+    /// The wire spelling.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunState::Pending => "pending",
+            RunState::Starting => "starting",
+            RunState::Running => "running",
+            RunState::Settling => "settling",
+            RunState::Succeeded => "succeeded",
+            RunState::Failed => "failed",
+            RunState::Cancelled => "cancelled",
+            RunState::TimedOut => "timed_out",
+            RunState::Uncertain => "uncertain",
+        }
+    }
+
+    /// Settled (`completed: true`): the run will not change any more.
+    #[must_use]
+    pub fn is_settled(self) -> bool {
+        self.rank() >= 4
+    }
+
+    /// Not settled yet.
+    #[must_use]
+    pub fn is_active(self) -> bool {
+        !self.is_settled()
+    }
+
+    /// Settled with confirmed cleanup: may be released or evicted (RUN-7, RUN-8).
+    #[must_use]
+    pub fn is_evictable(self) -> bool {
+        self.is_settled() && self != RunState::Uncertain
+    }
+
+    /// Position along RUN-10's order; states only move to a higher rank.
+    #[must_use]
+    fn rank(self) -> u8 {
+        match self {
+            RunState::Pending => 0,
+            RunState::Starting => 1,
+            RunState::Running => 2,
+            RunState::Settling => 3,
+            _ => 4,
+        }
+    }
+}
+
+/// Bound of [`Engine::shutdown`]'s wait for cleanup (T8).
+pub const SHUTDOWN_WAIT: Duration = Duration::from_secs(20);
+
 /// The run engine. Cheap to clone; all clones share one run table.
 #[derive(Debug, Clone)]
 pub struct Engine {
-    #[expect(dead_code, reason = "stub until the run engine lands")]
     cfg: Arc<EngineConfig>,
+    provider: Arc<dyn Provider>,
+    table: Arc<Table>,
     instance: Uuid,
 }
 
 impl Engine {
-    /// A new, empty run table with a fresh instance UUID (META-WORK-3).
+    /// A new, empty run table with a fresh instance UUID (META-WORK-3), running `cfg.claude`.
     #[must_use]
     pub fn new(cfg: EngineConfig) -> Self {
+        let provider = claude::ClaudeProvider::new(cfg.claude.clone(), cfg.cli_tree.clone());
+        Self::with_provider(cfg, Arc::new(provider))
+    }
+
+    /// The same with another provider (a claude provider with a custom supervisor executable,
+    /// or another CLI). `cfg.claude` is then unused.
+    #[must_use]
+    pub fn with_provider(cfg: EngineConfig, provider: Arc<dyn Provider>) -> Self {
         Self {
             cfg: Arc::new(cfg),
+            provider,
+            table: Arc::new(Table::default()),
             instance: Uuid::new_v4(),
         }
+    }
+
+    /// This adapter process's instance UUID (META-WORK-3).
+    #[must_use]
+    pub fn instance(&self) -> Uuid {
+        self.instance
     }
 
     /// Reserves and starts a run (RUN-1, RUN-2, RUN-8, NAT-2..8). Returns its `run_id` at once;
     /// the version check, spawn and streaming continue in the background. Argument rules the
     /// schema cannot express (NAT-6 exclusions, cwd existence, timeout bound) are checked here
-    /// and fail with `invalid_arguments` and `field`.
-    pub fn start(&self, _req: RunRequest, _acquired_by: Option<Uuid>) -> Result<String, ToolError> {
-        Err(ToolError::new(
-            ErrorCode::Unsupported,
-            "the run engine is not built yet",
-        ))
+    /// and fail with `invalid_arguments` and `field`. Must be called inside a tokio runtime.
+    pub fn start(&self, req: RunRequest, acquired_by: Option<Uuid>) -> Result<String, ToolError> {
+        let spec = request::validate(req, self.cfg.max_timeout_s)?;
+        self.provider.check(&spec)?;
+        let handle = tokio::runtime::Handle::try_current().map_err(|e| {
+            ToolError::new(
+                ErrorCode::SpawnFailed,
+                format!("no async runtime to run in: {e}"),
+            )
+        })?;
+        // RUN-2: opaque, adapter-owned; not a pid, not a native session id (no UUID shape).
+        let run_id = format!("run_{}", Uuid::new_v4().simple());
+        let nonce = rand_u32();
+        let run = Arc::new(Run {
+            run_id: run_id.clone(),
+            timeout_s: spec.timeout.as_secs(),
+            data: std::sync::Mutex::new(RunData {
+                ingest: ingest::Ingest::new(nonce, self.cfg.recorder.clone()),
+                exit: None,
+                cleanup: None,
+                outcome: None,
+            }),
+            progress: watch::Sender::new(0),
+            state: watch::Sender::new(RunState::Pending),
+            cancel: watch::Sender::new(false),
+        });
+        self.table.admit(run.clone(), acquired_by)?;
+        handle.spawn(driver::drive(
+            self.table.clone(),
+            self.provider.clone(),
+            run,
+            spec,
+            self.cfg.recorder.clone(),
+        ));
+        Ok(run_id)
     }
 
     /// Waits until the run settled (cleanup included) or `max_wait` passed. `Ok(true)` when settled.
     pub async fn wait_settled(
         &self,
-        _run_id: &str,
-        _max_wait: Option<Duration>,
+        run_id: &str,
+        max_wait: Option<Duration>,
     ) -> Result<bool, ToolError> {
-        Err(ToolError::new(ErrorCode::UnknownRun, "no such run"))
+        let (run, _, _) = self.table.get(run_id)?;
+        let mut rx = run.state.subscribe();
+        drop(run);
+        let wait = async {
+            // A closed channel means the run was dropped, which only happens once settled.
+            let _ = rx.wait_for(|s| s.is_settled()).await;
+        };
+        match max_wait {
+            None => {
+                wait.await;
+                Ok(true)
+            }
+            Some(d) => Ok(tokio::time::timeout(d, wait).await.is_ok()),
+        }
     }
 
     /// A receiver that changes whenever the run's `events_total` changes (for T9 progress), or
     /// `None` for an unknown run.
     #[must_use]
-    pub fn progress(&self, _run_id: &str) -> Option<tokio::sync::watch::Receiver<u64>> {
-        None
+    pub fn progress(&self, run_id: &str) -> Option<tokio::sync::watch::Receiver<u64>> {
+        self.table
+            .get(run_id)
+            .ok()
+            .map(|(r, _, _)| r.progress.subscribe())
     }
 
-    /// `claude.run.result` (RUN-4): the run's current or settled result object.
-    pub fn result(&self, _run_id: &str) -> Result<Value, ToolError> {
-        Err(ToolError::new(ErrorCode::UnknownRun, "no such run"))
+    /// The run's current state, or `None` for an unknown run.
+    #[must_use]
+    pub fn state(&self, run_id: &str) -> Option<RunState> {
+        self.table.get(run_id).ok().map(|(_, s, _)| s)
     }
 
-    /// `claude.run.list` (RUN-3): `{"runs": [...]}`.
+    /// `claude.run.result` (RUN-4): the run's current or settled result object, plus
+    /// `stderr_tail` (RUN-11).
+    pub fn result(&self, run_id: &str) -> Result<Value, ToolError> {
+        let (run, state, _) = self.table.get(run_id)?;
+        let d = run.data();
+        Ok(result_value(&run.run_id, state, &d))
+    }
+
+    /// `claude.run.list` (RUN-3): `{"runs": [...]}`, oldest first. `native_session_id` and
+    /// `acquired_by` are `null` when unknown / unbound.
     #[must_use]
     pub fn list(&self) -> Value {
-        json!({"runs": []})
+        let runs: Vec<Value> = self
+            .table
+            .all()
+            .into_iter()
+            .map(|(run, state, by)| {
+                let d = run.data();
+                let mut m = Map::new();
+                m.insert("run_id".into(), run.run_id.clone().into());
+                m.insert("state".into(), state.as_str().into());
+                m.insert("completed".into(), state.is_settled().into());
+                m.insert("is_error".into(), is_error(state).into());
+                m.insert(
+                    "native_session_id".into(),
+                    d.ingest
+                        .sink
+                        .session_id
+                        .clone()
+                        .map_or(Value::Null, Value::from),
+                );
+                m.insert(
+                    "acquired_by".into(),
+                    by.map_or(Value::Null, |u| u.to_string().into()),
+                );
+                Value::Object(m)
+            })
+            .collect();
+        json!({ "runs": runs })
     }
 
     /// `claude.run.events` (RUN-5): one bounded page.
     pub fn events(
         &self,
-        _run_id: &str,
-        _cursor: Option<&str>,
-        _limit: usize,
+        run_id: &str,
+        cursor: Option<&str>,
+        limit: usize,
     ) -> Result<Value, ToolError> {
-        Err(ToolError::new(ErrorCode::UnknownRun, "no such run"))
+        if !(1..=ring::MAX_EVENTS).contains(&limit) {
+            return Err(ToolError::invalid_argument(
+                "/limit",
+                format!("limit {limit} is outside 1..={}", ring::MAX_EVENTS),
+            ));
+        }
+        let (run, _, _) = self.table.get(run_id)?;
+        let d = run.data();
+        let page = d.ingest.sink.ring.page(cursor, limit).map_err(|_| {
+            ToolError::invalid_argument("/cursor", "cursor was not issued for this run")
+        })?;
+        let mut m = Map::new();
+        m.insert("events".into(), Value::Array(page.events));
+        m.insert("next_cursor".into(), page.next_cursor.into());
+        m.insert("has_more".into(), page.has_more.into());
+        m.insert("missed_events".into(), page.missed_events.into());
+        m.insert("stale_cursor".into(), page.stale_cursor.into());
+        m.insert("omitted_oversized".into(), page.omitted_oversized.into());
+        Ok(Value::Object(m))
     }
 
-    /// `claude.run.cancel` (RUN-6).
-    pub fn cancel(&self, _run_id: &str) -> Result<Value, ToolError> {
-        Err(ToolError::new(ErrorCode::UnknownRun, "no such run"))
+    /// `claude.run.cancel` (RUN-6): `{run_id, state, already_settled}`. An active run is asked to
+    /// stop (its group is killed through the supervisor) and is `settling` until its cleanup is
+    /// known; a settled run is left as it is.
+    pub fn cancel(&self, run_id: &str) -> Result<Value, ToolError> {
+        self.table.cancel(run_id)
     }
 
-    /// `claude.run.release` (RUN-7).
-    pub fn release(&self, _run_id: &str) -> Result<Value, ToolError> {
-        Err(ToolError::new(ErrorCode::UnknownRun, "no such run"))
+    /// `claude.run.release` (RUN-7): `{run_id, released: true}`.
+    pub fn release(&self, run_id: &str) -> Result<Value, ToolError> {
+        self.table.release(run_id)
     }
 
     /// The work snapshot (META-WORK-3..7), or why it cannot be served (META-WORK-5).
     pub fn snapshot(&self) -> Result<Value, SnapshotRefused> {
-        Ok(
-            json!({"format_version": 1, "instance": self.instance.to_string(), "revision": 0, "work": []}),
-        )
+        self.table.snapshot(self.instance)
     }
 
-    /// T8: cancels every active run and waits (bounded) for their cleanup.
-    pub async fn shutdown(&self) {}
+    /// T8: cancels every active run and waits (bounded by [`SHUTDOWN_WAIT`]) for their cleanup.
+    pub async fn shutdown(&self) {
+        let active: Vec<String> = self
+            .table
+            .all()
+            .into_iter()
+            .filter(|(_, s, _)| s.is_active())
+            .map(|(r, _, _)| r.run_id.clone())
+            .collect();
+        for id in &active {
+            let _ = self.table.cancel(id);
+        }
+        let all = async {
+            for id in &active {
+                let _ = self.wait_settled(id, None).await;
+            }
+        };
+        let _ = tokio::time::timeout(SHUTDOWN_WAIT, all).await;
+    }
 }
+
+fn is_error(state: RunState) -> bool {
+    state.is_settled() && state != RunState::Succeeded
+}
+
+/// RUN-4's shape, exactly, plus `stderr_tail` (RUN-11).
+fn result_value(run_id: &str, state: RunState, d: &RunData) -> Value {
+    let sink = &d.ingest.sink;
+    let settled = state.is_settled();
+    let outcome = d.outcome.as_ref().filter(|_| settled);
+    let native_error = match outcome {
+        Some(o) => o.native_error.clone(),
+        None => d.ingest.stream_native_error(),
+    };
+    let cleanup_confirmed = settled && d.cleanup.as_ref().is_some_and(|c| c.confirmed);
+    let cleanup_error = d
+        .cleanup
+        .as_ref()
+        .filter(|_| settled)
+        .and_then(outcome::Cleanup::error_text);
+    let mut m = Map::new();
+    m.insert("run_id".into(), run_id.into());
+    m.insert("state".into(), state.as_str().into());
+    m.insert("completed".into(), settled.into());
+    m.insert("is_error".into(), is_error(state).into());
+    m.insert(
+        "native_session_id".into(),
+        sink.session_id.clone().map_or(Value::Null, Value::from),
+    );
+    m.insert(
+        "final".into(),
+        sink.finals.kept.clone().unwrap_or(Value::Null),
+    );
+    m.insert(
+        "native_error".into(),
+        native_error.map_or(Value::Null, |n| n.to_value()),
+    );
+    m.insert(
+        "error".into(),
+        outcome
+            .and_then(|o| o.error.as_ref())
+            .map_or(Value::Null, ToolError::to_value),
+    );
+    m.insert("cleanup_confirmed".into(), cleanup_confirmed.into());
+    m.insert(
+        "cleanup_error".into(),
+        cleanup_error.map_or(Value::Null, Value::from),
+    );
+    m.insert(
+        "exit_code".into(),
+        d.exit.and_then(|e| e.code).map_or(Value::Null, Value::from),
+    );
+    m.insert(
+        "signal".into(),
+        d.exit
+            .and_then(|e| e.signal)
+            .map_or(Value::Null, Value::from),
+    );
+    m.insert("events_total".into(), sink.events_total.into());
+    m.insert("events_dropped".into(), sink.ring.dropped().into());
+    m.insert("stderr_tail".into(), d.ingest.stderr_tail().into());
+    Value::Object(m)
+}
+
+/// A random nonce for cursors (from a v4 UUID: no extra dependency).
+fn rand_u32() -> u32 {
+    let b = Uuid::new_v4().into_bytes();
+    u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,245 @@
+//! One run's task: version check, spawn, streaming, termination and settling (RUN-10, NAT-2,
+//! BND-4, RUN-6, SUP-3, SUP-4).
+//!
+//! Every wait is bounded: the version check by its own limit and the run's deadline, execution by
+//! the deadline (then SIGTERM, grace, SIGKILL through the supervisor), the exit and the cleanup
+//! report after a termination by [`CLEANUP_WAIT`], and stdout after the leader was reaped by
+//! [`STDOUT_DRAIN`] (an escaped descendant may hold the pipe open, SUP-4).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::io::AsyncReadExt;
+use tokio::time::{Instant, sleep_until};
+
+use super::outcome::{Cleanup, Facts, classify};
+use super::provider::{NativeProcess, NativeReader, PreflightError, Provider, RunSpec};
+use super::table::{Run, Table};
+use super::{RunState, ToolError};
+use crate::record::{Dir, Recorder};
+use crate::supervisor::{ExitStatus, TERM_GRACE};
+
+/// After a termination, how long the exit and the cleanup report may take beyond the grace.
+pub const CLEANUP_WAIT: Duration = Duration::from_secs(10);
+/// After the cleanup report, how long stdout/stderr may still be read before settling (SUP-4).
+pub const STDOUT_DRAIN: Duration = Duration::from_secs(1);
+/// Read size for native output.
+const READ_CHUNK: usize = 128 * 1024;
+
+/// What execution produced, for the classifier.
+#[derive(Debug, Default)]
+struct Exec {
+    cancelled: bool,
+    timed_out: bool,
+    start_error: Option<ToolError>,
+    exit: Option<ExitStatus>,
+    cleanup: Option<Cleanup>,
+}
+
+/// Runs `spec` to the end and settles the run.
+pub async fn drive(
+    table: Arc<Table>,
+    provider: Arc<dyn Provider>,
+    run: Arc<Run>,
+    spec: RunSpec,
+    recorder: Option<Recorder>,
+) {
+    let deadline = Instant::now() + spec.timeout;
+    let exec = execute(&table, provider.as_ref(), &run, &spec, deadline).await;
+    if let (Some(r), Some(exit)) = (&recorder, exec.exit) {
+        r.extra(
+            Dir::N2a,
+            "exit",
+            serde_json::json!({"code": exit.code, "signal": exit.signal}),
+        );
+    }
+    let cleanup = exec
+        .cleanup
+        .clone()
+        .unwrap_or_else(Cleanup::nothing_started);
+    let outcome = {
+        let mut d = run.data();
+        let outcome = classify(&Facts {
+            cancelled: exec.cancelled,
+            timed_out: exec.timed_out,
+            timeout_s: run.timeout_s,
+            start_error: exec.start_error.clone(),
+            finals: &d.ingest.sink.finals,
+            stream_native_error: d.ingest.stream_native_error(),
+            stderr_last_line: d.ingest.stderr_last_line(),
+            exit: exec.exit,
+            cleanup: &cleanup,
+        });
+        d.exit = exec.exit;
+        d.cleanup = Some(cleanup);
+        d.outcome = Some(outcome.clone());
+        outcome
+    };
+    table.advance(&run.run_id, outcome.state);
+}
+
+async fn execute(
+    table: &Table,
+    provider: &dyn Provider,
+    run: &Run,
+    spec: &RunSpec,
+    deadline: Instant,
+) -> Exec {
+    let mut cancel = run.cancel.subscribe();
+    let mut exec = Exec::default();
+
+    // pending: NAT-2. Not interrupted by a cancel (it is short and bounded, and ending it here
+    // keeps the check's own cleanup in one place); the cancel is honoured right after.
+    let checked = match provider.preflight(deadline).await {
+        Ok(c) => c,
+        Err(PreflightError::Refused(e)) => {
+            exec.cancelled = *cancel.borrow_and_update();
+            exec.start_error = Some(e);
+            return exec;
+        }
+        Err(PreflightError::DeadlinePassed) => {
+            exec.cancelled = *cancel.borrow_and_update();
+            exec.timed_out = true;
+            return exec;
+        }
+    };
+    if *cancel.borrow_and_update() {
+        exec.cancelled = true;
+        return exec;
+    }
+
+    table.advance(&run.run_id, RunState::Starting);
+    let mut proc = match provider.spawn(&checked, spec).await {
+        Ok(p) => p,
+        Err(e) => {
+            exec.cancelled = *cancel.borrow_and_update();
+            exec.start_error = Some(e);
+            return exec;
+        }
+    };
+    table.advance(&run.run_id, RunState::Running);
+
+    let mut stdout: Option<NativeReader> = proc.take_stdout();
+    let mut stderr: Option<NativeReader> = proc.take_stderr();
+    let mut out_buf = vec![0u8; READ_CHUNK];
+    let mut err_buf = vec![0u8; 8 * 1024];
+    let mut exit_known = false;
+    let mut terminated = false;
+    let mut cancel_gone = false;
+    let mut cleanup_by: Option<Instant> = None;
+    let mut drain_by: Option<Instant> = None;
+    let far = Instant::now() + Duration::from_secs(365 * 24 * 3600);
+
+    if *cancel.borrow_and_update() {
+        exec.cancelled = true;
+        terminated = true;
+        proc.terminate();
+        cleanup_by = Some(Instant::now() + TERM_GRACE + CLEANUP_WAIT);
+    }
+
+    loop {
+        if exec.cleanup.is_some() && stdout.is_none() && stderr.is_none() {
+            break;
+        }
+        tokio::select! {
+            r = read_some(&mut stdout, &mut out_buf), if stdout.is_some() => match r {
+                Some(n) => {
+                    let total = {
+                        let mut d = run.data();
+                        d.ingest.stdout(&out_buf[..n]);
+                        d.ingest.sink.events_total
+                    };
+                    run.progress.send_if_modified(|v| {
+                        let changed = *v != total;
+                        *v = total;
+                        changed
+                    });
+                }
+                None => {
+                    run.data().ingest.stdout_eof();
+                    let total = run.data().ingest.sink.events_total;
+                    run.progress.send_replace(total);
+                    stdout = None;
+                }
+            },
+            r = read_some(&mut stderr, &mut err_buf), if stderr.is_some() => match r {
+                Some(n) => run.data().ingest.stderr(&err_buf[..n]),
+                None => stderr = None,
+            },
+            ev = next_report(proc.as_mut(), exit_known), if exec.cleanup.is_none() => match ev {
+                Report::Exited(st) => {
+                    exit_known = true;
+                    exec.exit = st;
+                    // Members the leader left in its group are ended too (the supervisor does
+                    // this on its own; asking again is harmless).
+                    proc.terminate();
+                    let by = Instant::now() + TERM_GRACE + CLEANUP_WAIT;
+                    cleanup_by = Some(cleanup_by.map_or(by, |c| c.max(by)));
+                    table.advance(&run.run_id, RunState::Settling);
+                }
+                Report::Cleanup(c) => {
+                    exec.cleanup = Some(c);
+                    drain_by = Some(Instant::now() + STDOUT_DRAIN);
+                }
+            },
+            r = cancel.changed(), if !terminated && !exit_known && !cancel_gone => {
+                if r.is_err() {
+                    cancel_gone = true;
+                } else if *cancel.borrow_and_update() {
+                    exec.cancelled = true;
+                    terminated = true;
+                    proc.terminate();
+                    cleanup_by = Some(Instant::now() + TERM_GRACE + CLEANUP_WAIT);
+                    table.advance(&run.run_id, RunState::Settling);
+                }
+            },
+            () = sleep_until(deadline), if !terminated && !exit_known => {
+                // BND-4; also "a final followed by a process that does not exit" (OUT-2).
+                exec.timed_out = true;
+                terminated = true;
+                proc.terminate();
+                cleanup_by = Some(Instant::now() + TERM_GRACE + CLEANUP_WAIT);
+                table.advance(&run.run_id, RunState::Settling);
+            },
+            () = sleep_until(cleanup_by.unwrap_or(far)), if exec.cleanup.is_none() && cleanup_by.is_some() => {
+                exec.cleanup = Some(Cleanup {
+                    confirmed: false,
+                    survivors: Vec::new(),
+                    error: Some(format!(
+                        "no cleanup report within {} s of the termination",
+                        (TERM_GRACE + CLEANUP_WAIT).as_secs()
+                    )),
+                });
+                break;
+            },
+            () = sleep_until(drain_by.unwrap_or(far)), if drain_by.is_some() => {
+                // SUP-4: an escaped descendant may hold the pipe; what it writes is not read.
+                break;
+            },
+        }
+    }
+    exec
+}
+
+enum Report {
+    Exited(Option<ExitStatus>),
+    Cleanup(Cleanup),
+}
+
+/// The supervisor's next report: the exit first, then the cleanup (both cancel-safe).
+async fn next_report(proc: &mut dyn NativeProcess, exit_known: bool) -> Report {
+    if exit_known {
+        Report::Cleanup(proc.cleanup().await)
+    } else {
+        Report::Exited(proc.exited().await)
+    }
+}
+
+/// Reads once; `None` at EOF or on a read error (both end the stream).
+async fn read_some(r: &mut Option<NativeReader>, buf: &mut [u8]) -> Option<usize> {
+    let reader = r.as_mut()?;
+    match reader.read(buf).await {
+        Ok(0) | Err(_) => None,
+        Ok(n) => Some(n),
+    }
+}

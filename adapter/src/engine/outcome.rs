@@ -1,0 +1,459 @@
+//! The outcome classifier (OUT-1, OUT-2, RUN-10): pure, so every rule is unit-tested.
+//!
+//! Success needs exactly one valid result event with `subtype: "success"` and `is_error: false`, a
+//! `session_id`, a string `result`, exit status 0 and confirmed cleanup (OUT-1). Anything else
+//! gets ONE primary error code, in OUT-2's order: `cancelled`, `timeout`, `duplicate_final`,
+//! `oversized_final`, `malformed_final`, `missing_final`, `native_error`, `nonzero_exit`,
+//! `cleanup_failed`, `cleanup_unconfirmed`. Failures before anything ran (`native_not_found`,
+//! `version_mismatch`, `spawn_failed`) come right after cancellation and timeout. The state is
+//! `uncertain` whenever cleanup is not confirmed, whatever the execution outcome (RUN-10).
+
+use super::ingest::{FINAL_MAX, FinalFault, Finals, LINE_MAX, NativeError, NativeSource};
+use super::{ErrorCode, RunState, ToolError};
+use crate::supervisor::ExitStatus;
+
+/// Cleanup as the engine saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cleanup {
+    /// Every process of the group is gone, acknowledged (or nothing was ever started).
+    pub confirmed: bool,
+    /// Processes that survived SIGKILL (`cleanup_failed`).
+    pub survivors: Vec<u32>,
+    /// The detail for `cleanup_error`.
+    pub error: Option<String>,
+}
+
+impl Cleanup {
+    /// Nothing was started, so there is nothing to clean up.
+    #[must_use]
+    pub fn nothing_started() -> Self {
+        Self {
+            confirmed: true,
+            survivors: Vec::new(),
+            error: None,
+        }
+    }
+
+    /// The `cleanup_error` text, when cleanup is not confirmed.
+    #[must_use]
+    pub fn error_text(&self) -> Option<String> {
+        if self.confirmed {
+            return None;
+        }
+        let mut parts = Vec::new();
+        if !self.survivors.is_empty() {
+            let pids: Vec<String> = self.survivors.iter().map(u32::to_string).collect();
+            parts.push(format!("processes survived SIGKILL: {}", pids.join(", ")));
+        }
+        if let Some(e) = &self.error {
+            parts.push(e.clone());
+        }
+        if parts.is_empty() {
+            parts.push("cleanup was not acknowledged".into());
+        }
+        Some(parts.join("; "))
+    }
+}
+
+/// Everything the classifier needs about a finished run.
+#[derive(Debug)]
+pub struct Facts<'a> {
+    /// A cancel took effect while the native side could still run (RUN-6, T7, T8).
+    pub cancelled: bool,
+    /// The deadline passed before the leader exited (BND-4).
+    pub timed_out: bool,
+    /// The timeout, for the message.
+    pub timeout_s: u64,
+    /// A failure before the native run started (version check, spawn).
+    pub start_error: Option<ToolError>,
+    /// Result events seen.
+    pub finals: &'a Finals,
+    /// The native error carried by the stream (final, else assistant).
+    pub stream_native_error: Option<NativeError>,
+    /// The last stderr line, used as `native_error` (source `stderr`) when the process failed
+    /// without saying why on stdout.
+    pub stderr_last_line: Option<String>,
+    /// How the group leader ended, when known.
+    pub exit: Option<ExitStatus>,
+    /// The cleanup outcome.
+    pub cleanup: &'a Cleanup,
+}
+
+/// The classification.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// The settled state.
+    pub state: RunState,
+    /// The primary error (`None` only for `succeeded`).
+    pub error: Option<ToolError>,
+    /// `native_error` of the result.
+    pub native_error: Option<NativeError>,
+}
+
+/// Applies OUT-1 / OUT-2 / RUN-10.
+#[must_use]
+pub fn classify(f: &Facts<'_>) -> Outcome {
+    let exited_nonzero = f.exit.is_some_and(|e| e.code != Some(0));
+    let mut native_error = f.stream_native_error.clone();
+    if native_error.is_none()
+        && exited_nonzero
+        && let Some(line) = &f.stderr_last_line
+    {
+        native_error = Some(NativeError {
+            message: line.clone(),
+            source: NativeSource::Stderr,
+        });
+    }
+    let error = primary_error(f);
+    let state = if !f.cleanup.confirmed {
+        RunState::Uncertain
+    } else {
+        match error.as_ref().map(|e| e.code) {
+            None => RunState::Succeeded,
+            Some(ErrorCode::Cancelled) => RunState::Cancelled,
+            Some(ErrorCode::Timeout) => RunState::TimedOut,
+            Some(_) => RunState::Failed,
+        }
+    };
+    Outcome {
+        state,
+        error,
+        native_error,
+    }
+}
+
+fn primary_error(f: &Facts<'_>) -> Option<ToolError> {
+    if f.cancelled {
+        return Some(ToolError::new(
+            ErrorCode::Cancelled,
+            "the run was cancelled",
+        ));
+    }
+    if f.timed_out {
+        return Some(ToolError::new(
+            ErrorCode::Timeout,
+            format!(
+                "the native process did not end within timeout_s ({} s)",
+                f.timeout_s
+            ),
+        ));
+    }
+    if let Some(e) = &f.start_error {
+        return Some(e.clone());
+    }
+    let finals = f.finals;
+    if finals.count > 1 {
+        return Some(ToolError::new(
+            ErrorCode::DuplicateFinal,
+            format!("the native process wrote {} result events", finals.count),
+        ));
+    }
+    match &finals.first_fault {
+        Some(FinalFault::Oversized(len)) => {
+            let bound = if *len > LINE_MAX as u64 {
+                format!("over the {LINE_MAX}-byte line bound")
+            } else {
+                format!("over the {FINAL_MAX}-byte final bound")
+            };
+            return Some(ToolError::new(
+                ErrorCode::OversizedFinal,
+                format!("the result event is {len} bytes, {bound}"),
+            ));
+        }
+        Some(FinalFault::Malformed(why)) => {
+            return Some(ToolError::new(ErrorCode::MalformedFinal, why.clone()));
+        }
+        None => {}
+    }
+    let Some(final_event) = finals.single_valid() else {
+        return Some(ToolError::new(
+            ErrorCode::MissingFinal,
+            format!(
+                "the native process ended without a result event ({})",
+                describe_exit(f.exit)
+            ),
+        ));
+    };
+    if let Some(ne) = super::ingest::result_native_error(final_event) {
+        let subtype = final_event
+            .get("subtype")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("");
+        return Some(ToolError::new(
+            ErrorCode::NativeError,
+            format!("the native run failed ({subtype}): {}", ne.message),
+        ));
+    }
+    match f.exit {
+        Some(ExitStatus { code: Some(0), .. }) => {}
+        Some(exit) => {
+            return Some(ToolError::new(
+                ErrorCode::NonzeroExit,
+                format!("the native process {}", describe_exit(Some(exit))),
+            ));
+        }
+        // Unknown exit with confirmed cleanup: still not the exit status 0 OUT-1 asks for.
+        None if f.cleanup.confirmed => {
+            return Some(ToolError::new(
+                ErrorCode::NonzeroExit,
+                "the native exit status is unknown",
+            ));
+        }
+        None => {}
+    }
+    if !f.cleanup.confirmed {
+        let detail = f.cleanup.error_text().unwrap_or_default();
+        let code = if f.cleanup.survivors.is_empty() {
+            ErrorCode::CleanupUnconfirmed
+        } else {
+            ErrorCode::CleanupFailed
+        };
+        return Some(ToolError::new(code, detail));
+    }
+    None
+}
+
+/// "exited with code 1", "was killed by signal 9", "exit status unknown".
+#[must_use]
+pub fn describe_exit(exit: Option<ExitStatus>) -> String {
+    match exit {
+        Some(ExitStatus { code: Some(c), .. }) => format!("exited with code {c}"),
+        Some(ExitStatus {
+            signal: Some(s), ..
+        }) => format!("was killed by signal {s}"),
+        _ => "exit status unknown".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::ingest::Ingest;
+
+    const OK: &str =
+        r#"{"type":"result","subtype":"success","is_error":false,"session_id":"s","result":"hi"}"#;
+    const API_ERR: &str = r#"{"type":"result","subtype":"success","is_error":true,"session_id":"s","result":"Not logged in"}"#;
+    const MAX_TURNS: &str = r#"{"type":"result","subtype":"error_max_turns","is_error":true,"session_id":"s","errors":["Reached maximum number of turns (1)"]}"#;
+    const NO_SESSION: &str =
+        r#"{"type":"result","subtype":"success","is_error":false,"result":"hi"}"#;
+
+    fn ingest(lines: &[&str]) -> Ingest {
+        let mut ing = Ingest::new(1, None);
+        for l in lines {
+            ing.stdout(l.as_bytes());
+            ing.stdout(b"\n");
+        }
+        ing
+    }
+
+    fn exit(code: i32) -> Option<ExitStatus> {
+        Some(ExitStatus {
+            code: Some(code),
+            signal: None,
+        })
+    }
+
+    fn confirmed() -> Cleanup {
+        Cleanup::nothing_started()
+    }
+
+    fn unconfirmed(survivors: Vec<u32>) -> Cleanup {
+        Cleanup {
+            confirmed: false,
+            survivors,
+            error: Some("supervisor ended without acknowledgement".into()),
+        }
+    }
+
+    struct Case {
+        lines: Vec<&'static str>,
+        exit: Option<ExitStatus>,
+        cleanup: Cleanup,
+        cancelled: bool,
+        timed_out: bool,
+    }
+
+    impl Case {
+        fn new(lines: &[&'static str]) -> Self {
+            Self {
+                lines: lines.to_vec(),
+                exit: exit(0),
+                cleanup: confirmed(),
+                cancelled: false,
+                timed_out: false,
+            }
+        }
+
+        fn run(&self) -> Outcome {
+            let ing = ingest(&self.lines);
+            classify(&Facts {
+                cancelled: self.cancelled,
+                timed_out: self.timed_out,
+                timeout_s: 600,
+                start_error: None,
+                finals: &ing.sink.finals,
+                stream_native_error: ing.stream_native_error(),
+                stderr_last_line: Some("Error: boom".into()),
+                exit: self.exit,
+                cleanup: &self.cleanup,
+            })
+        }
+
+        fn code(&self) -> Option<&'static str> {
+            self.run().error.map(|e| e.code.as_str())
+        }
+    }
+
+    #[test]
+    fn success_needs_everything_out_1_lists() {
+        let o = Case::new(&[OK]).run();
+        assert_eq!(o.state, RunState::Succeeded);
+        assert_eq!(o.error, None);
+        assert_eq!(o.native_error, None);
+    }
+
+    #[test]
+    fn success_then_nonzero_exit_fails() {
+        let mut c = Case::new(&[OK]);
+        c.exit = exit(1);
+        assert_eq!(c.code(), Some("nonzero_exit"));
+        c.exit = Some(ExitStatus {
+            code: None,
+            signal: Some(9),
+        });
+        assert_eq!(c.code(), Some("nonzero_exit"));
+        assert_eq!(c.run().state, RunState::Failed);
+    }
+
+    #[test]
+    fn success_with_is_error_true_is_a_native_error() {
+        let mut c = Case::new(&[API_ERR]);
+        c.exit = exit(1);
+        let o = c.run();
+        assert_eq!(o.error.map(|e| e.code), Some(ErrorCode::NativeError));
+        let ne = o.native_error.expect("native error");
+        assert_eq!(
+            (ne.source, ne.message.as_str()),
+            (NativeSource::Result, "Not logged in")
+        );
+    }
+
+    #[test]
+    fn an_error_subtype_without_result_is_a_native_error_not_malformed() {
+        let mut c = Case::new(&[MAX_TURNS]);
+        c.exit = exit(1);
+        assert_eq!(c.code(), Some("native_error"));
+    }
+
+    #[test]
+    fn final_faults_are_classified() {
+        assert_eq!(Case::new(&[]).code(), Some("missing_final"));
+        assert_eq!(Case::new(&[OK, OK]).code(), Some("duplicate_final"));
+        assert_eq!(Case::new(&[NO_SESSION]).code(), Some("malformed_final"));
+        assert_eq!(
+            Case::new(&[
+                r#"{"type":"result","subtype":"success","is_error":false,"session_id":"s"}"#
+            ])
+            .code(),
+            Some("malformed_final")
+        );
+        assert_eq!(
+            Case::new(&[r#"{"type":"result","#]).code(),
+            Some("malformed_final")
+        );
+        let big = format!(
+            r#"{{"session_id":"s","subtype":"success","is_error":false,"result":"{}","type":"result"}}"#,
+            "x".repeat(FINAL_MAX)
+        );
+        let ing = ingest(&[&big]);
+        let o = classify(&Facts {
+            cancelled: false,
+            timed_out: false,
+            timeout_s: 1,
+            start_error: None,
+            finals: &ing.sink.finals,
+            stream_native_error: None,
+            stderr_last_line: None,
+            exit: exit(0),
+            cleanup: &confirmed(),
+        });
+        assert_eq!(o.error.map(|e| e.code), Some(ErrorCode::OversizedFinal));
+    }
+
+    #[test]
+    fn out_2_order_is_respected() {
+        // Each row adds a cause ranked higher than all the previous ones.
+        let mut c = Case::new(&[OK]);
+        c.cleanup = unconfirmed(vec![]);
+        assert_eq!(c.code(), Some("cleanup_unconfirmed"));
+        c.cleanup = unconfirmed(vec![42]);
+        assert_eq!(c.code(), Some("cleanup_failed"));
+        c.exit = exit(3);
+        assert_eq!(c.code(), Some("nonzero_exit"));
+        c.lines = vec![API_ERR];
+        assert_eq!(c.code(), Some("native_error"));
+        c.lines = vec![];
+        assert_eq!(c.code(), Some("missing_final"));
+        c.lines = vec![NO_SESSION];
+        assert_eq!(c.code(), Some("malformed_final"));
+        c.lines = vec![NO_SESSION, OK];
+        assert_eq!(c.code(), Some("duplicate_final"));
+        c.timed_out = true;
+        assert_eq!(c.code(), Some("timeout"));
+        c.cancelled = true;
+        assert_eq!(c.code(), Some("cancelled"));
+    }
+
+    #[test]
+    fn unconfirmed_cleanup_is_uncertain_whatever_the_outcome() {
+        // RUN-10.
+        for (lines, cancelled, timed_out) in [
+            (vec![OK], false, false),
+            (vec![OK], true, false),
+            (vec![OK], false, true),
+            (vec![], false, false),
+        ] {
+            let mut c = Case::new(&lines);
+            c.cancelled = cancelled;
+            c.timed_out = timed_out;
+            c.cleanup = unconfirmed(vec![]);
+            assert_eq!(c.run().state, RunState::Uncertain);
+        }
+    }
+
+    #[test]
+    fn cancelled_and_timed_out_states() {
+        let mut c = Case::new(&[OK]);
+        c.cancelled = true;
+        assert_eq!(c.run().state, RunState::Cancelled);
+        c.cancelled = false;
+        c.timed_out = true;
+        let o = c.run();
+        assert_eq!(o.state, RunState::TimedOut);
+        assert_eq!(o.error.map(|e| e.code), Some(ErrorCode::Timeout));
+    }
+
+    #[test]
+    fn stderr_explains_a_silent_nonzero_exit() {
+        let mut c = Case::new(&[]);
+        c.exit = exit(1);
+        let o = c.run();
+        assert_eq!(o.error.map(|e| e.code), Some(ErrorCode::MissingFinal));
+        let ne = o.native_error.expect("from stderr");
+        assert_eq!(
+            (ne.source, ne.message.as_str()),
+            (NativeSource::Stderr, "Error: boom")
+        );
+        // A clean exit does not blame stderr noise.
+        let c = Case::new(&[OK]);
+        assert_eq!(c.run().native_error, None);
+    }
+
+    #[test]
+    fn cleanup_error_text_names_survivors() {
+        let c = unconfirmed(vec![7, 8]);
+        let t = c.error_text().expect("text");
+        assert!(t.contains("7, 8") && t.contains("acknowledgement"));
+        assert_eq!(confirmed().error_text(), None);
+    }
+}
