@@ -1,2 +1,332 @@
-//! placeholder
-fn main() {}
+//! The `mcp-conformance` binary: command line, output routing, Ctrl-C, exit codes (0 conformant,
+//! 1 a required case failed or the baseline went stale, 2 the runner could not do its job).
+
+use std::ffi::OsString;
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use clap::Parser;
+
+use mcp_conformance::baseline::Baseline;
+use mcp_conformance::discovery::Discovery;
+use mcp_conformance::model::{Outcome, Profile};
+use mcp_conformance::report::{self, BaselineReport, Report, RunnerInfo, ServerReport};
+use mcp_conformance::schedule::{self, Settings};
+use mcp_conformance::target::Target;
+use mcp_conformance::{catalogue, listing, process, select, verdict};
+
+/// Raw-stdio conformance gate for any MCP server: base protocol (lifecycle, JSON-RPC, bad input,
+/// bounds, tools, resources, cancellation) and the computer-mcp metadata and run rules.
+///
+/// Without a server command it checks the reference adapter (claude-mcp-adapter) wired to
+/// fake-claude, both found next to this executable or on PATH.
+#[derive(Debug, Parser)]
+#[command(name = "mcp-conformance", version)]
+struct Cli {
+    /// plain (base protocol; metadata informational), provider (every META rule MUST, run
+    /// lifecycle), gateway (META-CONN-1). Default: provider for the built-in target, else plain.
+    #[arg(long, value_enum)]
+    profile: Option<Profile>,
+    /// Report format, repeatable: pretty, json, junit; `FORMAT=FILE` writes it to FILE.
+    #[arg(long = "format", value_name = "FORMAT[=FILE]")]
+    formats: Vec<String>,
+    /// Output file of the --format in the same position (repeatable).
+    #[arg(long = "out", value_name = "FILE")]
+    outs: Vec<PathBuf>,
+    /// SHOULD deviations fail instead of warn.
+    #[arg(long)]
+    strict: bool,
+    /// Expected failures, one case id per line (`#` comments). Strict both ways: an unlisted
+    /// failure fails, and a listed case that passes fails too.
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
+    /// Select cases by id glob (`*` within a segment, `**` across; a bare prefix selects its group).
+    #[arg(long = "case", value_name = "GLOB")]
+    cases: Vec<String>,
+    /// Print the catalogue (of --profile when given) and exit without running anything.
+    #[arg(long)]
+    list: bool,
+    /// Base per-case timeout in milliseconds (long cases use a multiple).
+    #[arg(long, value_name = "MS", default_value_t = 10_000,
+          value_parser = clap::value_parser!(u64).range(100..))]
+    timeout_ms: u64,
+    /// Cases run at once.
+    #[arg(long, value_name = "N", default_value_t = 4,
+          value_parser = clap::value_parser!(u64).range(1..=64))]
+    jobs: u64,
+    /// Put fake-claude first on the server's PATH as `claude` and run the provider lifecycle
+    /// cases (default for the built-in target).
+    #[arg(long, overrides_with = "no_drive_fake")]
+    drive_fake: bool,
+    /// Do not drive the server with fake-claude.
+    #[arg(long)]
+    no_drive_fake: bool,
+    /// fake-claude to use with --drive-fake (default: next to this executable, else PATH).
+    #[arg(long, value_name = "PATH")]
+    fake_claude: Option<PathBuf>,
+    /// The server command and its arguments.
+    #[arg(last = true, value_name = "SERVER_COMMAND")]
+    command: Vec<OsString>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Format {
+    Pretty,
+    Json,
+    Junit,
+}
+
+/// A usage error found after parsing (exit 2, like clap's own).
+fn usage(msg: &str) -> ExitCode {
+    eprintln!("mcp-conformance: {msg}");
+    ExitCode::from(2)
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let outputs = match outputs(&cli) {
+        Ok(o) => o,
+        Err(msg) => return usage(&msg),
+    };
+    let builtin = cli.command.is_empty();
+    let profile = cli.profile.unwrap_or(if builtin {
+        Profile::Provider
+    } else {
+        Profile::Plain
+    });
+    let all = catalogue::all();
+    if cli.list {
+        let chosen = select::select(&all, profile, &cli.cases);
+        let shown = if cli.profile.is_some() {
+            listing::text(&chosen, cli.profile)
+        } else {
+            let ids: Vec<&str> = chosen.iter().map(|c| c.id).collect();
+            let every: Vec<_> = all
+                .iter()
+                .filter(|c| {
+                    cli.cases.is_empty()
+                        || ids.contains(&c.id)
+                        || cli.cases.iter().any(|g| select::glob_match(g, c.id))
+                })
+                .copied()
+                .collect();
+            listing::text(&every, None)
+        };
+        print!("{shown}");
+        return ExitCode::SUCCESS;
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => return usage(&format!("cannot start the runtime: {e}")),
+    };
+    let code = runtime.block_on(async {
+        tokio::select! {
+            code = run(cli, profile, outputs) => code,
+            () = interrupted() => {
+                // Ctrl-C or SIGTERM of the runner: every spawned server group dies with it.
+                process::kill_all();
+                eprintln!("mcp-conformance: interrupted; every server process group was killed");
+                ExitCode::from(130)
+            }
+        }
+    });
+    // Whatever path got here, no group is left behind.
+    process::kill_all();
+    runtime.shutdown_timeout(Duration::from_millis(200));
+    code
+}
+
+async fn interrupted() {
+    let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        Ok(s) => s,
+        Err(_) => {
+            let _ = tokio::signal::ctrl_c().await;
+            return;
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term.recv() => {}
+    }
+}
+
+fn outputs(cli: &Cli) -> Result<Vec<(Format, Option<PathBuf>)>, String> {
+    let mut out = Vec::new();
+    let specs: Vec<String> = if cli.formats.is_empty() {
+        vec!["pretty".into()]
+    } else {
+        cli.formats.clone()
+    };
+    if cli.outs.len() > specs.len() {
+        return Err("more --out than --format".into());
+    }
+    for (i, spec) in specs.iter().enumerate() {
+        let (name, file) = match spec.split_once('=') {
+            Some((n, f)) => (n, Some(PathBuf::from(f))),
+            None => (spec.as_str(), cli.outs.get(i).cloned()),
+        };
+        let format = match name {
+            "pretty" => Format::Pretty,
+            "json" => Format::Json,
+            "junit" => Format::Junit,
+            other => return Err(format!("unknown --format {other:?} (pretty, json, junit)")),
+        };
+        out.push((format, file));
+    }
+    if out.iter().filter(|(_, f)| f.is_none()).count() > 1 {
+        return Err(
+            "only one report can go to stdout; give the others --out FILE or FORMAT=FILE".into(),
+        );
+    }
+    Ok(out)
+}
+
+async fn run(cli: Cli, profile: Profile, outputs: Vec<(Format, Option<PathBuf>)>) -> ExitCode {
+    match run_inner(cli, profile, outputs).await {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("mcp-conformance: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+async fn run_inner(
+    cli: Cli,
+    profile: Profile,
+    outputs: Vec<(Format, Option<PathBuf>)>,
+) -> anyhow::Result<ExitCode> {
+    let baseline = match &cli.baseline {
+        Some(p) => Baseline::load(p)?,
+        None => Baseline::default(),
+    };
+    let builtin = cli.command.is_empty();
+    let drive_fake = if cli.no_drive_fake {
+        false
+    } else {
+        cli.drive_fake || builtin
+    };
+    let target = Arc::new(Target::prepare(
+        &cli.command,
+        drive_fake,
+        cli.fake_claude.as_deref(),
+    )?);
+    let timeout = Duration::from_millis(cli.timeout_ms);
+    let progress_to_stdout = outputs
+        .iter()
+        .any(|(f, o)| *f == Format::Pretty && o.is_none());
+
+    let (discovery, client) = Discovery::run(&target, timeout)
+        .await
+        .context("the server would not start or initialize")?;
+    client.handle().shutdown().await;
+    let discovery = Arc::new(discovery);
+
+    let all = catalogue::all();
+    let cases = select::select(&all, profile, &cli.cases);
+    if cases.is_empty() {
+        anyhow::bail!(
+            "no case matches --case {:?} under --profile {}",
+            cli.cases,
+            profile.name()
+        );
+    }
+    let total = cases.len();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let settings = Settings {
+        profile,
+        drive_fake,
+        timeout,
+        jobs: usize::try_from(cli.jobs).unwrap_or(4),
+    };
+    let strict = cli.strict;
+    let printer_baseline = baseline.clone();
+    let printer = tokio::spawn(async move {
+        let mut done = 0;
+        while let Some(ran) = rx.recv().await {
+            done += 1;
+            let graded = verdict::grade(&ran, profile, strict, &printer_baseline);
+            let line = report::pretty::progress_line(done, total, &graded);
+            if progress_to_stdout {
+                println!("{line}");
+            } else {
+                eprintln!("{line}");
+            }
+        }
+    });
+    let ran = schedule::run_all(cases, target.clone(), discovery.clone(), settings, Some(tx)).await;
+    let _ = printer.await;
+
+    let results: Vec<_> = ran
+        .iter()
+        .map(|r| verdict::grade(r, profile, strict, &baseline))
+        .collect();
+    let ids: std::collections::BTreeSet<&str> = all.iter().map(|c| c.id).collect();
+    let unknown = verdict::unknown_baseline_ids(&baseline, &ids);
+    let summary = verdict::summarize(&results, unknown.len());
+    let exit_code = verdict::exit_code(&summary);
+    let report = Report {
+        format_version: report::FORMAT_VERSION,
+        runner: RunnerInfo {
+            name: "mcp-conformance".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        },
+        server: ServerReport {
+            command: target.spec.command_words(),
+            builtin: target.builtin,
+            server_info: discovery.server_info.clone(),
+            protocol_version: discovery.protocol_version.clone(),
+        },
+        profile,
+        strict,
+        drive_fake,
+        baseline: BaselineReport {
+            file: cli.baseline.as_ref().map(|p| p.display().to_string()),
+            listed: baseline.ids.len(),
+            unknown,
+        },
+        cases: results,
+        summary,
+        exit_code,
+    };
+    for (format, file) in &outputs {
+        let text = match format {
+            Format::Pretty => report::pretty::render(&report),
+            Format::Json => report::json::render(&report),
+            Format::Junit => report::junit::render(&report),
+        };
+        match file {
+            Some(path) => std::fs::write(path, text)
+                .with_context(|| format!("cannot write {}", path.display()))?,
+            None => {
+                if progress_to_stdout {
+                    println!();
+                }
+                let mut out = std::io::stdout().lock();
+                // A closed stdout (a pager quit) is not the server's failure.
+                let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+            }
+        }
+    }
+    if !outputs.iter().any(|(_, f)| f.is_none()) {
+        // Every report went to a file: still close with the summary line for logs.
+        println!(
+            "{}\n{}",
+            report.summary.detail_line(),
+            report.summary.last_line()
+        );
+    }
+    let _ = report
+        .cases
+        .iter()
+        .filter(|c| c.outcome == Outcome::Error)
+        .count();
+    Ok(ExitCode::from(exit_code))
+}

@@ -1,0 +1,336 @@
+//! Base JSON-RPC over stdio: ids, unknown methods, malformed and invalid input, batches per
+//! negotiated version, oversized frames (contract T3, T3a, T4, T5, T6).
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::support::{ensure, grade_error_answer, send_bad_line, show};
+use crate::client::{Client, Frame, error_code, is_response_to};
+use crate::model::{Case, Check, CheckResult, Level, Levels};
+use crate::schedule::Ctx;
+
+/// The size of the oversized line (T6): far above any sane bound.
+pub const HUGE_LINE_BYTES: usize = 64 * 1024 * 1024;
+/// The largest growth of the server's resident memory allowed while the huge line streams in:
+/// a bounded reader may hold its frame bound (the reference adapter's default is 4 MiB) plus
+/// allocator slack; a server that buffers the line grows by tens of MiB.
+pub const MAX_RSS_GROWTH_KIB: u64 = 12 * 1024;
+
+/// The cases of this section.
+pub const CASES: &[Case] = &[
+    case!(
+        "jsonrpc/ids/zero",
+        "T3a",
+        Levels::all(Level::Must),
+        Server,
+        "Request id 0 is echoed exactly",
+        echo_id["0"]
+    ),
+    case!(
+        "jsonrpc/ids/negative",
+        "T3a",
+        Levels::all(Level::Must),
+        Server,
+        "A negative request id is echoed exactly",
+        echo_id["-7"]
+    ),
+    case!(
+        "jsonrpc/ids/string",
+        "T3a",
+        Levels::all(Level::Must),
+        Server,
+        "A string request id is echoed exactly",
+        echo_id["\"req-\\u00e9-1\""]
+    ),
+    case!(
+        "jsonrpc/ids/empty-string",
+        "T3a",
+        Levels::all(Level::Must),
+        Server,
+        "An empty string request id is echoed exactly",
+        echo_id["\"\""]
+    ),
+    case!(
+        "jsonrpc/ids/i64-max",
+        "T3a",
+        Levels::CONTRACT_MUST,
+        Server,
+        "Request id 9223372036854775807 is echoed exactly",
+        echo_id["9223372036854775807"]
+    ),
+    case!(
+        "jsonrpc/ids/i64-min",
+        "T3a",
+        Levels::CONTRACT_MUST,
+        Server,
+        "Request id -9223372036854775808 is echoed exactly",
+        echo_id["-9223372036854775808"]
+    ),
+    case!(
+        "jsonrpc/ids/u64-max",
+        "T3a",
+        Levels::CONTRACT_MUST,
+        Server,
+        "Request id 18446744073709551615 is echoed exactly",
+        echo_id["18446744073709551615"]
+    ),
+    case!("jsonrpc/unknown-method", "T3", Levels::all(Level::Must), Server,
+        "An unknown method is answered -32601 with the request's id", unknown_method[]),
+    case!("jsonrpc/unknown-notification", "T3", Levels::all(Level::Must), Server,
+        "An unknown notification gets no answer and the server keeps serving", unknown_notification[]),
+    case!("jsonrpc/malformed/parse-error", "T4", Levels::CONTRACT_MUST, Server,
+        "A line that is not JSON is answered -32700 with id null",
+        bad_line[b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"\n", -32700, "null"]),
+    case!("jsonrpc/malformed/invalid-utf8", "T4", Levels::CONTRACT_MUST, Server,
+        "A line that is not UTF-8 is answered -32700 with id null",
+        bad_line[b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\xfe\"}\n", -32700, "null"]),
+    case!("jsonrpc/invalid/not-an-object", "T4", Levels::CONTRACT_MUST, Server,
+        "A JSON scalar is answered -32600 with id null", bad_line[b"42\n", -32600, "null"]),
+    case!("jsonrpc/invalid/wrong-version", "T4", Levels::CONTRACT_MUST, Server,
+        "\"jsonrpc\": \"1.0\" is answered -32600 with the request's id",
+        bad_line[b"{\"jsonrpc\":\"1.0\",\"id\":71,\"method\":\"ping\"}\n", -32600, "71"]),
+    case!("jsonrpc/invalid/method-not-string", "T4", Levels::CONTRACT_MUST, Server,
+        "A non-string method is answered -32600 with the request's id",
+        bad_line[b"{\"jsonrpc\":\"2.0\",\"id\":72,\"method\":5}\n", -32600, "72"]),
+    case!("jsonrpc/invalid/params-not-structured", "T4", Levels::CONTRACT_MUST, Server,
+        "Scalar params are answered -32600 with the request's id",
+        bad_line[b"{\"jsonrpc\":\"2.0\",\"id\":73,\"method\":\"ping\",\"params\":3}\n", -32600, "73"]),
+    case!("jsonrpc/invalid/null-id", "T4", Levels::CONTRACT_MUST, Server,
+        "A request with id null (MCP forbids it) is answered -32600 with id null",
+        bad_line[b"{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"ping\"}\n", -32600, "null"]),
+    case!("jsonrpc/batch/2025-03-26", "T5", Levels::all(Level::Must), Server,
+        "Under 2025-03-26 a batch is accepted and answered as a batch (that revision requires it)",
+        batch_accepted[]),
+    case!(
+        "jsonrpc/batch/rejected-2025-06-18",
+        "T5",
+        Levels::CONTRACT_MUST,
+        Server,
+        "Under 2025-06-18 a batch is answered -32600",
+        batch_rejected["2025-06-18"]
+    ),
+    case!(
+        "jsonrpc/batch/rejected-2024-11-05",
+        "T5",
+        Levels::CONTRACT_MUST,
+        Server,
+        "Under 2024-11-05 a batch is answered -32600",
+        batch_rejected["2024-11-05"]
+    ),
+    case!("jsonrpc/batch/empty", "T4", Levels::CONTRACT_MUST, Server,
+        "An empty array is answered -32600 with id null (JSON-RPC 2.0 §6)",
+        bad_line[b"[]\n", -32600, "null"]),
+    case!("jsonrpc/oversized/answered", "T6", Levels::CONTRACT_MUST, Server,
+        "A 64 MiB line is discarded and answered -32600 with id null",
+        oversized_answered[], 6),
+    case!("jsonrpc/oversized/memory-bounded", "T6", Levels::CONTRACT_MUST, Server,
+        "Resident memory of the server grows by at most 12 MiB while a 64 MiB line streams in",
+        oversized_memory[], 6),
+];
+
+async fn echo_id(ctx: Ctx, id_text: &'static str) -> CheckResult {
+    let mut c = ctx.session().await?;
+    let line = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id_text},\"method\":\"ping\"}}\n");
+    c.send_raw(line.as_bytes()).await?;
+    // Compare the id's text as written, so precision loss (2^53) shows.
+    let id: Value = serde_json::from_str(id_text).map_err(|e| Check::Error(e.to_string()))?;
+    let probe = json!("probe-after-id");
+    c.send(&mcp_wire::request(&probe, "ping", None)).await?;
+    c.response_to(&probe, "a ping sent after the id test")
+        .await?;
+    let mut frames = c.take_seen();
+    frames.extend(c.collect(super::support::LATE_GRACE).await?);
+    if frames.iter().any(|f| {
+        f.json()
+            .is_some_and(|m| is_response_to(m, &id) && m.get("result").is_some())
+    }) {
+        return Ok(Check::Pass);
+    }
+    let others: Vec<String> = frames.iter().filter_map(|f| f.json().map(show)).collect();
+    Err(Check::fail(
+        format!("a ping result with id {id_text}"),
+        if others.is_empty() {
+            "no answer to the request (dropped)".to_owned()
+        } else {
+            others.join(" | ")
+        },
+    ))
+}
+
+async fn unknown_method(ctx: Ctx) -> CheckResult {
+    let mut c = ctx.session().await?;
+    let answer = c.request("conformance/no-such-method", None).await?;
+    ensure(
+        error_code(&answer) == Some(mcp_wire::code::METHOD_NOT_FOUND),
+        "error -32601",
+        show(&answer),
+    )?;
+    Ok(Check::Pass)
+}
+
+async fn unknown_notification(ctx: Ctx) -> CheckResult {
+    let mut c = ctx.session().await?;
+    c.notify("notifications/conformance-unknown", Some(json!({"x": 1})))
+        .await?;
+    let answers = send_bad_line_noop(&mut c).await?;
+    ensure(
+        answers.is_empty(),
+        "no answer to a notification",
+        answers.iter().map(show).collect::<Vec<_>>().join(" | "),
+    )?;
+    Ok(Check::Pass)
+}
+
+/// Pings and returns whatever else arrived (used after input that must get no answer).
+async fn send_bad_line_noop(c: &mut Client) -> Result<Vec<Value>, Check> {
+    send_bad_line(c, b"").await
+}
+
+async fn bad_line(ctx: Ctx, line: &'static [u8], code: i64, id_text: &'static str) -> CheckResult {
+    let mut c = ctx.session().await?;
+    let id: Value = serde_json::from_str(id_text).map_err(|e| Check::Error(e.to_string()))?;
+    let answers = send_bad_line(&mut c, line).await?;
+    match grade_error_answer(&answers, code, &id) {
+        Check::Pass => Ok(Check::Pass),
+        other => Err(other),
+    }
+}
+
+async fn batch_accepted(ctx: Ctx) -> CheckResult {
+    let mut c = ctx.spawn()?;
+    let init = c
+        .request(
+            "initialize",
+            Some(crate::discovery::init_params(Some("2025-03-26"))),
+        )
+        .await?;
+    let version = init
+        .get("result")
+        .and_then(|r| r.get("protocolVersion"))
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    if version != "2025-03-26" {
+        return Err(Check::skip(format!(
+            "the server negotiated {version:?}, not 2025-03-26"
+        )));
+    }
+    c.notify("notifications/initialized", None).await?;
+    let batch = json!([
+        {"jsonrpc": "2.0", "id": "batch-a", "method": "ping"},
+        {"jsonrpc": "2.0", "method": "notifications/conformance-unknown"},
+        {"jsonrpc": "2.0", "id": "batch-b", "method": "ping"}
+    ]);
+    let answers = send_bad_line(&mut c, &mcp_wire::encode(&batch)).await?;
+    let expected = "one array answering batch-a and batch-b (and nothing for the notification)";
+    let Some(arr) = answers.iter().find_map(Value::as_array) else {
+        return Err(Check::fail(
+            expected,
+            if answers.is_empty() {
+                "no answer: the batch was dropped silently".to_owned()
+            } else {
+                answers.iter().map(show).collect::<Vec<_>>().join(" | ")
+            },
+        ));
+    };
+    let has = |id: &str| arr.iter().any(|m| is_response_to(m, &json!(id)));
+    ensure(
+        arr.len() == 2 && has("batch-a") && has("batch-b"),
+        expected,
+        show(&Value::Array(arr.clone())),
+    )?;
+    Ok(Check::Pass)
+}
+
+async fn batch_rejected(ctx: Ctx, version: &'static str) -> CheckResult {
+    let mut c = ctx.session_with(version).await?;
+    let batch = json!([{"jsonrpc": "2.0", "id": "batch-a", "method": "ping"}]);
+    let answers = send_bad_line(&mut c, &mcp_wire::encode(&batch)).await?;
+    let single_error = answers
+        .iter()
+        .any(|m| error_code(m) == Some(mcp_wire::code::INVALID_REQUEST));
+    ensure(
+        single_error,
+        format!("error -32600 (batches are not part of {version})"),
+        if answers.is_empty() {
+            "no answer: the batch was dropped silently".to_owned()
+        } else {
+            answers.iter().map(show).collect::<Vec<_>>().join(" | ")
+        },
+    )?;
+    Ok(Check::Pass)
+}
+
+async fn oversized_answered(ctx: Ctx) -> CheckResult {
+    let mut c = ctx.session().await?;
+    c.stream_huge_line(HUGE_LINE_BYTES, || {}).await?;
+    let answers = send_bad_line(&mut c, b"").await?;
+    // A server that buffered and parsed the line answers the ping inside it (id "huge"): graded
+    // as not bounded.
+    match grade_error_answer(&answers, mcp_wire::code::INVALID_REQUEST, &Value::Null) {
+        Check::Pass => Ok(Check::Pass),
+        other => Err(other),
+    }
+}
+
+async fn oversized_memory(ctx: Ctx) -> CheckResult {
+    let mut c = ctx.session().await?;
+    let answer = c.request("ping", None).await?;
+    super::support::result_of(&answer, "ping")?;
+    let pgid = c.pid();
+    let Some(before) = crate::process::group_rss_kib(pgid) else {
+        return Err(Check::skip("cannot read the server's memory from /proc"));
+    };
+    let mut peak = before;
+    let mut last_sample = Instant::now();
+    let sample = |peak: &mut u64| {
+        if let Some(now) = crate::process::group_rss_kib(pgid) {
+            *peak = (*peak).max(now);
+        }
+    };
+    c.stream_huge_line(HUGE_LINE_BYTES, || {
+        // Sampling every piece is cheap (a few /proc reads); throttle to 5 ms anyway.
+        if last_sample.elapsed() >= Duration::from_millis(5) {
+            sample(&mut peak);
+            last_sample = Instant::now();
+        }
+    })
+    .await?;
+    // The server may still be chewing on the tail: keep sampling until it answers a ping.
+    let probe = c.send_request("ping", None).await?;
+    let deadline = Instant::now() + c.remaining();
+    loop {
+        sample(&mut peak);
+        match c
+            .response_within(
+                &probe,
+                "ping after the huge line",
+                Duration::from_millis(20),
+            )
+            .await
+        {
+            Ok(_) => break,
+            Err(crate::client::ClientError::Timeout { .. }) if Instant::now() < deadline => {}
+            Err(e) => {
+                let growth = peak.saturating_sub(before);
+                ctx.note(&format!("peak growth so far {growth} KiB"));
+                return Err(e.into());
+            }
+        }
+    }
+    sample(&mut peak);
+    let growth = peak.saturating_sub(before);
+    ctx.note(&format!(
+        "VmRSS before {before} KiB, peak {peak} KiB, growth {growth} KiB"
+    ));
+    let _: Vec<Frame> = c.take_seen();
+    ensure(
+        growth <= MAX_RSS_GROWTH_KIB,
+        format!("growth of at most {} MiB", MAX_RSS_GROWTH_KIB / 1024),
+        format!(
+            "grew by {:.1} MiB (from {before} KiB to {peak} KiB)",
+            growth as f64 / 1024.0
+        ),
+    )?;
+    Ok(Check::Pass)
+}

@@ -1,0 +1,84 @@
+//! The case catalogue: one file per section and one registry table ([`all`]). A case is data
+//! (stable slug id, requirement, level per profile, description) plus a check function that
+//! returns expected vs actual; ids never change meaning, new checks get new ids.
+
+/// Builds a [`Case`](crate::model::Case) from its data and a check call (the context is passed
+/// first, then the bracketed arguments); an optional last argument multiplies the timeout.
+macro_rules! case {
+    ($id:literal, $req:literal, $levels:expr, $needs:ident, $desc:expr,
+     $check:path [$($arg:expr),*] $(, $factor:expr)?) => {
+        $crate::model::Case {
+            id: $id,
+            requirement: $req,
+            levels: $levels,
+            description: $desc,
+            needs: $crate::model::Needs::$needs,
+            timeout_factor: case!(@factor $($factor)?),
+            check: |ctx| Box::pin($check(ctx $(, $arg)*)),
+        }
+    };
+    (@factor) => { 1 };
+    (@factor $f:expr) => { $f };
+}
+
+pub mod cancellation;
+pub mod gateway;
+pub mod jsonrpc;
+pub mod lifecycle;
+pub mod liveness;
+pub mod meta_continuation;
+pub mod meta_risk;
+pub mod meta_work;
+pub mod resources;
+pub mod runs;
+pub mod support;
+pub mod tools;
+
+use crate::model::Case;
+
+/// Every case, in report order (sections in this order, cases in file order).
+#[must_use]
+pub fn all() -> Vec<Case> {
+    [
+        lifecycle::CASES,
+        jsonrpc::CASES,
+        liveness::CASES,
+        tools::CASES,
+        resources::CASES,
+        cancellation::CASES,
+        meta_risk::CASES,
+        meta_work::CASES,
+        meta_continuation::CASES,
+        gateway::CASES,
+        runs::CASES,
+    ]
+    .concat()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    #[test]
+    fn ids_are_unique_slugs_and_every_case_applies_somewhere() {
+        let mut seen = HashSet::new();
+        for c in super::all() {
+            assert!(seen.insert(c.id), "duplicate id {}", c.id);
+            assert!(
+                c.id.chars()
+                    .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || "/-.".contains(ch)),
+                "id {} is not a slug",
+                c.id
+            );
+            assert!(c.id.contains('/'), "id {} has no section", c.id);
+            assert!(
+                c.levels.plain.is_some()
+                    || c.levels.provider.is_some()
+                    || c.levels.gateway.is_some(),
+                "{} applies to no profile",
+                c.id
+            );
+            assert!(!c.requirement.is_empty() && !c.description.is_empty());
+        }
+    }
+}

@@ -1,0 +1,84 @@
+//! Resources: list shape, reading a listed resource, reading an unknown one (MCP server/resources).
+
+use serde_json::{Value, json};
+
+use super::support::{ensure, result_of, show, str_at};
+use crate::model::{Case, Check, CheckResult, Level, Levels};
+use crate::schedule::Ctx;
+
+/// The cases of this section.
+pub const CASES: &[Case] = &[
+    case!("resources/list/shape", "MCP server/resources", Levels::all(Level::Must), Discovery,
+        "resources/list returns a resources array; each has a string uri and name",
+        list_shape[]),
+    case!("resources/read/listed", "MCP server/resources", Levels::all(Level::Must), Server,
+        "Reading the first listed resource returns contents with uri and text or blob",
+        read_listed[]),
+    case!("resources/read/unknown", "MCP server/resources", Levels::all(Level::Should), Server,
+        "Reading an unknown URI is an error response (-32002 or -32602)",
+        read_unknown[]),
+];
+
+fn listing(ctx: &Ctx) -> Result<&crate::discovery::Listing, Check> {
+    ctx.discovery
+        .resources
+        .as_ref()
+        .ok_or_else(|| Check::skip("the server declares no resources capability"))
+}
+
+async fn list_shape(ctx: Ctx) -> CheckResult {
+    let l = listing(&ctx)?;
+    if let Some(p) = &l.problem {
+        return Err(Check::fail(
+            "a resources/list result with a resources array",
+            p.clone(),
+        ));
+    }
+    for r in &l.items {
+        ensure(
+            str_at(r, "uri").is_some() && str_at(r, "name").is_some(),
+            "uri and name strings",
+            show(r),
+        )?;
+    }
+    Ok(Check::Pass)
+}
+
+async fn read_listed(ctx: Ctx) -> CheckResult {
+    let l = listing(&ctx)?;
+    let Some(uri) = l.items.iter().find_map(|r| str_at(r, "uri")) else {
+        return Err(Check::skip("the server lists no resource"));
+    };
+    let mut c = ctx.session().await?;
+    let answer = c
+        .request("resources/read", Some(json!({"uri": uri})))
+        .await?;
+    let result = result_of(&answer, &format!("resources/read {uri}"))?;
+    let contents = result.get("contents").and_then(Value::as_array);
+    let ok = contents.is_some_and(|cs| {
+        !cs.is_empty()
+            && cs.iter().all(|x| {
+                str_at(x, "uri").is_some()
+                    && (str_at(x, "text").is_some() || str_at(x, "blob").is_some())
+            })
+    });
+    ensure(ok, "contents [{uri, text|blob}]", show(result))?;
+    Ok(Check::Pass)
+}
+
+async fn read_unknown(ctx: Ctx) -> CheckResult {
+    listing(&ctx)?;
+    let mut c = ctx.session().await?;
+    let answer = c
+        .request(
+            "resources/read",
+            Some(json!({"uri": "mcp-conformance://no/such/resource"})),
+        )
+        .await?;
+    ensure(
+        answer.get("error").is_some(),
+        "an error response (resource not found)",
+        show(&answer),
+    )?;
+    Ok(Check::Pass)
+}

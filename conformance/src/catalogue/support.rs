@@ -1,0 +1,138 @@
+//! Helpers shared by the checks: showing values, grading error answers, reading tool results.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::client::{Client, Frame, error_code, is_response_to};
+use crate::model::Check;
+
+/// How long after the probe's answer the runner keeps listening for a late answer to bad input.
+pub const LATE_GRACE: Duration = Duration::from_millis(200);
+/// How long the runner listens for an answer that must not come.
+pub const SILENCE: Duration = Duration::from_millis(500);
+
+/// A value shown in expected/actual text: compact JSON cut at 300 bytes.
+#[must_use]
+pub fn show(v: &Value) -> String {
+    let s = v.to_string();
+    if s.len() <= 300 {
+        return s;
+    }
+    let mut end = 300;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} bytes)", &s[..end], s.len())
+}
+
+/// The `result` of a response, or a failure saying what came instead.
+pub fn result_of<'a>(msg: &'a Value, what: &str) -> Result<&'a Value, Check> {
+    msg.get("result")
+        .ok_or_else(|| Check::fail(format!("a result for {what}"), show(msg)))
+}
+
+/// Sends `bytes` (one line), then a ping probe, and returns every frame that arrived before the
+/// probe's answer plus a short grace after it (the answers to the bad line, if any). The probe
+/// also proves the server still serves (T4); a missing probe answer is a failure.
+pub async fn send_bad_line(client: &mut Client, bytes: &[u8]) -> Result<Vec<Value>, Check> {
+    if !bytes.is_empty() {
+        client.send_raw(bytes).await?;
+    }
+    let probe = json!("probe-after-bad-input");
+    client
+        .send(&mcp_wire::request(&probe, "ping", None))
+        .await?;
+    client
+        .response_to(&probe, "a ping sent after the bad line")
+        .await?;
+    let mut frames = client.take_seen();
+    frames.extend(client.collect(LATE_GRACE).await?);
+    Ok(frames
+        .into_iter()
+        .filter_map(|f| match f {
+            Frame::Json(v) => Some(v),
+            _ => None,
+        })
+        .filter(|v| !is_response_to(v, &probe))
+        .collect())
+}
+
+/// Grades the answers to one bad line: exactly an error with `code` and `id`.
+#[must_use]
+pub fn grade_error_answer(answers: &[Value], code: i64, id: &Value) -> Check {
+    let expected = format!("an error response with code {code} and id {id}");
+    let errors: Vec<&Value> = answers
+        .iter()
+        .filter(|m| m.get("error").is_some())
+        .collect();
+    if let Some(m) = errors
+        .iter()
+        .find(|m| error_code(m) == Some(code) && m.get("id") == Some(id))
+    {
+        let _ = m;
+        return Check::Pass;
+    }
+    match errors.first() {
+        Some(m) => Check::fail(expected, show(m)),
+        None if answers.is_empty() => Check::fail(
+            expected,
+            "no answer: the line was dropped silently (the server still answers ping)",
+        ),
+        None => Check::fail(expected, show(&answers[0])),
+    }
+}
+
+/// Whether `v` is an error response with `code`.
+#[must_use]
+pub fn is_error_with(v: &Value, code: i64) -> bool {
+    error_code(v) == Some(code)
+}
+
+/// A tool call's answer split up: `(isError, structuredContent.result or null, whole result)`.
+pub fn tool_answer(msg: &Value, what: &str) -> Result<(bool, Value, Value), Check> {
+    let result = result_of(msg, what)?;
+    let is_error = result
+        .get("isError")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let inner = result
+        .get("structuredContent")
+        .and_then(|s| s.get("result"))
+        .cloned()
+        .unwrap_or(Value::Null);
+    Ok((is_error, inner, result.clone()))
+}
+
+/// Calls tool `name` with `arguments` (and `_meta` when given) and returns the whole answer.
+pub async fn call_tool(
+    client: &mut Client,
+    name: &str,
+    arguments: Value,
+    meta: Option<Value>,
+) -> Result<Value, Check> {
+    let mut params = json!({"name": name, "arguments": arguments});
+    if let (Some(m), Some(obj)) = (meta, params.as_object_mut()) {
+        obj.insert("_meta".into(), m);
+    }
+    Ok(client.request("tools/call", Some(params)).await?)
+}
+
+/// Fails unless `cond`, with expected/actual text.
+pub fn ensure(
+    cond: bool,
+    expected: impl Into<String>,
+    actual: impl Into<String>,
+) -> Result<(), Check> {
+    if cond {
+        Ok(())
+    } else {
+        Err(Check::fail(expected, actual))
+    }
+}
+
+/// The string at `key` of `v`.
+#[must_use]
+pub fn str_at<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
+    v.get(key).and_then(Value::as_str)
+}

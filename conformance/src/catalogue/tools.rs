@@ -1,0 +1,378 @@
+//! Tools: listing shape and pagination, schema validity (`jsonschema`), SEP-986 names, unknown
+//! tools, wrong-typed arguments, result shape (MCP server/tools; contract TOOL-1..5).
+
+use std::collections::BTreeSet;
+
+use serde_json::{Value, json};
+
+use super::support::{call_tool, ensure, show, str_at, tool_answer};
+use crate::client::error_code;
+use crate::model::{Case, Check, CheckResult, Level, Levels, Profile};
+use crate::roles::Role;
+use crate::schedule::Ctx;
+
+/// The cases of this section.
+pub const CASES: &[Case] = &[
+    case!("tools/list/shape", "MCP server/tools", Levels::all(Level::Must), Discovery,
+        "tools/list returns a tools array; each tool has a string name and an object inputSchema of type object",
+        list_shape[]),
+    case!("tools/list/pagination", "MCP utilities/pagination", Levels::all(Level::Must), Discovery,
+        "Following nextCursor ends, never loops, and lists no name twice",
+        pagination[]),
+    case!("tools/list/invalid-cursor", "MCP utilities/pagination", Levels::all(Level::Should), Server,
+        "An unknown cursor is answered -32602",
+        invalid_cursor[]),
+    case!("tools/schema/valid", "TOOL-2", Levels::all(Level::Must), Discovery,
+        "Every inputSchema is a valid JSON Schema (meta-schema check and compilation)",
+        schema_valid[]),
+    case!("tools/schema/closed-objects", "TOOL-2", Levels::CONTRACT_INFO, Discovery,
+        "Every inputSchema is type object, types each property and sets additionalProperties false",
+        schema_closed[]),
+    case!("tools/names/sep-986", "SEP-986", Levels::CONTRACT_MUST, Discovery,
+        "Tool names are unique, 1 to 128 characters of A-Z a-z 0-9 _ - .",
+        names[]),
+    case!("tools/catalogue/roles", "TOOL-1", Levels { plain: None, provider: Some(Level::Must), gateway: Some(Level::Info) }, Discovery,
+        "Each of the seven roles (run, start, list, result, events, cancel, release) is served by exactly one tool",
+        catalogue_roles[]),
+    case!("tools/call/unknown-tool", "TOOL-3", Levels::CONTRACT_MUST, Server,
+        "tools/call of an unknown tool is a protocol error -32602, not an isError result",
+        unknown_tool[]),
+    case!("tools/call/wrong-typed-arguments", "TOOL-3", Levels::CONTRACT_MUST, Server,
+        "Wrong-typed arguments give an isError result (a provider: invalid_arguments with the JSON Pointer of the field)",
+        wrong_typed[]),
+    case!("tools/call/unknown-run", "TOOL-5", Levels::PROVIDER_ONLY, Server,
+        "Reading an unknown run is an isError result with error.code unknown_run",
+        unknown_run[]),
+    case!("tools/result/structured-mirror", "TOOL-4", Levels::PROVIDER_ONLY, Server,
+        "A tool result has structuredContent.result and one text block holding the same JSON",
+        structured_mirror[]),
+];
+
+fn listing(ctx: &Ctx) -> Result<&crate::discovery::Listing, Check> {
+    ctx.discovery
+        .tools
+        .as_ref()
+        .ok_or_else(|| Check::skip("the server declares no tools capability"))
+}
+
+async fn list_shape(ctx: Ctx) -> CheckResult {
+    let l = listing(&ctx)?;
+    if let Some(p) = &l.problem {
+        return Err(Check::fail(
+            "a tools/list result with a tools array",
+            p.clone(),
+        ));
+    }
+    for t in &l.items {
+        let ok = str_at(t, "name").is_some()
+            && t.get("inputSchema").and_then(|s| str_at(s, "type")) == Some("object");
+        ensure(ok, "name (string) and inputSchema {type: object}", show(t))?;
+    }
+    Ok(Check::Pass)
+}
+
+async fn pagination(ctx: Ctx) -> CheckResult {
+    let l = listing(&ctx)?;
+    if let Some(p) = &l.problem {
+        return Err(Check::fail("pages that end", p.clone()));
+    }
+    let mut names = BTreeSet::new();
+    for t in &l.items {
+        let n = str_at(t, "name").unwrap_or("");
+        ensure(
+            names.insert(n),
+            "no tool listed twice",
+            format!("{n:?} listed twice over {} page(s)", l.pages),
+        )?;
+    }
+    Ok(Check::Pass)
+}
+
+async fn invalid_cursor(ctx: Ctx) -> CheckResult {
+    listing(&ctx)?;
+    let mut c = ctx.session().await?;
+    let answer = c
+        .request(
+            "tools/list",
+            Some(json!({"cursor": "mcp-conformance-invalid-cursor"})),
+        )
+        .await?;
+    ensure(
+        error_code(&answer) == Some(mcp_wire::code::INVALID_PARAMS),
+        "error -32602 (invalid cursor)",
+        show(&answer),
+    )?;
+    Ok(Check::Pass)
+}
+
+/// Validates one schema: the meta-schema of its draft (2020-12 when undeclared), then
+/// compilation (which catches unresolvable references and bad regexes).
+#[must_use]
+pub fn schema_problem(schema: &Value) -> Option<String> {
+    if !schema.is_object() {
+        return Some("not an object".into());
+    }
+    if let Err(e) = jsonschema::meta::validate(schema) {
+        return Some(format!("not a valid JSON Schema: {e}"));
+    }
+    jsonschema::validator_for(schema)
+        .err()
+        .map(|e| format!("does not compile: {e}"))
+}
+
+async fn schema_valid(ctx: Ctx) -> CheckResult {
+    let l = listing(&ctx)?;
+    let mut bad = Vec::new();
+    for t in &l.items {
+        let name = str_at(t, "name").unwrap_or("?");
+        let schema = t.get("inputSchema").cloned().unwrap_or(Value::Null);
+        // A `$schema` naming an unknown meta-schema makes the crate panic in `meta::validate`'s
+        // detection; guard so one odd tool does not end the runner.
+        let problem = std::panic::catch_unwind(|| schema_problem(&schema))
+            .unwrap_or_else(|_| Some("its $schema names no known draft".into()));
+        if let Some(p) = problem {
+            bad.push(format!("{name}: {p}"));
+        }
+    }
+    ensure(bad.is_empty(), "every inputSchema valid", bad.join("; "))?;
+    Ok(Check::Pass)
+}
+
+async fn schema_closed(ctx: Ctx) -> CheckResult {
+    let l = listing(&ctx)?;
+    let mut bad = Vec::new();
+    for t in &l.items {
+        let name = str_at(t, "name").unwrap_or("?");
+        let s = t.get("inputSchema").cloned().unwrap_or(Value::Null);
+        if str_at(&s, "type") != Some("object") {
+            bad.push(format!("{name}: type is not object"));
+        }
+        if s.get("additionalProperties") != Some(&Value::Bool(false)) {
+            bad.push(format!("{name}: additionalProperties is not false"));
+        }
+        if let Some(props) = s.get("properties").and_then(Value::as_object) {
+            for (p, ps) in props {
+                let typed = ["type", "enum", "const", "$ref", "anyOf", "oneOf"]
+                    .iter()
+                    .any(|k| ps.get(k).is_some());
+                if !typed {
+                    bad.push(format!("{name}: property {p} has no type"));
+                }
+            }
+        }
+    }
+    ensure(
+        bad.is_empty(),
+        "closed, typed object schemas",
+        bad.join("; "),
+    )?;
+    Ok(Check::Pass)
+}
+
+/// Whether `name` follows SEP-986.
+#[must_use]
+pub fn sep986(name: &str) -> bool {
+    (1..=128).contains(&name.len())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+}
+
+async fn names(ctx: Ctx) -> CheckResult {
+    let l = listing(&ctx)?;
+    let mut seen = BTreeSet::new();
+    let mut bad = Vec::new();
+    for t in &l.items {
+        match str_at(t, "name") {
+            Some(n) if !sep986(n) => bad.push(format!("{n:?} breaks the charset or length")),
+            Some(n) if !seen.insert(n) => bad.push(format!("{n:?} is listed twice")),
+            Some(_) => {}
+            None => bad.push("a tool without a string name".into()),
+        }
+    }
+    ensure(bad.is_empty(), "valid, unique names", bad.join("; "))?;
+    Ok(Check::Pass)
+}
+
+async fn catalogue_roles(ctx: Ctx) -> CheckResult {
+    let mut problems = Vec::new();
+    for role in Role::ALL {
+        let n = ctx
+            .roles()
+            .found
+            .iter()
+            .filter(|(r, _, _)| *r == role)
+            .count();
+        if n != 1 {
+            problems.push(format!(
+                "{} tools with the role of {}",
+                n,
+                role.default_name()
+            ));
+        }
+    }
+    ensure(
+        problems.is_empty(),
+        "exactly one tool per role",
+        problems.join("; "),
+    )?;
+    Ok(Check::Pass)
+}
+
+async fn unknown_tool(ctx: Ctx) -> CheckResult {
+    listing(&ctx)?;
+    let mut c = ctx.session().await?;
+    let answer = call_tool(&mut c, "mcp-conformance-no-such-tool", json!({}), None).await?;
+    if error_code(&answer) == Some(mcp_wire::code::INVALID_PARAMS) {
+        return Ok(Check::Pass);
+    }
+    Err(Check::fail("error -32602 (unknown tool)", show(&answer)))
+}
+
+/// Picks a tool and a wrong-typed argument for it: `(tool, arguments, pointer)`.
+fn wrong_typed_target(ctx: &Ctx) -> Option<(String, Value, String)> {
+    if let Some(name) = ctx.roles().name(Role::Result) {
+        return Some((name.to_owned(), json!({"run_id": 12345}), "/run_id".into()));
+    }
+    let wrong = |ty: &str| match ty {
+        "string" => Some(json!(12345)),
+        "integer" | "number" => Some(json!("not-a-number")),
+        "boolean" => Some(json!("not-a-boolean")),
+        _ => None,
+    };
+    let mut tools: Vec<&Value> = ctx.discovery.tools().iter().collect();
+    // Prefer tools that say they only read: the call should be rejected, but if a server runs it
+    // anyway, better a harmless one.
+    tools.sort_by_key(|t| {
+        let ro = t.get("annotations").and_then(|a| a.get("readOnlyHint")) == Some(&json!(true));
+        !ro
+    });
+    for t in tools {
+        let s = t.get("inputSchema")?;
+        let props = s.get("properties").and_then(Value::as_object);
+        let required: Vec<&str> = s
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        for r in required {
+            if let Some(v) = props
+                .and_then(|p| p.get(r))
+                .and_then(|p| str_at(p, "type"))
+                .and_then(wrong)
+            {
+                let mut args = serde_json::Map::new();
+                args.insert(r.to_owned(), v);
+                return Some((
+                    str_at(t, "name")?.to_owned(),
+                    Value::Object(args),
+                    format!("/{r}"),
+                ));
+            }
+        }
+    }
+    None
+}
+
+async fn wrong_typed(ctx: Ctx) -> CheckResult {
+    listing(&ctx)?;
+    let Some((tool, args, pointer)) = wrong_typed_target(&ctx) else {
+        return Err(Check::skip(
+            "no tool with a required argument of a simple type",
+        ));
+    };
+    let mut c = ctx.session().await?;
+    let answer = call_tool(&mut c, &tool, args.clone(), None).await?;
+    let shown = format!("{tool} {args} → {}", show(&answer));
+    if answer.get("error").is_some() {
+        return Err(Check::fail(
+            "an isError tool result (not a protocol error)",
+            shown,
+        ));
+    }
+    let (is_error, inner, _) = tool_answer(&answer, "tools/call")?;
+    ensure(is_error, "an isError tool result", shown.clone())?;
+    if ctx.profile == Profile::Provider {
+        let err = inner.get("error").cloned().unwrap_or(Value::Null);
+        ensure(
+            str_at(&err, "code") == Some("invalid_arguments")
+                && str_at(&err, "field") == Some(pointer.as_str()),
+            format!("error {{code: invalid_arguments, field: {pointer:?}}}"),
+            shown,
+        )?;
+    }
+    Ok(Check::Pass)
+}
+
+async fn unknown_run(ctx: Ctx) -> CheckResult {
+    let tool = ctx.role(Role::Result)?;
+    let mut c = ctx.session().await?;
+    let answer = call_tool(
+        &mut c,
+        &tool,
+        json!({"run_id": "mcp-conformance-no-such-run"}),
+        None,
+    )
+    .await?;
+    let (is_error, inner, _) = tool_answer(&answer, "tools/call")?;
+    let code = inner
+        .get("error")
+        .and_then(|e| str_at(e, "code"))
+        .unwrap_or("");
+    ensure(
+        is_error && code == "unknown_run",
+        "isError true with error.code unknown_run",
+        show(&answer),
+    )?;
+    Ok(Check::Pass)
+}
+
+async fn structured_mirror(ctx: Ctx) -> CheckResult {
+    let tool = ctx.role(Role::List)?;
+    let mut c = ctx.session().await?;
+    let answer = call_tool(&mut c, &tool, json!({}), None).await?;
+    let (_, _, result) = tool_answer(&answer, "tools/call")?;
+    mirror_holds(&result).map_err(|actual| {
+        Check::fail(
+            "structuredContent {result: {...}} and exactly one text block with the same JSON",
+            actual,
+        )
+    })?;
+    Ok(Check::Pass)
+}
+
+/// TOOL-4 on one `tools/call` result: `Err` says what is wrong.
+pub fn mirror_holds(result: &Value) -> Result<(), String> {
+    let structured = result
+        .get("structuredContent")
+        .ok_or("no structuredContent")?;
+    if !structured.get("result").is_some_and(Value::is_object) {
+        return Err(format!(
+            "structuredContent has no result object: {}",
+            show(structured)
+        ));
+    }
+    let texts: Vec<&str> = result
+        .get("content")
+        .and_then(Value::as_array)
+        .map(|c| {
+            c.iter()
+                .filter(|b| str_at(b, "type") == Some("text"))
+                .filter_map(|b| str_at(b, "text"))
+                .collect()
+        })
+        .unwrap_or_default();
+    if texts.len() != 1 {
+        return Err(format!("{} text blocks", texts.len()));
+    }
+    let parsed: Value =
+        serde_json::from_str(texts[0]).map_err(|e| format!("text is not JSON: {e}"))?;
+    if &parsed != structured {
+        return Err(format!(
+            "text {} differs from structuredContent {}",
+            show(&parsed),
+            show(structured)
+        ));
+    }
+    Ok(())
+}

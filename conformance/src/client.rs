@@ -1,0 +1,545 @@
+//! A raw stdio client: starts a server in its own process group, can send anything (valid
+//! messages, raw bytes, a streamed 64 MiB line), reads bounded frames with `mcp-wire`'s decoder,
+//! and records every line in the case's [`Transcript`].
+//!
+//! It never interprets more than it must: frames come back as parsed JSON or as the raw text of a
+//! line that was not JSON (T1), and each case grades them itself.
+
+use std::collections::VecDeque;
+use std::ffi::OsString;
+use std::process::{ExitStatus, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use mcp_wire::{DecodeEvent, FrameDecoder};
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::process::{Child, ChildStdin, Command};
+use tokio::sync::{Mutex, mpsc};
+
+use crate::process;
+use crate::transcript::Transcript;
+
+/// The runner's own bound on one line from the server: large enough for any sane listing,
+/// small enough that a flooding server cannot grow the runner (a longer line is counted, not held).
+pub const MAX_SERVER_LINE: usize = 16 * 1024 * 1024;
+/// Stderr lines of a server kept in a transcript; later ones are counted only.
+const MAX_STDERR_LINES: usize = 40;
+/// Frames buffered between the reader task and the case before the reader waits.
+const FRAME_QUEUE: usize = 4096;
+
+/// How to start a server.
+#[derive(Debug, Clone)]
+pub struct ServerSpec {
+    /// The program.
+    pub program: OsString,
+    /// Its arguments.
+    pub args: Vec<OsString>,
+    /// Variables set on top of the runner's environment.
+    pub env: Vec<(OsString, OsString)>,
+}
+
+impl ServerSpec {
+    /// The command line as words, for reports.
+    #[must_use]
+    pub fn command_words(&self) -> Vec<String> {
+        std::iter::once(&self.program)
+            .chain(&self.args)
+            .map(|s| s.to_string_lossy().into_owned())
+            .collect()
+    }
+}
+
+/// Trouble talking to a server.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClientError {
+    /// The server could not be started.
+    #[error("cannot start {program}: {source}")]
+    Spawn {
+        /// The program.
+        program: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Nothing arrived before the case's deadline.
+    #[error("no answer to {waiting_for} within {ms} ms")]
+    Timeout {
+        /// What the case was waiting for.
+        waiting_for: String,
+        /// How long it waited.
+        ms: u64,
+    },
+    /// The server closed stdout (or stdin) while the case still needed it.
+    #[error("the server closed the connection while waiting for {waiting_for}")]
+    Closed {
+        /// What the case was waiting for.
+        waiting_for: String,
+    },
+    /// An I/O error of the runner's own.
+    #[error("i/o error: {0}")]
+    Io(std::io::Error),
+}
+
+/// One frame read from the server's stdout.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Frame {
+    /// A line that parsed as JSON (any JSON value: an object, a batch array, …).
+    Json(Value),
+    /// A line that was not JSON (a T1 violation: stdout must carry only protocol messages).
+    NotJson(String),
+    /// A line longer than [`MAX_SERVER_LINE`], with its length.
+    Oversized(u64),
+}
+
+impl Frame {
+    /// The JSON value, when this frame is one.
+    #[must_use]
+    pub fn json(&self) -> Option<&Value> {
+        match self {
+            Frame::Json(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+/// Is `msg` a response (result or error, no method) to the request with `id`?
+#[must_use]
+pub fn is_response_to(msg: &Value, id: &Value) -> bool {
+    msg.get("method").is_none()
+        && (msg.get("result").is_some() || msg.get("error").is_some())
+        && msg.get("id") == Some(id)
+}
+
+/// The error code of an error response.
+#[must_use]
+pub fn error_code(msg: &Value) -> Option<i64> {
+    msg.get("error")?.get("code")?.as_i64()
+}
+
+/// A handle to a started server's process, kept by the scheduler to kill its group whatever
+/// happened to the case.
+#[derive(Debug, Clone)]
+pub struct ProcHandle {
+    /// Process id of the server, which leads its own group.
+    pub pgid: i32,
+    child: Arc<Mutex<Child>>,
+}
+
+impl ProcHandle {
+    /// Shutdown in the conventions' order: the case already dropped stdin (or the client is
+    /// gone); bounded wait; SIGTERM to the group; short wait; SIGKILL to the group; reap. The
+    /// final SIGKILL is sent even when the leader exited, so nothing of the group survives.
+    pub async fn shutdown(&self) {
+        let mut child = self.child.lock().await;
+        let exited = matches!(
+            tokio::time::timeout(process::EXIT_GRACE, child.wait()).await,
+            Ok(Ok(_))
+        );
+        if !exited {
+            process::signal_group(self.pgid, nix::sys::signal::Signal::SIGTERM);
+            let _ = tokio::time::timeout(process::TERM_GRACE, child.wait()).await;
+        }
+        process::signal_group(self.pgid, nix::sys::signal::Signal::SIGKILL);
+        let _ = tokio::time::timeout(process::TERM_GRACE, child.wait()).await;
+        process::unregister(self.pgid);
+    }
+}
+
+/// A connection to one server process.
+#[derive(Debug)]
+pub struct Client {
+    proc: ProcHandle,
+    stdin: Option<ChildStdin>,
+    frames: mpsc::Receiver<Option<Frame>>,
+    /// Frames read while waiting for something else, in arrival order.
+    seen: VecDeque<Frame>,
+    closed: bool,
+    transcript: Transcript,
+    deadline: Instant,
+    next_id: i64,
+}
+
+impl Client {
+    /// Starts `spec` in a new process group with piped stdio. `deadline` bounds every wait.
+    pub fn spawn(
+        spec: &ServerSpec,
+        transcript: Transcript,
+        deadline: Instant,
+    ) -> Result<Self, ClientError> {
+        let mut cmd = Command::new(&spec.program);
+        cmd.args(&spec.args)
+            .envs(spec.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            // A backstop only: the scheduler kills the whole group explicitly.
+            .kill_on_drop(true);
+        let mut child = cmd.spawn().map_err(|source| ClientError::Spawn {
+            program: spec.program.to_string_lossy().into_owned(),
+            source,
+        })?;
+        let pgid = child
+            .id()
+            .and_then(|p| i32::try_from(p).ok())
+            .unwrap_or_default();
+        process::register(pgid);
+        transcript.note(&format!("started server, pid {pgid}"));
+
+        let stdin = child.stdin.take();
+        let (tx, rx) = mpsc::channel(FRAME_QUEUE);
+        if let Some(stdout) = child.stdout.take() {
+            tokio::spawn(read_stdout(stdout, tx, transcript.clone()));
+        }
+        if let Some(stderr) = child.stderr.take() {
+            tokio::spawn(read_stderr(stderr, transcript.clone()));
+        }
+        Ok(Self {
+            proc: ProcHandle {
+                pgid,
+                child: Arc::new(Mutex::new(child)),
+            },
+            stdin,
+            frames: rx,
+            seen: VecDeque::new(),
+            closed: false,
+            transcript,
+            deadline,
+            next_id: 1,
+        })
+    }
+
+    /// The handle the scheduler uses to kill this server's group.
+    #[must_use]
+    pub fn handle(&self) -> ProcHandle {
+        self.proc.clone()
+    }
+
+    /// The server's pid (leader of its own group).
+    #[must_use]
+    pub fn pid(&self) -> i32 {
+        self.proc.pgid
+    }
+
+    /// The transcript this client records into.
+    #[must_use]
+    pub fn transcript(&self) -> &Transcript {
+        &self.transcript
+    }
+
+    /// A fresh integer request id.
+    pub fn fresh_id(&mut self) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        json!(id)
+    }
+
+    /// Time left before the case's deadline.
+    #[must_use]
+    pub fn remaining(&self) -> Duration {
+        self.deadline.saturating_duration_since(Instant::now())
+    }
+
+    /// Sends one JSON message as a line.
+    pub async fn send(&mut self, msg: &Value) -> Result<(), ClientError> {
+        self.send_raw(&mcp_wire::encode(msg)).await
+    }
+
+    /// Sends raw bytes (which should end with `\n` to form a line), recorded as sent.
+    pub async fn send_raw(&mut self, bytes: &[u8]) -> Result<(), ClientError> {
+        self.transcript
+            .record("c2s", bytes.strip_suffix(b"\n").unwrap_or(bytes));
+        self.write(bytes).await
+    }
+
+    /// Writes without recording (used for the pieces of a streamed line).
+    pub async fn write(&mut self, bytes: &[u8]) -> Result<(), ClientError> {
+        let Some(stdin) = self.stdin.as_mut() else {
+            return Err(ClientError::Closed {
+                waiting_for: "writing (stdin already closed)".into(),
+            });
+        };
+        let res = async {
+            stdin.write_all(bytes).await?;
+            stdin.flush().await
+        }
+        .await;
+        res.map_err(|e| match e.kind() {
+            std::io::ErrorKind::BrokenPipe => ClientError::Closed {
+                waiting_for: "writing to the server's stdin".into(),
+            },
+            _ => ClientError::Io(e),
+        })
+    }
+
+    /// Sends a request with a fresh id and returns the id.
+    pub async fn send_request(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<Value, ClientError> {
+        let id = self.fresh_id();
+        self.send(&mcp_wire::request(&id, method, params)).await?;
+        Ok(id)
+    }
+
+    /// Sends a request and waits for its response (the whole message: `result` or `error`).
+    pub async fn request(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<Value, ClientError> {
+        let id = self.send_request(method, params).await?;
+        self.response_to(&id, method).await
+    }
+
+    /// Sends a notification.
+    pub async fn notify(&mut self, method: &str, params: Option<Value>) -> Result<(), ClientError> {
+        self.send(&mcp_wire::notification(method, params)).await
+    }
+
+    /// Waits (until the deadline) for the response with `id`; other frames are kept in order
+    /// and can be taken with [`Client::take_seen`].
+    pub async fn response_to(&mut self, id: &Value, what: &str) -> Result<Value, ClientError> {
+        let deadline = self.deadline;
+        self.response_until(id, what, deadline).await
+    }
+
+    /// Like [`Client::response_to`] with an earlier deadline of its own.
+    pub async fn response_within(
+        &mut self,
+        id: &Value,
+        what: &str,
+        wait: Duration,
+    ) -> Result<Value, ClientError> {
+        let deadline = (Instant::now() + wait).min(self.deadline);
+        self.response_until(id, what, deadline).await
+    }
+
+    async fn response_until(
+        &mut self,
+        id: &Value,
+        what: &str,
+        deadline: Instant,
+    ) -> Result<Value, ClientError> {
+        if let Some(pos) = self
+            .seen
+            .iter()
+            .position(|f| f.json().is_some_and(|m| is_response_to(m, id)))
+            && let Some(Frame::Json(m)) = self.seen.remove(pos)
+        {
+            return Ok(m);
+        }
+        let started = Instant::now();
+        loop {
+            match self.next_until(deadline).await? {
+                Some(Frame::Json(m)) if is_response_to(&m, id) => return Ok(m),
+                Some(frame) => self.seen.push_back(frame),
+                None if self.closed => {
+                    return Err(ClientError::Closed {
+                        waiting_for: what.to_owned(),
+                    });
+                }
+                None => {
+                    return Err(ClientError::Timeout {
+                        waiting_for: what.to_owned(),
+                        ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+                    });
+                }
+            }
+        }
+    }
+
+    /// Every frame that arrives within `wait` (bounded by the deadline), after those already
+    /// seen. Ends early when the server closes stdout.
+    pub async fn collect(&mut self, wait: Duration) -> Result<Vec<Frame>, ClientError> {
+        let deadline = (Instant::now() + wait).min(self.deadline);
+        let mut out: Vec<Frame> = self.seen.drain(..).collect();
+        while let Some(frame) = self.next_until(deadline).await? {
+            out.push(frame);
+        }
+        Ok(out)
+    }
+
+    /// Takes the frames seen so far while waiting for other things.
+    pub fn take_seen(&mut self) -> Vec<Frame> {
+        self.seen.drain(..).collect()
+    }
+
+    /// The next frame before `deadline`, `None` on timeout or when stdout closed. Requests the
+    /// server sends to the runner (sampling, roots …) are answered `-32601` so no server waits
+    /// on us, and are also passed on.
+    async fn next_until(&mut self, deadline: Instant) -> Result<Option<Frame>, ClientError> {
+        if self.closed {
+            return Ok(None);
+        }
+        match tokio::time::timeout_at(deadline.into(), self.frames.recv()).await {
+            Ok(Some(Some(frame))) => {
+                if let Frame::Json(m) = &frame
+                    && let (Some(id), Some(method)) =
+                        (m.get("id"), m.get("method").and_then(Value::as_str))
+                {
+                    let err = mcp_wire::ErrorObject::method_not_found(method);
+                    let reply = mcp_wire::error_response(Some(id), &err);
+                    // Best effort: a server that stopped reading is graded elsewhere.
+                    let _ = self.send(&reply).await;
+                }
+                Ok(Some(frame))
+            }
+            Ok(Some(None) | None) => {
+                self.closed = true;
+                Ok(None)
+            }
+            Err(_) => Ok(None),
+        }
+    }
+
+    /// Whether the server closed its stdout.
+    #[must_use]
+    pub fn is_closed(&self) -> bool {
+        self.closed
+    }
+
+    /// Closes the server's stdin (EOF).
+    pub fn close_stdin(&mut self) {
+        if self.stdin.take().is_some() {
+            self.transcript.note("closed the server's stdin (EOF)");
+        }
+    }
+
+    /// Waits up to `wait` for the server process to exit.
+    pub async fn wait_exit(&mut self, wait: Duration) -> Option<ExitStatus> {
+        let mut child = self.proc.child.lock().await;
+        match tokio::time::timeout(wait, child.wait()).await {
+            Ok(Ok(status)) => {
+                self.transcript.note(&format!("server exited: {status}"));
+                Some(status)
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether the server process is still running.
+    pub async fn is_running(&self) -> bool {
+        let mut child = self.proc.child.lock().await;
+        matches!(child.try_wait(), Ok(None))
+    }
+
+    /// Streams one line of `total` bytes (a JSON request whose string parameter pads it out),
+    /// in 1 MiB pieces, never holding the whole line; `between` runs after each piece (memory
+    /// sampling). The line is recorded in the transcript by its head and length only.
+    pub async fn stream_huge_line(
+        &mut self,
+        total: usize,
+        mut between: impl FnMut(),
+    ) -> Result<(), ClientError> {
+        const PIECE: usize = 1024 * 1024;
+        let head = br#"{"jsonrpc":"2.0","id":"huge","method":"ping","params":{"pad":""#;
+        let tail = b"\"}}\n";
+        let pad = total.saturating_sub(head.len() + tail.len());
+        self.transcript.record(
+            "c2s",
+            format!(
+                "{}… (one line of {total} bytes, streamed in 1 MiB pieces)",
+                String::from_utf8_lossy(head)
+            )
+            .as_bytes(),
+        );
+        self.write(head).await?;
+        let piece = vec![b'x'; PIECE];
+        let mut left = pad;
+        while left > 0 {
+            let n = left.min(PIECE);
+            self.write(&piece[..n]).await?;
+            left -= n;
+            between();
+        }
+        self.write(tail).await?;
+        between();
+        Ok(())
+    }
+}
+
+/// Reads stdout with the shared bounded decoder; each line becomes a [`Frame`]. `None` on the
+/// channel means EOF.
+async fn read_stdout(
+    mut stdout: tokio::process::ChildStdout,
+    tx: mpsc::Sender<Option<Frame>>,
+    transcript: Transcript,
+) {
+    let mut decoder = FrameDecoder::new(MAX_SERVER_LINE);
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = match stdout.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        let mut frames = Vec::new();
+        decoder.decode(&buf[..n], &mut |ev| {
+            push_event(ev, &mut frames, &transcript)
+        });
+        for f in frames {
+            if tx.send(Some(f)).await.is_err() {
+                return;
+            }
+        }
+    }
+    let mut frames = Vec::new();
+    decoder.finish(&mut |ev| push_event(ev, &mut frames, &transcript));
+    for f in frames {
+        let _ = tx.send(Some(f)).await;
+    }
+    transcript.note("server closed stdout");
+    let _ = tx.send(None).await;
+}
+
+fn push_event(ev: DecodeEvent<'_>, frames: &mut Vec<Frame>, transcript: &Transcript) {
+    match ev {
+        DecodeEvent::Line(line) => {
+            if line.iter().all(u8::is_ascii_whitespace) {
+                // A blank line carries no message; recorded so T1 graders can see it.
+                transcript.record("s2c", line);
+                return;
+            }
+            transcript.record("s2c", line);
+            match serde_json::from_slice::<Value>(line) {
+                Ok(v) => frames.push(Frame::Json(v)),
+                Err(_) => frames.push(Frame::NotJson(String::from_utf8_lossy(line).into_owned())),
+            }
+        }
+        DecodeEvent::OversizedEnd { len } => {
+            transcript.note(&format!("server sent a line of {len} bytes (not kept)"));
+            frames.push(Frame::Oversized(len));
+        }
+        DecodeEvent::OversizedStart | DecodeEvent::OversizedChunk(_) => {}
+    }
+}
+
+/// Keeps the first stderr lines of a server in the transcript; drains the rest so the server
+/// never blocks on a full pipe.
+async fn read_stderr(mut stderr: tokio::process::ChildStderr, transcript: Transcript) {
+    let mut decoder = FrameDecoder::new(4096);
+    let mut buf = vec![0u8; 16 * 1024];
+    let mut lines = 0usize;
+    loop {
+        let n = match stderr.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        decoder.decode(&buf[..n], &mut |ev| {
+            if let DecodeEvent::Line(l) = ev {
+                lines += 1;
+                if lines <= MAX_STDERR_LINES {
+                    transcript.record("stderr", l);
+                }
+            }
+        });
+    }
+    if lines > MAX_STDERR_LINES {
+        transcript.note(&format!(
+            "{} more stderr lines not kept",
+            lines - MAX_STDERR_LINES
+        ));
+    }
+}

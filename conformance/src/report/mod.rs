@@ -1,0 +1,162 @@
+//! The report model and its three writers: [`pretty`] for people, [`json`] for machines (a
+//! versioned schema, `docs/conformance-report.schema.json`), [`junit`] for CI dashboards.
+//! Writers are pure functions of a [`Report`], golden-tested with synthetic reports.
+
+pub mod json;
+pub mod junit;
+pub mod pretty;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::model::{Level, Outcome, Profile};
+use crate::transcript::Entry;
+
+/// The version of the JSON report's schema. Bumped on any incompatible change; additions of
+/// optional fields keep it.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// A whole run.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// [`FORMAT_VERSION`].
+    pub format_version: u32,
+    /// Who produced the report.
+    pub runner: RunnerInfo,
+    /// What was checked.
+    pub server: ServerReport,
+    /// The profile in force.
+    pub profile: Profile,
+    /// Whether SHOULD deviations failed (`--strict`).
+    pub strict: bool,
+    /// Whether fake-claude drove the server (`--drive-fake`).
+    pub drive_fake: bool,
+    /// The baseline in force.
+    pub baseline: BaselineReport,
+    /// Every case run, in catalogue order.
+    pub cases: Vec<CaseResult>,
+    /// Counts.
+    pub summary: Summary,
+    /// The runner's exit status.
+    pub exit_code: u8,
+}
+
+/// The runner's identity.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunnerInfo {
+    /// `mcp-conformance`.
+    pub name: String,
+    /// The runner's version.
+    pub version: String,
+}
+
+/// The server under test.
+#[derive(Debug, Clone, Serialize)]
+pub struct ServerReport {
+    /// The command line, as words.
+    pub command: Vec<String>,
+    /// Whether it is the embedded default (reference adapter wired to fake-claude).
+    pub builtin: bool,
+    /// `serverInfo` from `initialize`.
+    #[serde(rename = "serverInfo")]
+    pub server_info: Option<Value>,
+    /// The negotiated `protocolVersion` of the discovery session.
+    #[serde(rename = "protocolVersion")]
+    pub protocol_version: Option<String>,
+}
+
+/// The baseline in force.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct BaselineReport {
+    /// The file, when one was given.
+    pub file: Option<String>,
+    /// How many ids it lists.
+    pub listed: usize,
+    /// Listed ids that name no case of the catalogue (each counts as a failure).
+    pub unknown: Vec<String>,
+}
+
+/// One graded case.
+#[derive(Debug, Clone, Serialize)]
+pub struct CaseResult {
+    /// Stable slug id.
+    pub id: String,
+    /// First segment of the id.
+    pub section: String,
+    /// Contract id or MCP spec section.
+    pub requirement: String,
+    /// Level under the profile.
+    pub level: Level,
+    /// Graded outcome.
+    pub outcome: Outcome,
+    /// A failure the baseline expects (not counted as failed).
+    pub baselined: bool,
+    /// Listed in the baseline but passed: counted as failed (the baseline is stale).
+    pub stale_baseline: bool,
+    /// What the case checks.
+    pub description: String,
+    /// What the requirement asks for (fail, warn, info).
+    pub expected: Option<String>,
+    /// What the server did (fail, warn, info).
+    pub actual: Option<String>,
+    /// Why the case was skipped or could not run (skip, error).
+    pub reason: Option<String>,
+    /// Wall time of the case.
+    pub duration_ms: u64,
+    /// Whether the case hit its timeout.
+    pub timed_out: bool,
+    /// The wire transcript of the case.
+    pub transcript: Vec<Entry>,
+}
+
+impl CaseResult {
+    /// Whether the case counts against the gate (an unbaselined failure, an error, or a stale
+    /// baseline entry).
+    #[must_use]
+    pub fn counts_as_failed(&self) -> bool {
+        (self.outcome == Outcome::Fail && !self.baselined)
+            || self.outcome == Outcome::Error
+            || self.stale_baseline
+    }
+}
+
+/// Outcome counts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    /// Passed (stale baseline entries excluded).
+    pub passed: usize,
+    /// Counted as failed: unbaselined failures + errors + stale baseline entries.
+    pub failed: usize,
+    /// SHOULD deviations without `--strict`.
+    pub warned: usize,
+    /// Skipped.
+    pub skipped: usize,
+    /// Informational.
+    pub info: usize,
+    /// Failures the baseline expects.
+    pub baselined: usize,
+    /// Stale baseline entries (listed cases that passed, unknown ids); included in `failed`.
+    pub stale: usize,
+    /// Cases the runner could not do; included in `failed`.
+    pub errors: usize,
+}
+
+impl Summary {
+    /// The last line of every pretty report: `N passed, N failed, N skipped`.
+    #[must_use]
+    pub fn last_line(&self) -> String {
+        format!(
+            "{} passed, {} failed, {} skipped",
+            self.passed, self.failed, self.skipped
+        )
+    }
+
+    /// The line before it: warnings, informational and baselined counts.
+    #[must_use]
+    pub fn detail_line(&self) -> String {
+        format!(
+            "{} warned, {} info, {} baselined, {} stale baseline, {} errors",
+            self.warned, self.info, self.baselined, self.stale, self.errors
+        )
+    }
+}

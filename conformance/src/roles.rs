@@ -1,0 +1,203 @@
+//! Tool roles of the computer-mcp contract, found from a prefix-tolerant name suffix confirmed by
+//! the input schema, never from exact names (TOOL-1: hosts may prefix names, and the underscore
+//! projection turns `claude.run.cancel` into `claude_run_cancel`). Metadata is what the META
+//! cases grade, so it is not used to find roles (that would make those checks circular).
+
+use serde_json::Value;
+
+/// The seven tool roles of TOOL-1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Role {
+    /// `claude.run`: run and wait.
+    Run,
+    /// `claude.run.start`: start, return a handle.
+    Start,
+    /// `claude.run.list`.
+    List,
+    /// `claude.run.result`.
+    Result,
+    /// `claude.run.events`.
+    Events,
+    /// `claude.run.cancel`.
+    Cancel,
+    /// `claude.run.release`.
+    Release,
+}
+
+impl Role {
+    /// Every role, in contract order.
+    pub const ALL: [Role; 7] = [
+        Role::Run,
+        Role::Start,
+        Role::List,
+        Role::Result,
+        Role::Events,
+        Role::Cancel,
+        Role::Release,
+    ];
+
+    /// The default dotted name of the role (for messages only).
+    #[must_use]
+    pub fn default_name(self) -> &'static str {
+        match self {
+            Role::Run => "claude.run",
+            Role::Start => "claude.run.start",
+            Role::List => "claude.run.list",
+            Role::Result => "claude.run.result",
+            Role::Events => "claude.run.events",
+            Role::Cancel => "claude.run.cancel",
+            Role::Release => "claude.run.release",
+        }
+    }
+
+    /// The risk META-RISK-2 requires.
+    #[must_use]
+    pub fn risk(self) -> &'static str {
+        match self {
+            Role::Run | Role::Start => "full-shell",
+            Role::List | Role::Result | Role::Events => "read-only",
+            Role::Cancel | Role::Release => "destructive",
+        }
+    }
+
+    /// Whether META-CONT-1 requires a continuation declaration (else META-CONT-2 forbids one).
+    #[must_use]
+    pub fn continues(self) -> bool {
+        matches!(
+            self,
+            Role::Result | Role::Events | Role::Cancel | Role::Release
+        )
+    }
+
+    fn suffix(self) -> &'static str {
+        match self {
+            Role::Run => "run",
+            Role::Start => "run_start",
+            Role::List => "run_list",
+            Role::Result => "run_result",
+            Role::Events => "run_events",
+            Role::Cancel => "run_cancel",
+            Role::Release => "run_release",
+        }
+    }
+}
+
+/// The role of one listed tool, or `None`.
+#[must_use]
+pub fn role_of(tool: &Value) -> Option<Role> {
+    let name = tool.get("name")?.as_str()?;
+    let norm: String = name
+        .chars()
+        .map(|c| {
+            if matches!(c, '.' | '-' | '/' | ':') {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect();
+    // Longest suffix first, so `…run_start` is not taken for `…run`.
+    let by_name = [
+        Role::Start,
+        Role::List,
+        Role::Result,
+        Role::Events,
+        Role::Cancel,
+        Role::Release,
+        Role::Run,
+    ]
+    .into_iter()
+    .find(|r| {
+        let s = r.suffix();
+        norm == s || norm.ends_with(&format!("_{s}"))
+    })?;
+    let props = tool
+        .get("inputSchema")
+        .and_then(|s| s.get("properties"))
+        .and_then(Value::as_object);
+    let has = |p: &str| props.is_some_and(|m| m.contains_key(p));
+    // The schema must agree (RUN-0): a random `dry_run` tool is not a provider's run.
+    let agrees = match by_name {
+        Role::Run | Role::Start => has("prompt"),
+        Role::List => !has("prompt") && !has("run_id"),
+        Role::Events => has("run_id") && has("cursor"),
+        Role::Result | Role::Cancel | Role::Release => has("run_id") && !has("prompt"),
+    };
+    agrees.then_some(by_name)
+}
+
+/// Roles found in a tool listing.
+#[derive(Debug, Clone, Default)]
+pub struct Roles {
+    /// `(role, tool name, index in the listing)` in listing order.
+    pub found: Vec<(Role, String, usize)>,
+}
+
+impl Roles {
+    /// Finds the roles of every tool.
+    #[must_use]
+    pub fn find(tools: &[Value]) -> Self {
+        let found = tools
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| {
+                let role = role_of(t)?;
+                let name = t.get("name")?.as_str()?.to_owned();
+                Some((role, name, i))
+            })
+            .collect();
+        Self { found }
+    }
+
+    /// The name of the first tool with `role`.
+    #[must_use]
+    pub fn name(&self, role: Role) -> Option<&str> {
+        self.found
+            .iter()
+            .find(|(r, _, _)| *r == role)
+            .map(|(_, n, _)| n.as_str())
+    }
+
+    /// Whether no tool has a role.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.found.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn tool(name: &str, props: &[&str]) -> Value {
+        let props: serde_json::Map<String, Value> =
+            props.iter().map(|p| ((*p).to_owned(), json!({}))).collect();
+        json!({"name": name, "inputSchema": {"type": "object", "properties": props}})
+    }
+
+    #[test]
+    fn roles_tolerate_prefixes_and_the_underscore_projection() {
+        assert_eq!(role_of(&tool("claude.run", &["prompt"])), Some(Role::Run));
+        assert_eq!(
+            role_of(&tool("mcp__kit__claude_run_cancel", &["run_id"])),
+            Some(Role::Cancel)
+        );
+        assert_eq!(
+            role_of(&tool("gw.claude.run.start", &["prompt"])),
+            Some(Role::Start)
+        );
+        assert_eq!(
+            role_of(&tool("x_run_events", &["run_id", "cursor"])),
+            Some(Role::Events)
+        );
+        assert_eq!(role_of(&tool("claude_run_list", &[])), Some(Role::List));
+    }
+
+    #[test]
+    fn a_name_alone_is_not_a_role() {
+        assert_eq!(role_of(&tool("dry_run", &["path"])), None);
+        assert_eq!(role_of(&tool("trigger_run_result", &["x"])), None);
+        assert_eq!(role_of(&tool("rerun", &["prompt"])), None);
+    }
+}

@@ -1,0 +1,266 @@
+//! The scheduler: runs the selected cases in parallel under a concurrency limit, each with its
+//! own fresh server (unless it only reads the shared discovery), its own transcript and a timeout;
+//! afterwards every server the case started is killed by process group, whatever happened.
+
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tokio::sync::{Semaphore, mpsc};
+use tokio::task::JoinSet;
+
+use crate::client::{Client, ProcHandle};
+use crate::discovery::{DEFAULT_VERSION, Discovery, initialize};
+use crate::model::{Case, Check, Needs, Profile};
+use crate::roles::{Role, Roles};
+use crate::target::Target;
+use crate::transcript::{Entry, Transcript};
+
+/// How much of a case's time is kept back so a waiting case fails with its own message before
+/// the scheduler's timeout fires.
+const WAIT_MARGIN: Duration = Duration::from_millis(300);
+
+/// What a case's check gets: the run's settings, the shared discovery, and a way to start
+/// servers that the scheduler will kill afterwards.
+#[derive(Clone)]
+pub struct Ctx {
+    /// The profile in force.
+    pub profile: Profile,
+    /// Whether fake-claude drives the server (`--drive-fake`).
+    pub drive_fake: bool,
+    /// The shared discovery snapshot.
+    pub discovery: Arc<Discovery>,
+    /// The case's id (used in prompts so runs are traceable).
+    pub case_id: &'static str,
+    target: Arc<Target>,
+    transcript: Transcript,
+    procs: Arc<Mutex<Vec<ProcHandle>>>,
+    deadline: Instant,
+}
+
+impl Ctx {
+    /// Starts a fresh server (not initialized).
+    pub fn spawn(&self) -> Result<Client, Check> {
+        let client = Client::spawn(
+            &self.target.spec,
+            self.transcript.clone(),
+            self.deadline
+                .checked_sub(WAIT_MARGIN)
+                .unwrap_or(self.deadline),
+        )
+        .map_err(Check::from)?;
+        self.procs
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(client.handle());
+        Ok(client)
+    }
+
+    /// Starts a fresh server and completes the handshake proposing [`DEFAULT_VERSION`].
+    pub async fn session(&self) -> Result<Client, Check> {
+        self.session_with(DEFAULT_VERSION).await
+    }
+
+    /// Starts a fresh server and completes the handshake proposing `version`.
+    pub async fn session_with(&self, version: &str) -> Result<Client, Check> {
+        let mut client = self.spawn()?;
+        let answer = initialize(&mut client, version).await?;
+        if answer.get("result").is_none_or(|r| !r.is_object()) {
+            return Err(Check::fail(
+                "initialize to succeed",
+                format!("{} ", crate::catalogue::support::show(&answer)),
+            ));
+        }
+        client.notify("notifications/initialized", None).await?;
+        Ok(client)
+    }
+
+    /// The roles found by discovery.
+    #[must_use]
+    pub fn roles(&self) -> &Roles {
+        &self.discovery.roles
+    }
+
+    /// The tool name of `role`, or a failure (provider) / skip (other profiles) saying it is missing.
+    pub fn role(&self, role: Role) -> Result<String, Check> {
+        match self.roles().name(role) {
+            Some(n) => Ok(n.to_owned()),
+            None if self.profile == Profile::Provider => Err(Check::fail(
+                format!("a tool with the role of {} (TOOL-1)", role.default_name()),
+                "no such tool in tools/list",
+            )),
+            None => Err(Check::skip(format!(
+                "no tool with the role of {}",
+                role.default_name()
+            ))),
+        }
+    }
+
+    /// The listed tool (its whole object) called `name`.
+    #[must_use]
+    pub fn tool(&self, name: &str) -> Option<&Value> {
+        self.discovery
+            .tools()
+            .iter()
+            .find(|t| t.get("name").and_then(Value::as_str) == Some(name))
+    }
+
+    /// Adds a note of the runner's own to the transcript.
+    pub fn note(&self, text: &str) {
+        self.transcript.note(text);
+    }
+
+    /// Ends a case that needs fake-claude when it does not drive the server.
+    pub fn require_fake(&self) -> Result<(), Check> {
+        if self.drive_fake {
+            Ok(())
+        } else {
+            Err(Check::skip(
+                "needs --drive-fake (fake-claude as the server's claude)",
+            ))
+        }
+    }
+}
+
+/// One finished case before grading.
+#[derive(Debug, Clone)]
+pub struct Ran {
+    /// The case.
+    pub case: Case,
+    /// What the check said.
+    pub check: Check,
+    /// Wall time.
+    pub duration: Duration,
+    /// Whether the case hit its timeout.
+    pub timed_out: bool,
+    /// The case's transcript.
+    pub transcript: Vec<Entry>,
+}
+
+/// Settings of one run of the scheduler.
+#[derive(Debug, Clone, Copy)]
+pub struct Settings {
+    /// The profile.
+    pub profile: Profile,
+    /// Whether fake-claude drives the server.
+    pub drive_fake: bool,
+    /// Base per-case timeout.
+    pub timeout: Duration,
+    /// Cases at once.
+    pub jobs: usize,
+}
+
+/// Runs `cases`; `progress` receives each result as it finishes. Results come back in the
+/// order of `cases`.
+pub async fn run_all(
+    cases: Vec<Case>,
+    target: Arc<Target>,
+    discovery: Arc<Discovery>,
+    settings: Settings,
+    progress: Option<mpsc::UnboundedSender<Ran>>,
+) -> Vec<Ran> {
+    let permits = Arc::new(Semaphore::new(settings.jobs.max(1)));
+    let mut set = JoinSet::new();
+    for (index, case) in cases.iter().copied().enumerate() {
+        let permits = permits.clone();
+        let target = target.clone();
+        let discovery = discovery.clone();
+        let progress = progress.clone();
+        set.spawn(async move {
+            // A closed semaphore cannot happen (it is never closed); run anyway if it did.
+            let _permit = permits.acquire_owned().await.ok();
+            let ran = run_one(case, target, discovery, settings).await;
+            if let Some(p) = &progress {
+                let _ = p.send(ran.clone());
+            }
+            (index, ran)
+        });
+    }
+    let mut out: Vec<Option<Ran>> = vec![None; cases.len()];
+    while let Some(joined) = set.join_next().await {
+        match joined {
+            Ok((i, ran)) => out[i] = Some(ran),
+            Err(e) => {
+                // A panicking check is the runner's bug: reported as an error of that case
+                // (its index is unknown here, so it is filled below).
+                eprintln!("mcp-conformance: a case task failed: {e}");
+            }
+        }
+    }
+    out.into_iter()
+        .zip(cases)
+        .map(|(ran, case)| {
+            ran.unwrap_or_else(|| Ran {
+                case,
+                check: Check::Error("the case's task panicked (a runner bug)".into()),
+                duration: Duration::ZERO,
+                timed_out: false,
+                transcript: Vec::new(),
+            })
+        })
+        .collect()
+}
+
+async fn run_one(
+    case: Case,
+    target: Arc<Target>,
+    discovery: Arc<Discovery>,
+    settings: Settings,
+) -> Ran {
+    let started = Instant::now();
+    let timeout = case.timeout(settings.timeout);
+    let transcript = Transcript::new();
+    let procs = Arc::new(Mutex::new(Vec::new()));
+    let ctx = Ctx {
+        profile: settings.profile,
+        drive_fake: settings.drive_fake,
+        discovery: discovery.clone(),
+        case_id: case.id,
+        target,
+        transcript: transcript.clone(),
+        procs: procs.clone(),
+        deadline: started + timeout,
+    };
+    // The check runs in a task of its own so a panic is contained and reported.
+    let task = tokio::spawn((case.check)(ctx));
+    let abort = task.abort_handle();
+    let (check, timed_out) = match tokio::time::timeout(timeout, task).await {
+        Ok(Ok(Ok(c) | Err(c))) => (c, false),
+        Ok(Err(e)) => (Check::Error(format!("the check panicked: {e}")), false),
+        Err(_) => {
+            abort.abort();
+            transcript.note(&format!("case timed out after {} ms", timeout.as_millis()));
+            (
+                Check::fail(
+                    format!(
+                        "a verdict within the case timeout of {} ms",
+                        timeout.as_millis()
+                    ),
+                    "timed out: the server did not answer in time (hung?)",
+                ),
+                true,
+            )
+        }
+    };
+    let handles: Vec<ProcHandle> = procs
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .drain(..)
+        .collect();
+    for h in handles {
+        h.shutdown().await;
+    }
+    let mut entries = if case.needs == Needs::Discovery {
+        discovery.transcript.clone()
+    } else {
+        Vec::new()
+    };
+    entries.extend(transcript.entries());
+    Ran {
+        case,
+        check,
+        duration: started.elapsed(),
+        timed_out,
+        transcript: entries,
+    }
+}

@@ -1,0 +1,66 @@
+//! Case selection: the profile decides which cases exist (a level per profile, or none), and
+//! `--case GLOB` narrows them. Globs match whole ids: `*` within one segment, `**` across
+//! segments, `?` one character.
+
+use crate::model::{Case, Profile};
+
+/// The cases of `catalogue` that apply to `profile` and match any of `globs` (all when empty).
+#[must_use]
+pub fn select(catalogue: &[Case], profile: Profile, globs: &[String]) -> Vec<Case> {
+    catalogue
+        .iter()
+        .filter(|c| c.levels.get(profile).is_some())
+        .filter(|c| globs.is_empty() || globs.iter().any(|g| glob_match(g, c.id)))
+        .copied()
+        .collect()
+}
+
+/// Whether `id` matches `glob`. A glob without any wildcard also matches every id under it
+/// as a prefix (`--case jsonrpc/batch` selects the whole group).
+#[must_use]
+pub fn glob_match(glob: &str, id: &str) -> bool {
+    if !glob.contains(['*', '?']) {
+        let g = glob.trim_end_matches('/');
+        return id == g || id.starts_with(&format!("{g}/"));
+    }
+    matches(glob.as_bytes(), id.as_bytes())
+}
+
+fn matches(p: &[u8], s: &[u8]) -> bool {
+    match p {
+        [] => s.is_empty(),
+        [b'*', b'*', rest @ ..] => (0..=s.len()).any(|i| matches(rest, &s[i..])),
+        [b'*', rest @ ..] => (0..=s.len())
+            .take_while(|&i| i == 0 || s[i - 1] != b'/')
+            .any(|i| matches(rest, &s[i..])),
+        [b'?', rest @ ..] => !s.is_empty() && s[0] != b'/' && matches(rest, &s[1..]),
+        [c, rest @ ..] => s.first() == Some(c) && matches(rest, &s[1..]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::glob_match;
+
+    #[test]
+    fn star_stays_in_a_segment_and_double_star_crosses() {
+        assert!(glob_match(
+            "jsonrpc/*/parse-error",
+            "jsonrpc/malformed/parse-error"
+        ));
+        assert!(!glob_match("jsonrpc/*", "jsonrpc/malformed/parse-error"));
+        assert!(glob_match("jsonrpc/**", "jsonrpc/malformed/parse-error"));
+        assert!(glob_match(
+            "**/parse-error",
+            "jsonrpc/malformed/parse-error"
+        ));
+        assert!(glob_match("meta-?isk/**", "meta-risk/a"));
+    }
+
+    #[test]
+    fn a_plain_prefix_selects_its_group() {
+        assert!(glob_match("jsonrpc/batch", "jsonrpc/batch/2025-03-26"));
+        assert!(glob_match("jsonrpc", "jsonrpc/batch/2025-03-26"));
+        assert!(!glob_match("jsonrpc/bat", "jsonrpc/batch/2025-03-26"));
+    }
+}

@@ -1,0 +1,146 @@
+//! What the runner checks: a server command line from the user, or the embedded default (the
+//! reference adapter wired to fake-claude). Binaries are found next to the runner's own
+//! executable, else on PATH, never linked (the runner must stay usable on any server).
+
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
+
+use crate::client::ServerSpec;
+
+/// The reference adapter's binary name.
+pub const ADAPTER_BIN: &str = "claude-mcp-adapter";
+/// The fake claude's binary name.
+pub const FAKE_CLAUDE_BIN: &str = "fake-claude";
+
+/// Why a target could not be prepared (exit 2).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TargetError {
+    /// A binary was neither next to the runner nor on PATH.
+    #[error("cannot find {name} next to {beside} or on PATH")]
+    NotFound {
+        /// The binary.
+        name: String,
+        /// The runner's own directory.
+        beside: String,
+    },
+    /// The temporary PATH directory could not be made.
+    #[error("cannot prepare the fake-claude PATH directory {dir}: {source}")]
+    FakeDir {
+        /// The directory.
+        dir: String,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+/// A prepared target: how to start the server, and the temporary directory holding the
+/// `claude` → fake-claude link when the fake drives it (removed on drop).
+#[derive(Debug)]
+pub struct Target {
+    /// How to start one server process.
+    pub spec: ServerSpec,
+    /// Whether this is the embedded default (reference adapter + fake-claude).
+    pub builtin: bool,
+    /// Whether fake-claude is first on the server's PATH as `claude`.
+    pub drives_fake: bool,
+    fake_dir: Option<PathBuf>,
+}
+
+impl Drop for Target {
+    fn drop(&mut self) {
+        if let Some(dir) = &self.fake_dir {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+impl Target {
+    /// Prepares a target. `command` empty means the embedded default. With `drive_fake`, the
+    /// server's PATH starts with a private directory whose `claude` is fake-claude (found at
+    /// `fake_claude`, else next to the runner, else on PATH).
+    pub fn prepare(
+        command: &[OsString],
+        drive_fake: bool,
+        fake_claude: Option<&Path>,
+    ) -> Result<Self, TargetError> {
+        let (mut spec, builtin) = match command.split_first() {
+            Some((program, args)) => (
+                ServerSpec {
+                    program: program.clone(),
+                    args: args.to_vec(),
+                    env: Vec::new(),
+                },
+                false,
+            ),
+            None => (
+                ServerSpec {
+                    program: find_binary(ADAPTER_BIN)?.into_os_string(),
+                    args: Vec::new(),
+                    env: Vec::new(),
+                },
+                true,
+            ),
+        };
+        let mut fake_dir = None;
+        if drive_fake {
+            let fake = match fake_claude {
+                Some(p) => p.to_path_buf(),
+                None => find_binary(FAKE_CLAUDE_BIN)?,
+            };
+            let dir =
+                std::env::temp_dir().join(format!("mcp-conformance-{}", uuid::Uuid::new_v4()));
+            let link = dir.join("claude");
+            std::fs::create_dir_all(&dir)
+                .and_then(|()| std::os::unix::fs::symlink(&fake, &link))
+                .map_err(|source| TargetError::FakeDir {
+                    dir: dir.display().to_string(),
+                    source,
+                })?;
+            let mut path = OsString::from(dir.as_os_str());
+            if let Some(old) = std::env::var_os("PATH") {
+                path.push(":");
+                path.push(old);
+            }
+            spec.env.push(("PATH".into(), path));
+            fake_dir = Some(dir);
+        }
+        Ok(Self {
+            spec,
+            builtin,
+            drives_fake: drive_fake,
+            fake_dir,
+        })
+    }
+}
+
+/// Finds `name` next to the running executable, else on PATH.
+pub fn find_binary(name: &str) -> Result<PathBuf, TargetError> {
+    let beside = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.parent().map(Path::to_path_buf));
+    if let Some(dir) = &beside {
+        let candidate = dir.join(name);
+        if is_executable(&candidate) {
+            return Ok(candidate);
+        }
+    }
+    if let Some(found) = on_path(name, std::env::var_os("PATH").as_deref()) {
+        return Ok(found);
+    }
+    Err(TargetError::NotFound {
+        name: name.to_owned(),
+        beside: beside.map_or_else(|| "the runner".into(), |d| d.display().to_string()),
+    })
+}
+
+fn on_path(name: &str, path: Option<&OsStr>) -> Option<PathBuf> {
+    std::env::split_paths(path?)
+        .map(|d| d.join(name))
+        .find(|p| is_executable(p))
+}
+
+fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}

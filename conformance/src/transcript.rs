@@ -1,0 +1,103 @@
+//! The per-case wire transcript: every line sent and received, with bounded size, so a failure
+//! can be shown with what actually crossed the wire (h2spec / autobahn style wire logs).
+
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+/// At most this many bytes of one line are kept in a transcript.
+pub const MAX_LINE_BYTES: usize = 2048;
+/// At most this many entries are kept per case; later ones are counted, not stored.
+pub const MAX_ENTRIES: usize = 200;
+
+/// One transcript row.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    /// `c2s` (runner to server), `s2c` (server to runner), `stderr` (server diagnostics) or
+    /// `note` (what the runner did, e.g. "closed stdin").
+    pub dir: String,
+    /// Milliseconds since the case started.
+    pub ms: u64,
+    /// The line (compact JSON or raw text), cut at [`MAX_LINE_BYTES`] with a marker.
+    pub line: String,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    entries: Vec<Entry>,
+    dropped: u64,
+}
+
+/// A shared, bounded transcript recorder (the scheduler keeps a handle so the transcript
+/// survives a case that timed out).
+#[derive(Debug, Clone)]
+pub struct Transcript {
+    start: Instant,
+    inner: Arc<Mutex<Inner>>,
+}
+
+impl Default for Transcript {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Transcript {
+    /// An empty transcript whose clock starts now.
+    #[must_use]
+    pub fn new() -> Self {
+        Self {
+            start: Instant::now(),
+            inner: Arc::default(),
+        }
+    }
+
+    /// Records one row; `line` bytes beyond the bound are cut (without splitting a character).
+    pub fn record(&self, dir: &str, line: &[u8]) {
+        let ms = u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let mut inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        if inner.entries.len() >= MAX_ENTRIES {
+            inner.dropped += 1;
+            return;
+        }
+        inner.entries.push(Entry {
+            dir: dir.to_owned(),
+            ms,
+            line: clip(line),
+        });
+    }
+
+    /// Records a note of the runner's own.
+    pub fn note(&self, text: &str) {
+        self.record("note", text.as_bytes());
+    }
+
+    /// The rows so far (plus a final note when rows were dropped).
+    #[must_use]
+    pub fn entries(&self) -> Vec<Entry> {
+        let inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut out = inner.entries.clone();
+        if inner.dropped > 0 {
+            out.push(Entry {
+                dir: "note".into(),
+                ms: out.last().map_or(0, |e| e.ms),
+                line: format!("… {} more rows not kept", inner.dropped),
+            });
+        }
+        out
+    }
+}
+
+/// Cuts a line for display: valid UTF-8 up to the bound, then a marker with the full length.
+#[must_use]
+pub fn clip(line: &[u8]) -> String {
+    if line.len() <= MAX_LINE_BYTES {
+        return String::from_utf8_lossy(line).into_owned();
+    }
+    let mut end = MAX_LINE_BYTES;
+    let text = String::from_utf8_lossy(&line[..end]);
+    // A lossy conversion may end in a replacement char for a split sequence: fine for display.
+    end = text.len();
+    format!("{}… ({} bytes in all)", &text[..end], line.len())
+}
