@@ -11,7 +11,13 @@ use crate::support::{
 };
 
 /// Runs a one-turn prompt against a stand-in answering `error` and checks the common shape.
-fn assert_api_error(error: ApiError, retry_error: &str, assistant_error: &str, text: &str) {
+fn assert_api_error(
+    error: ApiError,
+    capture: Option<&str>,
+    retry_error: &str,
+    assistant_error: &str,
+    text: &str,
+) {
     let Some(claude) = real_claude() else { return };
     let standin = Standin::start(Scenario::HttpError(error)).expect("stand-in");
     let run = run_against(
@@ -54,6 +60,10 @@ fn assert_api_error(error: ApiError, retry_error: &str, assistant_error: &str, t
         text.replace("PORT", &standin.port().to_string())
     );
     assert_result_keys_like(&run, "mock-401-r1");
+    if let Some(capture) = capture {
+        assert_shape_like(&run.events, capture);
+        assert_result_keys_like(&run, capture);
+    }
 
     // One request and one retry, both the same main-loop request.
     let requests = standin.messages_requests();
@@ -70,6 +80,8 @@ fn assert_api_error(error: ApiError, retry_error: &str, assistant_error: &str, t
 fn http_401_is_an_error_result_with_its_status_after_one_retry() {
     assert_api_error(
         ApiError::Authentication,
+        // mock-401-r1 was made with --include-partial-messages: compared in the next test.
+        None,
         "authentication_failed",
         "authentication_failed",
         "Failed to authenticate. API Error: 401 mock authentication_error",
@@ -93,6 +105,7 @@ fn http_401_matches_the_reference_capture_shape() {
 fn http_429_is_an_error_result_with_its_status_after_one_retry() {
     assert_api_error(
         ApiError::RateLimit,
+        Some("mock-429-r1"),
         "rate_limit",
         "rate_limit",
         "API Error: Request rejected (429) · mock rate_limit_error",
@@ -103,6 +116,7 @@ fn http_429_is_an_error_result_with_its_status_after_one_retry() {
 fn http_529_is_an_error_result_with_its_status_after_one_retry() {
     assert_api_error(
         ApiError::Overloaded,
+        Some("mock-529-r1"),
         "overloaded",
         "server_error",
         "API Error: 529 mock overloaded_error. This is a server-side issue, usually temporary — \
@@ -125,6 +139,7 @@ fn repeated_529_stops_after_three_attempts_whatever_the_retry_budget() {
 
     assert_eq!(run.exit_code(), Some(1));
     assert_eq!(run.of("system", Some("api_retry")).len(), 2);
+    assert_shape_like(&run.events, "mock-529-r4");
     assert_eq!(standin.messages_requests().len(), 3);
     let expected = format!(
         "API Error: Repeated 529 Overloaded errors. The API is at capacity — this is usually \

@@ -12,7 +12,7 @@ use nix::unistd::Pid;
 use testkit::claude::{ClaudeCommand, kill_group};
 use testkit::standin::{RequestKind, Scenario, Standin, StreamOutcome};
 
-use crate::support::{print_args, real_claude, shape};
+use crate::support::{print_args, real_claude, reference, shape};
 
 /// Bound for every wait here; only there to avoid hangs.
 const WAIT: Duration = Duration::from_secs(30);
@@ -92,6 +92,17 @@ fn sigterm_mid_stream_ends_the_cli_without_a_result_and_the_standin_sees_the_cli
         testkit::claude::final_result(&events).is_none(),
         "no result after SIGTERM: {:?}",
         shape(&events)
+    );
+    // As in captures/mock-sigterm-mid-stream: init and status, then only stream events.
+    let others = |evs: &[serde_json::Value]| -> Vec<String> {
+        shape(evs)
+            .into_iter()
+            .filter(|k| !k.starts_with("stream_event/"))
+            .collect()
+    };
+    assert_eq!(
+        others(&events),
+        others(&reference("mock-sigterm-mid-stream"))
     );
     assert!(standin.wait_for(WAIT, |log| {
         log.iter()

@@ -86,11 +86,18 @@ pub fn print_args<'a>(extra: &[&'a str], prompt: &'a str) -> Vec<&'a str> {
     args
 }
 
-/// A reference capture's events.
+/// A reference capture's events: `tests/it/reference/NAME.jsonl`, or `captures/NAME.jsonl` (the
+/// ones this crate made, see `captures/make.sh`).
 pub fn reference(name: &str) -> Vec<Value> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let copied = root
         .join("tests/it/reference")
         .join(format!("{name}.jsonl"));
+    let path = if copied.exists() {
+        copied
+    } else {
+        root.join("captures").join(format!("{name}.jsonl"))
+    };
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     testkit::claude::parse_stream(text.as_bytes())
 }
