@@ -7,6 +7,7 @@
 
 mod api;
 mod containment;
+mod drift;
 
 use std::ffi::OsString;
 use std::path::Path;

@@ -1,0 +1,181 @@
+//! `claude-mcp-adapter cli-tree check` (NAT-1 drift) against a tiny fake executable that prints
+//! the captured 2.1.328 `--version` and `--help`, and altered copies of them.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+use super::{BOUND, adapter_exe};
+
+const HELP_2_1_328: &str = include_str!("fixtures/claude-2.1.328-help.txt");
+const VERSION_2_1_328: &str = "2.1.328 (Claude Code)";
+
+/// A directory holding `claude`: a shell script printing `version` for `--version` and the
+/// `help` file for `--help`.
+struct FakeCli {
+    dir: tempfile::TempDir,
+}
+
+impl FakeCli {
+    fn new(version: &str, help: &str) -> Self {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::write(dir.path().join("help.txt"), help).expect("write help");
+        std::fs::write(dir.path().join("version.txt"), format!("{version}\n")).expect("version");
+        let script = format!(
+            "#!/bin/sh\ncase \"$1\" in\n  --version) exec cat '{d}/version.txt' ;;\n  \
+             --help) exec cat '{d}/help.txt' ;;\n  *) echo \"unexpected: $*\" >&2; exit 9 ;;\nesac\n",
+            d = dir.path().display()
+        );
+        let claude = dir.path().join("claude");
+        std::fs::write(&claude, script).expect("write script");
+        std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        Self { dir }
+    }
+
+    fn claude(&self) -> PathBuf {
+        self.dir.path().join("claude")
+    }
+}
+
+fn check(claude: &Path) -> Command {
+    let mut cmd = Command::new(adapter_exe());
+    cmd.args(["cli-tree", "check", "--claude"])
+        .arg(claude)
+        .timeout(BOUND);
+    cmd
+}
+
+fn stdout_of(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn the_captured_2_1_328_help_has_no_drift() {
+    let fake = FakeCli::new(VERSION_2_1_328, HELP_2_1_328);
+    let out = check(&fake.claude()).output().expect("run");
+    let text = stdout_of(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("no drift: cli-tree.json matches 2.1.328 (Claude Code)"),
+        "{text}"
+    );
+    // Undeclared flags are information, never drift.
+    assert!(text.contains("--add-dir <directories...>"), "{text}");
+    assert!(text.contains("--dangerously-skip-permissions"), "{text}");
+}
+
+#[test]
+fn a_new_version_line_is_drift_naming_the_update() {
+    let fake = FakeCli::new("2.1.329 (Claude Code)", HELP_2_1_328);
+    let out = check(&fake.claude()).output().expect("run");
+    let text = stdout_of(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("set version.line to \"2.1.329 (Claude Code)\""),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_removed_flag_a_changed_argument_form_and_a_dropped_choice_are_drift() {
+    let help = HELP_2_1_328
+        // --session-id disappears
+        .replace(
+            "  --session-id <uuid>                   Use a specific session ID for the\n",
+            "",
+        )
+        // --no-session-persistence now takes a value
+        .replace(
+            "  --no-session-persistence              Don't save",
+            "  --no-session-persistence <when>       Don't save",
+        )
+        // dontAsk is no longer a permission mode
+        .replace("\"dontAsk\", \"plan\")", "\"plan\")");
+    assert_ne!(help, HELP_2_1_328);
+    let fake = FakeCli::new(VERSION_2_1_328, &help);
+    let out = check(&fake.claude()).output().expect("run");
+    let text = stdout_of(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    for expected in [
+        "options[session_id]: --session-id is missing from --help",
+        "options[no_session_persistence]: --help shows --no-session-persistence taking a value \
+         (<when>), cli-tree.json declares a switch",
+        "options[permission_mode]: --permission-mode no longer accepts \"dontAsk\"",
+        "update: remove \"dontAsk\" from options[permission_mode].value.choices",
+        "drift: 4 finding(s)",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
+    }
+}
+
+#[test]
+fn a_dropped_output_format_breaks_a_mode() {
+    let help = HELP_2_1_328.replace(
+        "(choices: \"text\", \"json\",\n                                        \"stream-json\")",
+        "(choices: \"text\", \"json\")",
+    );
+    assert_ne!(help, HELP_2_1_328);
+    let fake = FakeCli::new(VERSION_2_1_328, &help);
+    let out = check(&fake.claude()).output().expect("run");
+    let text = stdout_of(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains(
+            "modes.stream.argv --output-format stream-json: --output-format no longer accepts \
+             \"stream-json\""
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_missing_cli_cannot_be_checked() {
+    let out = check(Path::new("/nonexistent/claude"))
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot run /nonexistent/claude"));
+}
+
+#[test]
+fn a_cli_without_an_options_section_cannot_be_checked() {
+    let fake = FakeCli::new(VERSION_2_1_328, "Usage: claude\n");
+    let out = check(&fake.claude()).output().expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no Options: section"));
+}
+
+#[test]
+fn an_invalid_cli_tree_cannot_be_checked() {
+    let fake = FakeCli::new(VERSION_2_1_328, HELP_2_1_328);
+    let tree = fake.dir.path().join("cli-tree.json");
+    std::fs::write(&tree, "{\"format_version\": 1}").expect("write");
+    let out = check(&fake.claude())
+        .arg("--cli-tree")
+        .arg(&tree)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("schema"));
+}
+
+#[test]
+fn an_explicit_cli_tree_is_the_one_compared() {
+    // The same tree with another pinned line: drift against the 2.1.328 capture.
+    let fake = FakeCli::new(VERSION_2_1_328, HELP_2_1_328);
+    let tree = fake.dir.path().join("cli-tree.json");
+    let text = claude_mcp_adapter::cli_tree::EMBEDDED.replace(
+        "\"line\": \"2.1.328 (Claude Code)\"",
+        "\"line\": \"2.1.327 (Claude Code)\"",
+    );
+    assert_ne!(text, claude_mcp_adapter::cli_tree::EMBEDDED);
+    std::fs::write(&tree, text).expect("write");
+    let out = check(&fake.claude())
+        .arg("--cli-tree")
+        .arg(&tree)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1), "{}", stdout_of(&out));
+    assert!(stdout_of(&out).contains("cli-tree.json pins \"2.1.327 (Claude Code)\""));
+}
