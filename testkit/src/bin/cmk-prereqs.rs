@@ -1,11 +1,39 @@
 //! `cmk-prereqs`: installs every pinned real peer into the cache (CI runs it first so install
 //! failures surface early and apart from test failures) and prints where each one is.
+//!
+//! `cmk-prereqs --print claude` installs only the real claude and prints just its path, for
+//! scripts (CI's drift check).
 
 use std::process::ExitCode;
 
 use testkit::prereq::{self, PrereqError};
 
 fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        [] => {}
+        ["--print", "claude"] => {
+            return match prereq::claude() {
+                Ok(path) => {
+                    println!("{}", path.display());
+                    ExitCode::SUCCESS
+                }
+                Err(error) => {
+                    eprintln!("cmk-prereqs: claude: {error}");
+                    ExitCode::FAILURE
+                }
+            };
+        }
+        _ => {
+            eprintln!("usage: cmk-prereqs [--print claude]");
+            return ExitCode::from(2);
+        }
+    }
     let root = match prereq::cache_root() {
         Ok(root) => root,
         Err(error) => {
