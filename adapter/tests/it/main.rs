@@ -4,8 +4,14 @@
 //! - `protocol`: T, TOOL and META rules that need no run.
 //! - `runs`: the run engine against fake-claude scenarios (RUN, NAT, BND, OUT).
 //! - `supervision`: process-group containment (SUP), including SIGKILL of the adapter.
+//! - `real_claude`: the same tools against the real claude 2.1.328 and the Messages API stand-in.
+//! - `replay`: every golden recording in `recordings/` replayed, one named test each.
+//! - `fidelity`: fake-claude's built-in scenarios agree in shape with real streams.
 
+mod fidelity;
 mod protocol;
+mod real_claude;
+mod replay;
 mod runs;
 mod supervision;
 mod support;
