@@ -212,8 +212,8 @@ impl From<ClientError> for Check {
                 format!("nothing within {ms} ms"),
             ),
             ClientError::Closed { ref waiting_for } => Check::fail(
-                format!("an answer to {waiting_for}"),
-                "the server closed its stdout (exited?)".to_owned(),
+                format!("the server to stay up ({waiting_for})"),
+                "the server closed the connection (exited or crashed?)".to_owned(),
             ),
         }
     }

@@ -147,7 +147,12 @@ async fn echo_id(ctx: Ctx, id_text: &'static str) -> CheckResult {
     }) {
         return Ok(Check::Pass);
     }
-    let others: Vec<String> = frames.iter().filter_map(|f| f.json().map(show)).collect();
+    let others: Vec<String> = frames
+        .iter()
+        .filter_map(|f| f.json())
+        .filter(|m| m.get("method").is_none())
+        .map(show)
+        .collect();
     Err(Check::fail(
         format!("a ping result with id {id_text}"),
         if others.is_empty() {

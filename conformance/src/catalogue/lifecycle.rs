@@ -60,8 +60,8 @@ pub const CASES: &[Case] = &[
         "T2",
         Levels::all(Level::Must),
         Server,
-        "An older unsupported date (2024-10-07) is never echoed back; a provider answers 2025-06-18",
-        unsupported_version[Some("2024-10-07")]
+        "An older date no MCP revision or draft ever used (2000-01-01) is never echoed back; a provider answers 2025-06-18",
+        unsupported_version[Some("2000-01-01")]
     ),
     case!(
         "lifecycle/initialize/newer-proposal",

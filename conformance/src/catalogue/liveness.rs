@@ -13,7 +13,7 @@ pub const CASES: &[Case] = &[
     case!("liveness/after-malformed", "T4", Levels::all(Level::Must), Server,
         "After a burst of malformed and invalid lines the server still answers ping",
         after_malformed[]),
-    case!("liveness/after-oversized", "T4", Levels::all(Level::Must), Server,
+    case!("liveness/after-oversized", "T4", Levels::CONTRACT_MUST, Server,
         "After a 64 MiB line the server still answers ping",
         after_oversized[], 6),
     case!("liveness/in-flight-kept", "T4", Levels::all(Level::Must), Server,

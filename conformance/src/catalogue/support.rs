@@ -54,7 +54,8 @@ pub async fn send_bad_line(client: &mut Client, bytes: &[u8]) -> Result<Vec<Valu
             Frame::Json(v) => Some(v),
             _ => None,
         })
-        .filter(|v| !is_response_to(v, &probe))
+        // Server-initiated notifications and requests (list_changed, logging …) are not answers.
+        .filter(|v| v.get("method").is_none() && !is_response_to(v, &probe))
         .collect())
 }
 

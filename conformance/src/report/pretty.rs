@@ -165,7 +165,27 @@ fn detail(out: &mut String, c: &CaseResult, transcript: bool) {
     if transcript && !c.transcript.is_empty() {
         let _ = writeln!(out, "        Transcript:");
         for e in &c.transcript {
-            let _ = writeln!(out, "        {:>6} ms {:<6} {}", e.ms, e.dir, e.line);
+            let _ = writeln!(
+                out,
+                "        {:>6} ms {:<6} {}",
+                e.ms,
+                e.dir,
+                printable(&e.line)
+            );
         }
     }
+}
+
+/// A transcript line safe for a terminal: control characters (a server may write anything)
+/// become U+FFFD, so they cannot move the cursor or hide text.
+fn printable(line: &str) -> String {
+    line.chars()
+        .map(|c| {
+            if c.is_control() && c != '\t' {
+                '\u{FFFD}'
+            } else {
+                c
+            }
+        })
+        .collect()
 }

@@ -1,0 +1,174 @@
+//! A tiny stdio MCP server for the runner's own tests and as a demonstration of what the runner
+//! grades: one `echo` tool, no resources, bounded frames (T6) and exact error answers (T4).
+//! Flags make it misbehave on purpose: `--drop-malformed` drops bad lines silently (as the
+//! TypeScript and Python SDK servers do), `--hang-initialize` never answers `initialize`,
+//! `--exit-at-start` exits at once, `--hang-method M` never answers M after initialize.
+
+use std::io::{BufWriter, Read, Write};
+
+use mcp_wire::{
+    DecodeEvent, ErrorObject, FrameDecoder, Inbound, Message, error_response, parse_inbound,
+    response,
+};
+use serde_json::{Value, json};
+
+const MAX_FRAME: usize = 1024 * 1024;
+const VERSIONS: [&str; 3] = ["2024-11-05", "2025-03-26", "2025-06-18"];
+
+struct Server {
+    drop_malformed: bool,
+    /// A method never answered (after initialize): a hung server for timeout tests.
+    hang_method: Option<String>,
+    hang_initialize: bool,
+    version: Option<String>,
+}
+
+impl Server {
+    fn handle(&mut self, msg: Message) -> Option<Value> {
+        let Message::Request { id, method, params } = msg else {
+            return None;
+        };
+        let params = params.unwrap_or(Value::Null);
+        if self.version.is_some() && self.hang_method.as_deref() == Some(method.as_str()) {
+            return None;
+        }
+        let result = match method.as_str() {
+            "initialize" => {
+                if self.hang_initialize {
+                    return None;
+                }
+                let asked = params
+                    .get("protocolVersion")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                let v = if VERSIONS.contains(&asked) {
+                    asked
+                } else {
+                    "2025-06-18"
+                };
+                self.version = Some(v.to_owned());
+                json!({"protocolVersion": v, "capabilities": {"tools": {}},
+                       "serverInfo": {"name": "toy-server", "version": "1.0.0"}})
+            }
+            "ping" => json!({}),
+            _ if self.version.is_none() => {
+                return Some(error_response(
+                    Some(&id),
+                    &ErrorObject::invalid_request("not initialized"),
+                ));
+            }
+            "tools/list" => {
+                if params.get("cursor").is_some() {
+                    return Some(error_response(
+                        Some(&id),
+                        &ErrorObject::invalid_params("unknown cursor"),
+                    ));
+                }
+                json!({"tools": [{"name": "echo", "description": "Echoes text",
+                    "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}},
+                                    "required": ["text"], "additionalProperties": false}}]})
+            }
+            "tools/call" => {
+                if params.get("name").and_then(Value::as_str) != Some("echo") {
+                    return Some(error_response(
+                        Some(&id),
+                        &ErrorObject::invalid_params("unknown tool"),
+                    ));
+                }
+                match params
+                    .get("arguments")
+                    .and_then(|a| a.get("text"))
+                    .and_then(Value::as_str)
+                {
+                    Some(t) => json!({"content": [{"type": "text", "text": t}], "isError": false}),
+                    None => {
+                        json!({"content": [{"type": "text", "text": "text must be a string"}], "isError": true})
+                    }
+                }
+            }
+            other => {
+                return Some(error_response(
+                    Some(&id),
+                    &ErrorObject::method_not_found(other),
+                ));
+            }
+        };
+        Some(response(&id, result))
+    }
+
+    fn frame(&mut self, line: &[u8]) -> Vec<Value> {
+        match parse_inbound(line) {
+            Err(e) if !self.drop_malformed => vec![error_response(None, &e.error())],
+            Err(_) => vec![],
+            Ok(Inbound::Single(Ok(m))) => self.handle(m).into_iter().collect(),
+            Ok(Inbound::Single(Err(inv))) if !self.drop_malformed => {
+                vec![error_response(Some(&inv.reply_id()), &inv.error())]
+            }
+            Ok(Inbound::Batch(items))
+                if self.version.as_deref() == Some("2025-03-26") && !items.is_empty() =>
+            {
+                let out: Vec<Value> = items
+                    .into_iter()
+                    .filter_map(|i| match i {
+                        Ok(m) => self.handle(m),
+                        Err(inv) => Some(error_response(Some(&inv.reply_id()), &inv.error())),
+                    })
+                    .collect();
+                vec![Value::Array(out)]
+            }
+            Ok(_) if self.drop_malformed => vec![],
+            Ok(_) => vec![error_response(
+                None,
+                &ErrorObject::invalid_request("batches are not accepted"),
+            )],
+        }
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let has = |f: &str| args.iter().any(|a| a == f);
+    if has("--exit-at-start") {
+        std::process::exit(3);
+    }
+    let mut server = Server {
+        drop_malformed: has("--drop-malformed"),
+        hang_initialize: has("--hang-initialize"),
+        hang_method: args
+            .iter()
+            .position(|a| a == "--hang-method")
+            .and_then(|i| args.get(i + 1).cloned()),
+        version: None,
+    };
+    let mut decoder = FrameDecoder::new(MAX_FRAME);
+    let mut stdin = std::io::stdin().lock();
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = match stdin.read(&mut buf) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => n,
+        };
+        let mut replies = Vec::new();
+        decoder.decode(&buf[..n], &mut |ev| match ev {
+            DecodeEvent::Line(l) if l.is_empty() => {}
+            DecodeEvent::Line(l) => replies.extend(server.frame(l)),
+            DecodeEvent::OversizedEnd { .. } if !server.drop_malformed => {
+                replies.push(error_response(
+                    None,
+                    &ErrorObject::invalid_request("frame too large"),
+                ));
+            }
+            _ => {}
+        });
+        for r in replies {
+            if out
+                .write_all(&mcp_wire::encode(&r))
+                .and_then(|()| out.flush())
+                .is_err()
+            {
+                return;
+            }
+        }
+    }
+}

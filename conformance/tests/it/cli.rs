@@ -1,0 +1,356 @@
+//! The command line: listing, selection, exit codes, baselines both ways, output routing,
+//! timeouts, and containment (process groups die with the case and with the runner).
+
+use std::time::{Duration, Instant};
+
+use crate::support::{describe, outcome, run_json, runner, toy};
+
+fn toy_str() -> String {
+    toy().display().to_string()
+}
+
+#[test]
+fn list_prints_the_catalogue_without_running_anything() {
+    let out = runner()
+        .args(["--list", "--", "/nonexistent/server"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", describe(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("lifecycle/initialize/unsupported-proposal"));
+    assert!(text.contains("jsonrpc/malformed/parse-error"));
+    // Without --profile every case is listed with its level per profile.
+    assert!(text.contains("runs/run/succeeded"));
+    assert!(text.lines().any(
+        |l| l.starts_with("jsonrpc/malformed/parse-error") && l.contains("SHOULD/MUST/SHOULD")
+    ));
+}
+
+#[test]
+fn list_of_the_plain_profile_has_no_provider_lifecycle() {
+    let out = runner()
+        .args(["--list", "--profile", "plain"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(!text.contains("runs/"), "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("meta-risk/declared") && l.contains("INFO"))
+    );
+}
+
+#[test]
+fn case_globs_select_cases() {
+    let out = runner()
+        .args(["--list", "--profile", "plain", "--case", "jsonrpc/ids/*"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().count(), 7, "{text}");
+    assert!(text.lines().all(|l| l.starts_with("jsonrpc/ids/")));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    for args in [
+        &["--profile", "nope"][..],
+        &["--format", "yaml"],
+        &["--format", "json", "--format", "junit"],
+        &["--timeout-ms", "abc"],
+        &["--out", "a.json", "--out", "b.json"],
+    ] {
+        let out = runner().args(args).args(["--", "true"]).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", describe(&out));
+    }
+}
+
+#[test]
+fn a_server_that_will_not_start_or_initialize_exits_2() {
+    let toy = toy_str();
+    for server in [
+        vec!["/nonexistent/mcp-server"],
+        vec![toy.as_str(), "--exit-at-start"],
+        vec![toy.as_str(), "--hang-initialize"],
+    ] {
+        let (out, report) = run_json(&["--timeout-ms", "1500"], &server);
+        assert_eq!(out.status.code(), Some(2), "{server:?}: {}", describe(&out));
+        assert!(report.is_none());
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("would not start or initialize"),
+            "{}",
+            describe(&out)
+        );
+    }
+}
+
+#[test]
+fn a_conformant_selection_exits_0_with_the_closing_line() {
+    let (out, report) = run_json(
+        &["--case", "jsonrpc/malformed", "--case", "lifecycle/ping"],
+        &[&toy_str()],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let report = report.unwrap();
+    assert_eq!(outcome(&report, "jsonrpc/malformed/parse-error"), "pass");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let last = stdout.lines().last().unwrap();
+    assert_eq!(last, "4 passed, 0 failed, 0 skipped");
+    crate::docs::assert_matches_schema(&report);
+}
+
+#[test]
+fn a_silent_drop_warns_and_fails_only_under_strict() {
+    let server = [toy_str(), "--drop-malformed".to_owned()];
+    let server: Vec<&str> = server.iter().map(String::as_str).collect();
+    let (out, report) = run_json(&["--case", "jsonrpc/malformed/parse-error"], &server);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    assert_eq!(
+        outcome(&report.unwrap(), "jsonrpc/malformed/parse-error"),
+        "warn"
+    );
+
+    let (out, report) = run_json(
+        &["--strict", "--case", "jsonrpc/malformed/parse-error"],
+        &server,
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    assert_eq!(
+        outcome(&report.unwrap(), "jsonrpc/malformed/parse-error"),
+        "fail"
+    );
+
+    // T4 is a MUST under the provider profile.
+    let (out, report) = run_json(
+        &[
+            "--profile",
+            "provider",
+            "--no-drive-fake",
+            "--case",
+            "jsonrpc/malformed/parse-error",
+        ],
+        &server,
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    let report = report.unwrap();
+    assert_eq!(outcome(&report, "jsonrpc/malformed/parse-error"), "fail");
+    assert_eq!(
+        crate::support::case(&report, "jsonrpc/malformed/parse-error")["level"],
+        "MUST"
+    );
+}
+
+#[test]
+fn the_baseline_is_strict_both_ways() {
+    let dir = tempfile::tempdir().unwrap();
+    let baseline = dir.path().join("baseline.txt");
+    std::fs::write(
+        &baseline,
+        "# known\njsonrpc/malformed/parse-error  # T4 drop\n",
+    )
+    .unwrap();
+    let b = baseline.display().to_string();
+    let dropping = [toy_str(), "--drop-malformed".to_owned()];
+    let dropping: Vec<&str> = dropping.iter().map(String::as_str).collect();
+    let args = [
+        "--strict",
+        "--baseline",
+        b.as_str(),
+        "--case",
+        "jsonrpc/malformed/parse-error",
+    ];
+
+    // Listed and failing: baselined, exit 0.
+    let (out, report) = run_json(&args, &dropping);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let report = report.unwrap();
+    assert_eq!(
+        crate::support::case(&report, "jsonrpc/malformed/parse-error")["baselined"],
+        true
+    );
+    assert_eq!(report["summary"]["baselined"], 1);
+
+    // Listed but passing: the baseline is stale, exit 1.
+    let (out, report) = run_json(&args, &[&toy_str()]);
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    let report = report.unwrap();
+    assert_eq!(
+        crate::support::case(&report, "jsonrpc/malformed/parse-error")["stale_baseline"],
+        true
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .last()
+            .unwrap()
+            .contains("1 failed")
+    );
+
+    // Unlisted failure: exit 1.
+    let (out, _) = run_json(
+        &["--strict", "--case", "jsonrpc/invalid/not-an-object"],
+        &dropping,
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+
+    // A listed id that names no case is stale too.
+    std::fs::write(&baseline, "jsonrpc/no-such-case\n").unwrap();
+    let (out, report) = run_json(
+        &["--baseline", b.as_str(), "--case", "lifecycle/ping"],
+        &[&toy_str()],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    assert_eq!(
+        report.unwrap()["baseline"]["unknown"][0],
+        "jsonrpc/no-such-case"
+    );
+}
+
+#[test]
+fn json_on_stdout_is_only_the_report_and_progress_goes_to_stderr() {
+    let out = runner()
+        .args([
+            "--format",
+            "json",
+            "--case",
+            "lifecycle/ping",
+            "--",
+            &toy_str(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let report: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("stdout is exactly the JSON report");
+    assert_eq!(report["format_version"], 1);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("PASS  lifecycle/ping/after-initialize"));
+}
+
+#[test]
+fn junit_goes_to_a_file_next_to_a_pretty_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let junit = dir.path().join("junit.xml");
+    let out = runner()
+        .args(["--case", "lifecycle/ping", "--format", "pretty", "--format"])
+        .arg(format!("junit={}", junit.display()))
+        .args(["--", &toy_str()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(xml.contains(
+        "<testcase classname=\"mcp-conformance.lifecycle\" name=\"lifecycle/ping/after-initialize\""
+    ));
+}
+
+#[test]
+fn a_hung_server_is_a_failed_case_not_a_hung_runner() {
+    let started = Instant::now();
+    let (out, report) = run_json(
+        &[
+            "--timeout-ms",
+            "1500",
+            "--case",
+            "lifecycle/ping/after-initialize",
+        ],
+        &[&toy_str(), "--hang-method", "ping"],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    assert_eq!(
+        outcome(&report.unwrap(), "lifecycle/ping/after-initialize"),
+        "fail"
+    );
+    assert!(started.elapsed() < Duration::from_secs(30));
+}
+
+fn alive(pid: i32) -> bool {
+    // Zombies count as dead: they are reaped by their parent, not running.
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+        !s.rsplit(')')
+            .next()
+            .unwrap_or("")
+            .trim_start()
+            .starts_with('Z')
+    })
+}
+
+/// A wrapper that records its pid and a grandchild's pid, then becomes the toy server.
+fn recording_server(dir: &std::path::Path, extra: &str) -> Vec<String> {
+    let pids = dir.join("pids");
+    let script = format!(
+        "sleep 300 & echo $! >> {p}; echo $$ >> {p}; exec {toy} {extra}",
+        p = pids.display(),
+        toy = toy_str()
+    );
+    vec!["sh".into(), "-c".into(), script]
+}
+
+fn recorded_pids(dir: &std::path::Path) -> Vec<i32> {
+    std::fs::read_to_string(dir.join("pids"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .collect()
+}
+
+#[test]
+fn every_server_process_group_is_killed_after_its_case() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = recording_server(dir.path(), "");
+    let server: Vec<&str> = server.iter().map(String::as_str).collect();
+    let (out, _) = run_json(
+        &["--case", "lifecycle/ping", "--case", "jsonrpc/ids/zero"],
+        &server,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let pids = recorded_pids(dir.path());
+    assert!(
+        pids.len() >= 6,
+        "discovery + 3 cases, 2 pids each: {pids:?}"
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    let living: Vec<i32> = pids.into_iter().filter(|p| alive(*p)).collect();
+    assert!(living.is_empty(), "survivors: {living:?}");
+}
+
+#[test]
+fn ctrl_c_of_the_runner_kills_every_server_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = recording_server(dir.path(), "--hang-method ping");
+    let mut child = runner()
+        .args([
+            "--timeout-ms",
+            "60000",
+            "--case",
+            "lifecycle/ping/after-initialize",
+            "--case",
+            "jsonrpc/ids",
+            "--",
+        ])
+        .args(&server)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until the cases' servers are up (discovery's pair plus at least one case's).
+    let until = Instant::now() + Duration::from_secs(20);
+    while recorded_pids(dir.path()).len() < 6 && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).unwrap();
+    let until = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(Instant::now() < until, "the runner did not stop on SIGINT");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(130));
+    std::thread::sleep(Duration::from_millis(200));
+    let pids = recorded_pids(dir.path());
+    assert!(pids.len() >= 6, "{pids:?}");
+    let living: Vec<i32> = pids.into_iter().filter(|p| alive(*p)).collect();
+    assert!(living.is_empty(), "survivors after Ctrl-C: {living:?}");
+}

@@ -1,0 +1,45 @@
+//! The default target end to end: `mcp-conformance --strict` with no server command checks the
+//! reference adapter wired to fake-claude under the provider profile, and every MUST passes.
+//! Both binaries must sit next to the runner (`cargo build --workspace`, as the README's main
+//! command does); a missing one is a failure, since CI always builds them.
+
+use std::path::PathBuf;
+
+use crate::support::{describe, run_json};
+
+fn sibling(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_mcp-conformance"))
+        .parent()
+        .expect("bin dir")
+        .join(name)
+}
+
+#[test]
+fn the_reference_adapter_passes_every_must_of_the_provider_profile() {
+    for bin in ["claude-mcp-adapter", "fake-claude"] {
+        assert!(
+            sibling(bin).is_file(),
+            "{bin} is not next to the runner: build the workspace first (cargo build --workspace)"
+        );
+    }
+    let (out, report) = run_json(&["--strict"], &[]);
+    let report = report.unwrap_or_else(|| panic!("no report: {}", describe(&out)));
+    assert_eq!(report["profile"], "provider");
+    assert_eq!(report["drive_fake"], true);
+    assert_eq!(report["server"]["builtin"], true);
+    let failed: Vec<String> = report["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["outcome"] != "pass" && c["outcome"] != "skip")
+        .map(|c| {
+            format!(
+                "{} {}: expected {:?}, actual {:?}, reason {:?}",
+                c["outcome"], c["id"], c["expected"], c["actual"], c["reason"]
+            )
+        })
+        .collect();
+    assert!(failed.is_empty(), "not conformant:\n{}", failed.join("\n"));
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    crate::docs::assert_matches_schema(&report);
+}

@@ -1,0 +1,25 @@
+"""A small MCP server on the Python SDK (mcp==2.3.0): one tool, one resource, stdio.
+
+The conformance tests run mcp-conformance against it to pin how a real third-party server is
+graded (it drops malformed lines silently, declares no computer-mcp metadata).
+"""
+
+from mcp.server.mcpserver import MCPServer
+
+app = MCPServer("conformance-python-probe")
+
+
+@app.tool()
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+@app.resource("probe://greeting")
+def greeting() -> str:
+    """A fixed greeting."""
+    return "hello"
+
+
+if __name__ == "__main__":
+    app.run()

@@ -1,0 +1,103 @@
+//! Shared helpers: the runner binary, the toy server example, reading JSON reports, and golden
+//! comparison with a write mode (`BLESS=1`) and a unified diff on mismatch.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+/// The runner binary under test.
+pub fn runner() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_mcp-conformance"))
+}
+
+/// The toy server example (`cargo test` builds examples next to the binaries).
+pub fn toy() -> PathBuf {
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_mcp-conformance"));
+    let path = bin
+        .parent()
+        .expect("bin dir")
+        .join("examples")
+        .join("toy_server");
+    assert!(
+        path.is_file(),
+        "{} missing: cargo test builds examples",
+        path.display()
+    );
+    path
+}
+
+/// Runs the runner with `args`, a JSON report written to a temp file; returns the process
+/// output and the parsed report (`None` when no report was written, e.g. exit 2).
+pub fn run_json(args: &[&str], server: &[&str]) -> (Output, Option<Value>) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let report = dir.path().join("report.json");
+    let mut cmd = runner();
+    cmd.args(args)
+        .arg("--format")
+        .arg(format!("json={}", report.display()))
+        .arg("--format")
+        .arg("pretty");
+    if !server.is_empty() {
+        cmd.arg("--").args(server);
+    }
+    let out = cmd.output().expect("run the runner");
+    let parsed = std::fs::read_to_string(&report)
+        .ok()
+        .map(|t| serde_json::from_str(&t).expect("the JSON report parses"));
+    (out, parsed)
+}
+
+/// The case with `id` in a JSON report.
+pub fn case<'a>(report: &'a Value, id: &str) -> &'a Value {
+    report["cases"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .find(|c| c["id"] == id)
+        .unwrap_or_else(|| panic!("no case {id} in the report"))
+}
+
+/// The outcome of case `id`.
+pub fn outcome<'a>(report: &'a Value, id: &str) -> &'a str {
+    case(report, id)["outcome"].as_str().expect("outcome")
+}
+
+/// Text of a finished runner for assertion messages.
+pub fn describe(out: &Output) -> String {
+    format!(
+        "exit {:?}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// Compares `actual` with the golden file; `BLESS=1` rewrites it. On mismatch writes
+/// `<golden>.actual` beside it and panics with a unified diff.
+pub fn golden(path: &Path, actual: &str) {
+    if std::env::var_os("BLESS").is_some() {
+        std::fs::write(path, actual).expect("write golden");
+        return;
+    }
+    let expected = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e} (regenerate with BLESS=1)", path.display()));
+    if expected != actual {
+        let mut actual_path = path.as_os_str().to_owned();
+        actual_path.push(".actual");
+        std::fs::write(&actual_path, actual).expect("write .actual");
+        let diff = similar::TextDiff::from_lines(&expected, actual)
+            .unified_diff()
+            .header("golden", "actual")
+            .to_string();
+        panic!(
+            "{} differs from the golden file (BLESS=1 regenerates it):\n{diff}",
+            path.display()
+        );
+    }
+}
+
+/// The directory of golden files.
+pub fn golden_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/golden")
+}
