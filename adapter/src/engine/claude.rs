@@ -41,6 +41,35 @@ pub fn scrub(vars: impl IntoIterator<Item = (OsString, OsString)>) -> Vec<(OsStr
     vars.into_iter().filter(|(k, _)| !is_scrubbed(k)).collect()
 }
 
+/// NAT-8 for the version check, which is not started through the supervisor: descriptors the
+/// adapter itself inherited without close-on-exec (from its parent) must not reach the native
+/// process. Runs between fork and exec, so it only makes system calls.
+fn cloexec_from_3() {
+    const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
+    // SAFETY: close_range(2) with CLOSE_RANGE_CLOEXEC only sets flags on descriptors.
+    let r = unsafe { libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, CLOSE_RANGE_CLOEXEC) };
+    if r == 0 {
+        return;
+    }
+    // Kernels before 5.11: set the flag one by one up to the descriptor limit (bounded).
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes into the struct we own.
+    let max = if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } == 0 {
+        lim.rlim_cur.min(1 << 16) as libc::c_int
+    } else {
+        1024
+    };
+    for fd in 3..max {
+        // SAFETY: F_SETFD on a descriptor number; EBADF for closed ones is ignored.
+        unsafe {
+            libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
+        }
+    }
+}
+
 /// Runs `claude -p --output-format stream-json …` (or the JSON mode for the CLI projection).
 #[derive(Debug, Clone)]
 pub struct ClaudeProvider {
@@ -139,6 +168,14 @@ impl ClaudeProvider {
             .stderr(Stdio::piped())
             .process_group(0)
             .kill_on_drop(true);
+        // SAFETY: the hook only makes raw fcntl/close_range system calls, which are
+        // async-signal-safe, allocate nothing and touch no memory of the parent.
+        unsafe {
+            cmd.pre_exec(|| {
+                cloexec_from_3();
+                Ok(())
+            });
+        }
         let mut child = cmd.spawn().map_err(|e| {
             PreflightError::Refused(
                 ToolError::new(

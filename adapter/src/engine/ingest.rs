@@ -9,6 +9,7 @@
 //! stderr keeps only its last [`STDERR_TAIL`] bytes.
 
 use mcp_wire::codec::{DecodeEvent, FrameDecoder};
+use serde::de::IgnoredAny;
 use serde_json::{Map, Value};
 
 use super::ring::EventRing;
@@ -226,7 +227,7 @@ impl Sink {
                 }
                 self.events_total += 1;
                 self.learn_session(&top);
-                if top.ty.as_deref() == Some("result") {
+                if is_result(&top) || is_cut_result(&top, !top.closed) {
                     // BND-3: recognised by the streaming scan, never held.
                     self.final_seen(FinalFault::Oversized(len), None);
                 } else {
@@ -247,6 +248,18 @@ impl Sink {
         self.events_total += 1;
         let top = TopScan::line(line);
         self.learn_session(&top);
+        if is_cut_result(&top, true) && serde_json::from_slice::<IgnoredAny>(line).is_err() {
+            self.final_seen(
+                FinalFault::Malformed(
+                    "a result event was cut short (not JSON, its type never came)".into(),
+                ),
+                None,
+            );
+            if !self.ring.push(line) {
+                self.omitted_oversized += 1;
+            }
+            return;
+        }
         match top.ty.as_deref() {
             Some("result") => {
                 if line.len() > FINAL_MAX {
@@ -310,6 +323,18 @@ impl Sink {
             self.finals.kept_valid = true;
         }
     }
+}
+
+/// A line whose top-level `type` is `result`.
+fn is_result(top: &TopLevel) -> bool {
+    top.ty.as_deref() == Some("result")
+}
+
+/// A result event cut short: no top-level `type` (the real CLI writes it near the end of a
+/// result) but the result-only top-level `is_error`, on a line that is not complete JSON
+/// (`broken`). A complete object without `type` is not a result event.
+fn is_cut_result(top: &TopLevel, broken: bool) -> bool {
+    broken && top.is_object && top.ty.is_none() && top.has_is_error
 }
 
 /// OUT-2: a result event is valid when it is a JSON object with a string `session_id`, a string
@@ -588,6 +613,21 @@ mod tests {
             );
             assert_eq!(ing.sink.session_id.as_deref(), Some("s"));
         }
+    }
+
+    #[test]
+    fn complete_lines_without_type_are_ordinary_events_even_with_is_error() {
+        let ing = feed(&[
+            br#"{"is_error":false,"note":"no type"}"#,
+            b"{\"is_error\": oops",
+        ]);
+        assert_eq!(
+            ing.sink.finals.count, 1,
+            "only the broken one is a cut result"
+        );
+        let ing = feed(&[br#"{"is_error":false,"note":"no type"}"#]);
+        assert_eq!(ing.sink.finals.count, 0);
+        assert_eq!(ing.sink.events_total, 1);
     }
 
     #[test]

@@ -47,6 +47,7 @@ enum Want {
     Type,
     SessionId,
     Error,
+    IsError,
 }
 
 /// What the scan learned about the line's top level.
@@ -61,6 +62,11 @@ pub struct TopLevel {
     /// A top-level `error` key with a value other than `null` was seen (assistant events that
     /// carry a native error, RUN-11).
     pub has_error: bool,
+    /// A top-level `is_error` key was seen: in the stream-json protocol only result events carry
+    /// one at the top level, which identifies a result cut short before its `type` (OUT-2).
+    pub has_is_error: bool,
+    /// The top-level object was closed (`}` seen at depth 1): the line was not cut short.
+    pub closed: bool,
 }
 
 /// The scanner. Memory: a few hundred bytes whatever the input.
@@ -227,12 +233,15 @@ impl TopScan {
                     self.key_overflow = false;
                     self.st = St::InKey;
                 }
-                b'}' => self.st = St::Done,
+                b'}' => self.close(),
                 _ => {}
             },
             St::AfterKey => {
                 if b == b':' {
                     self.want = self.classify_key();
+                    if self.want == Want::IsError {
+                        self.out.has_is_error = true;
+                    }
                     self.st = St::ExpectValue;
                 }
             }
@@ -248,13 +257,13 @@ impl TopScan {
                         Want::Error => self.out.has_error = true,
                         Want::Type => self.out.ty = None,
                         Want::SessionId => self.out.session_id = None,
-                        Want::Other => {}
+                        Want::IsError | Want::Other => {}
                     }
                     self.depth = 1;
                     self.st = St::Nested;
                 }
                 b',' => self.st = St::ExpectKey,
-                b'}' => self.st = St::Done,
+                b'}' => self.close(),
                 _ => {
                     self.scalar_null = b == b'n';
                     self.st = St::InScalar;
@@ -267,7 +276,7 @@ impl TopScan {
                 }
                 b'}' => {
                     self.end_scalar();
-                    self.st = St::Done;
+                    self.close();
                 }
                 _ if blank => {
                     self.end_scalar();
@@ -277,11 +286,16 @@ impl TopScan {
             },
             St::AfterValue => match b {
                 b',' => self.st = St::ExpectKey,
-                b'}' => self.st = St::Done,
+                b'}' => self.close(),
                 _ => {}
             },
             St::InKey | St::InValue | St::Nested | St::Done => {}
         }
+    }
+
+    fn close(&mut self) {
+        self.out.closed = true;
+        self.st = St::Done;
     }
 
     fn end_scalar(&mut self) {
@@ -292,7 +306,7 @@ impl TopScan {
         match self.want {
             Want::Type => self.out.ty = None,
             Want::SessionId => self.out.session_id = None,
-            Want::Error | Want::Other => {}
+            Want::Error | Want::IsError | Want::Other => {}
         }
     }
 
@@ -309,7 +323,7 @@ impl TopScan {
                     Want::Type => self.out.ty = v,
                     Want::SessionId => self.out.session_id = v,
                     Want::Error => self.out.has_error = true,
-                    Want::Other => {}
+                    Want::IsError | Want::Other => {}
                 }
                 self.st = St::AfterValue;
             }
@@ -338,6 +352,7 @@ impl TopScan {
             b"type" => Want::Type,
             b"session_id" => Want::SessionId,
             b"error" => Want::Error,
+            b"is_error" => Want::IsError,
             _ => Want::Other,
         }
     }
@@ -518,6 +533,17 @@ mod tests {
             assert!(!t.is_object || line.starts_with('{'));
         }
         assert!(TopScan::line(b"  {}").is_object);
+    }
+
+    #[test]
+    fn closing_and_is_error_presence_are_reported() {
+        let t = TopScan::line(br#"{"a":{"is_error":true},"b":1}"#);
+        assert!(t.closed && !t.has_is_error);
+        let t = TopScan::line(br#"{"session_id":"s","is_error":false,"result":"Hi ther"#);
+        assert!(!t.closed && t.has_is_error && t.ty.is_none());
+        assert!(TopScan::line(b"{}").closed);
+        assert!(TopScan::line(br#"{"n":1}"#).closed);
+        assert!(!TopScan::line(br#"{"n":[1}"#).closed);
     }
 
     #[test]
