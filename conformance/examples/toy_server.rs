@@ -151,7 +151,7 @@ fn main() {
         };
         let mut replies = Vec::new();
         decoder.decode(&buf[..n], &mut |ev| match ev {
-            DecodeEvent::Line(l) if l.is_empty() => {}
+            DecodeEvent::Line([]) => {}
             DecodeEvent::Line(l) => replies.extend(server.frame(l)),
             DecodeEvent::OversizedEnd { .. } if !server.drop_malformed => {
                 replies.push(error_response(

@@ -22,7 +22,7 @@ pub const MAX_PAGES: usize = 100;
 #[non_exhaustive]
 pub enum DiscoveryError {
     /// Starting or talking to the server failed.
-    #[error("{0}")]
+    #[error(transparent)]
     Client(#[from] ClientError),
     /// `initialize` was answered with an error or without a result object.
     #[error("initialize failed: {0}")]
@@ -68,9 +68,13 @@ impl Discovery {
         self.tools.as_ref().map_or(&[], |l| l.items.as_slice())
     }
 
-    /// Runs discovery against `target` within `timeout`.
-    pub async fn run(target: &Target, timeout: Duration) -> Result<(Self, Client), DiscoveryError> {
-        let transcript = Transcript::new();
+    /// Runs discovery against `target` within `timeout`, recording into `transcript` (which
+    /// the caller shows when discovery fails).
+    pub async fn run(
+        target: &Target,
+        timeout: Duration,
+        transcript: Transcript,
+    ) -> Result<(Self, Client), DiscoveryError> {
         let mut client = Client::spawn(&target.spec, transcript.clone(), Instant::now() + timeout)?;
         let init = initialize(&mut client, DEFAULT_VERSION).await?;
         let result = match init.get("result") {

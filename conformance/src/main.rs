@@ -223,9 +223,18 @@ async fn run_inner(
         .iter()
         .any(|(f, o)| *f == Format::Pretty && o.is_none());
 
-    let (discovery, client) = Discovery::run(&target, timeout)
-        .await
-        .context("the server would not start or initialize")?;
+    let transcript = mcp_conformance::transcript::Transcript::new();
+    let (discovery, client) = match Discovery::run(&target, timeout, transcript.clone()).await {
+        Ok(d) => d,
+        Err(e) => {
+            // Show what the server said: usually its stderr explains why it would not start.
+            eprintln!("mcp-conformance: discovery session transcript:");
+            for entry in transcript.entries() {
+                eprintln!("  {:>6} ms {:<6} {}", entry.ms, entry.dir, entry.line);
+            }
+            return Err(anyhow::Error::new(e).context("the server would not start or initialize"));
+        }
+    };
     client.handle().shutdown().await;
     let discovery = Arc::new(discovery);
 

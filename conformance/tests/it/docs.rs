@@ -15,10 +15,11 @@ fn docs_dir() -> PathBuf {
 
 /// Panics unless `report` validates against `docs/conformance-report.schema.json`.
 pub fn assert_matches_schema(report: &Value) {
-    let text = std::fs::read_to_string(docs_dir().join("conformance-report.schema.json")).unwrap();
-    let schema: Value = serde_json::from_str(&text).unwrap();
+    let text = std::fs::read_to_string(docs_dir().join("conformance-report.schema.json"))
+        .expect("docs/conformance-report.schema.json is readable");
+    let schema: Value = serde_json::from_str(&text).expect("the report schema is JSON");
     jsonschema::meta::validate(&schema).expect("the report schema is a valid JSON Schema");
-    let validator = jsonschema::validator_for(&schema).unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("the report schema compiles");
     let errors: Vec<String> = validator
         .iter_errors(report)
         .map(|e| format!("{} at {}", e, e.instance_path()))
