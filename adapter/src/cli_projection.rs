@@ -1,17 +1,332 @@
 //! The one-shot CLI projection (CLI-1): `claude-mcp-adapter cli run --permission-mode MODE … -- PROMPT`.
+//!
+//! One print-mode call with `--output-format json` (NAT-3), through the very engine MCP runs use:
+//! the same version assertion (NAT-2), argv from cli-tree.json (NAT-1, NAT-4..7), session
+//! exclusions (NAT-6), supervision (SUP) and outcome rules (OUT-1, OUT-2); only the mode differs.
+//! stdout carries the single native JSON result, nothing else. Exit 0 when the run succeeded,
+//! 1 when it failed (the native result still printed when there is one, the error on stderr),
+//! 2 on usage errors (clap's own, and arguments the engine refuses as `invalid_arguments`).
 
+use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
-/// `cli run` arguments.
+use serde_json::Value;
+
+use crate::cli_tree::{CliTree, Mode};
+use crate::config::DEFAULT_MAX_TIMEOUT_S;
+use crate::engine::claude::ClaudeProvider;
+use crate::engine::{Engine, EngineConfig, ErrorCode, RunRequest, ToolError};
+
+/// Exit status of a failed run.
+const EXIT_FAILED: u8 = 1;
+/// Exit status of a usage error (clap uses the same).
+const EXIT_USAGE: u8 = 2;
+
+/// `cli run` arguments (CLI-1), boxed: the subcommand enum stays small.
 #[derive(Debug, Clone, clap::Args)]
+#[command(
+    after_help = "Prints the single native JSON result on stdout. Exit status: 0 when the run \
+                  succeeded, 1 when it failed (the native result is still printed when there is \
+                  one; the error goes to stderr), 2 on usage errors."
+)]
 pub struct CliRunArgs {
-    /// The prompt.
-    #[arg(last = true)]
-    pub prompt: Vec<String>,
+    /// The options and the prompt.
+    #[command(flatten)]
+    pub run: Box<RunOptions>,
+}
+
+/// The options of `cli run`. Value rules beyond what clap states here (UUIDs, effort levels,
+/// budget bounds, cwd existence, timeout range) are the engine's and the cli tree's, so the
+/// projection cannot accept what an MCP run would refuse.
+#[derive(Debug, Clone, clap::Args)]
+pub struct RunOptions {
+    /// Native permission mode, passed explicitly (NAT-5): dontAsk, plan or acceptEdits.
+    #[arg(long, value_name = "MODE", required = true)]
+    pub permission_mode: String,
+    /// Model for the run (forwarded only when given, NAT-4).
+    #[arg(long, value_name = "M")]
+    pub model: Option<String>,
+    /// Effort level: low, medium, high, xhigh or max.
+    #[arg(long, value_name = "E")]
+    pub effort: Option<String>,
+    /// Text appended to the default system prompt.
+    #[arg(long, value_name = "S")]
+    pub append_system_prompt: Option<String>,
+    /// Spending limit in USD (greater than 0).
+    #[arg(long, value_name = "N")]
+    pub max_budget_usd: Option<f64>,
+    /// Resume the native session with this UUID.
+    #[arg(long, value_name = "ID", conflicts_with_all = ["continue_previous", "session_id", "no_session_persistence"])]
+    pub resume: Option<String>,
+    /// Continue the most recent native session in the working directory.
+    #[arg(long = "continue", id = "continue_previous", conflicts_with_all = ["session_id", "no_session_persistence"])]
+    pub continue_previous: bool,
+    /// Use this UUID as the new native session id.
+    #[arg(long, value_name = "ID")]
+    pub session_id: Option<String>,
+    /// Do not save the native session.
+    #[arg(long)]
+    pub no_session_persistence: bool,
+    /// Working directory of the run (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// Run timeout in seconds (default 600, at most 1800).
+    #[arg(long, value_name = "N")]
+    pub timeout_s: Option<u64>,
+    /// The native claude binary (a path, or a name looked up on PATH).
+    #[arg(long, value_name = "PATH", default_value = "claude")]
+    pub claude: PathBuf,
+    /// A cli-tree.json to use instead of the one embedded at build time (NAT-1).
+    #[arg(long, value_name = "PATH")]
+    pub cli_tree: Option<PathBuf>,
+    /// The prompt, after `--` (a prompt starting with `-` stays a prompt, NAT-7).
+    #[arg(last = true, required = true, value_name = "PROMPT")]
+    pub prompt: String,
+}
+
+impl RunOptions {
+    /// The same request an MCP `claude.run` call with these arguments would make.
+    fn request(&self) -> Result<RunRequest, String> {
+        let cwd = match &self.cwd {
+            // Relative to where the user typed it; the engine requires an absolute path.
+            Some(p) if p.is_relative() => Some(
+                std::env::current_dir()
+                    .map_err(|e| format!("cannot resolve --cwd {}: {e}", p.display()))?
+                    .join(p),
+            ),
+            other => other.clone(),
+        };
+        Ok(RunRequest {
+            prompt: self.prompt.clone(),
+            cwd,
+            timeout_s: self.timeout_s,
+            permission_mode: Some(self.permission_mode.clone()),
+            model: self.model.clone(),
+            effort: self.effort.clone(),
+            append_system_prompt: self.append_system_prompt.clone(),
+            max_budget_usd: self.max_budget_usd,
+            resume_session_id: self.resume.clone(),
+            continue_previous: self.continue_previous.then_some(true),
+            session_id: self.session_id.clone(),
+            no_session_persistence: self.no_session_persistence.then_some(true),
+        })
+    }
+}
+
+/// The CLI spelling of an engine argument, for usage messages.
+fn flag_of(field: &str) -> String {
+    match field.trim_start_matches('/') {
+        "resume_session_id" => "--resume".into(),
+        "continue_previous" => "--continue".into(),
+        "prompt" => "PROMPT".into(),
+        other => format!("--{}", other.replace('_', "-")),
+    }
+}
+
+/// How a settled run ended, for the exit status.
+#[derive(Debug)]
+enum Ended {
+    /// The run's result object (RUN-4).
+    Run(Value),
+    /// The engine refused the request before running anything.
+    Refused(ToolError),
 }
 
 /// Runs one print-mode call and prints the native JSON result.
-pub fn run(_args: CliRunArgs) -> ExitCode {
-    eprintln!("claude-mcp-adapter: cli run is not built yet");
-    ExitCode::from(2)
+pub fn run(args: CliRunArgs) -> ExitCode {
+    let fail = |code: u8, msg: &str| {
+        eprintln!("claude-mcp-adapter cli run: {msg}");
+        ExitCode::from(code)
+    };
+    let args = *args.run;
+    let tree = match &args.cli_tree {
+        Some(p) => CliTree::load(p),
+        None => CliTree::embedded(),
+    };
+    let tree = match tree {
+        Ok(t) => Arc::new(t),
+        Err(e) => return fail(EXIT_USAGE, &e.to_string()),
+    };
+    let req = match args.request() {
+        Ok(r) => r,
+        Err(e) => return fail(EXIT_USAGE, &e),
+    };
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => return fail(EXIT_FAILED, &format!("cannot start the runtime: {e}")),
+    };
+    let cfg = EngineConfig {
+        claude: args.claude.clone(),
+        cli_tree: tree.clone(),
+        max_timeout_s: DEFAULT_MAX_TIMEOUT_S,
+        recorder: None,
+    };
+    // NAT-3: the projection's only difference from an MCP run is the json mode.
+    let provider = ClaudeProvider::new(args.claude.clone(), tree).with_mode(Mode::Json);
+    let engine = Engine::with_provider(cfg, Arc::new(provider));
+    match rt.block_on(execute(&engine, req)) {
+        Ended::Refused(e) if e.code == ErrorCode::InvalidArguments => {
+            let field = e.extra.get("field").and_then(Value::as_str).map(flag_of);
+            let msg = match field {
+                Some(f) => format!("invalid {f}: {}", e.message),
+                None => e.message.clone(),
+            };
+            fail(EXIT_USAGE, &msg)
+        }
+        Ended::Refused(e) => fail(EXIT_FAILED, &format!("{}: {}", e.code.as_str(), e.message)),
+        Ended::Run(result) => report(&result),
+    }
+}
+
+/// Starts the run and waits for it to settle (cleanup included). SIGINT or SIGTERM cancel it
+/// (RUN-6) and still wait for the cleanup, so an interrupted projection leaves no process behind;
+/// SIGKILL is covered by the supervisor's lifeline (SUP-2).
+async fn execute(engine: &Engine, req: RunRequest) -> Ended {
+    let run_id = match engine.start(req, None) {
+        Ok(id) => id,
+        Err(e) => return Ended::Refused(e),
+    };
+    let settled = engine.wait_settled(&run_id, None);
+    tokio::pin!(settled);
+    let mut sigterm =
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    tokio::select! {
+        _ = &mut settled => {}
+        _ = tokio::signal::ctrl_c() => {
+            let _ = engine.cancel(&run_id);
+            let _ = settled.await;
+        }
+        Some(()) = async {
+            match sigterm.as_mut() {
+                Some(s) => s.recv().await,
+                None => std::future::pending().await,
+            }
+        } => {
+            let _ = engine.cancel(&run_id);
+            let _ = settled.await;
+        }
+    }
+    match engine.result(&run_id) {
+        Ok(v) => Ended::Run(v),
+        Err(e) => Ended::Refused(e),
+    }
+}
+
+/// Prints the native result (when there is one) and maps the run's outcome to the exit status.
+fn report(result: &Value) -> ExitCode {
+    if let Some(native) = result.get("final").filter(|v| !v.is_null()) {
+        let mut line = serde_json::to_string(native).unwrap_or_default();
+        line.push('\n');
+        let mut out = std::io::stdout().lock();
+        // A closed stdout (the reader went away) does not change the run's outcome.
+        let _ = out.write_all(line.as_bytes());
+        let _ = out.flush();
+    }
+    if result.get("state").and_then(Value::as_str) == Some("succeeded") {
+        return ExitCode::SUCCESS;
+    }
+    let error = result.get("error");
+    let code = error
+        .and_then(|e| e.get("code"))
+        .and_then(Value::as_str)
+        .unwrap_or("failed");
+    let message = error
+        .and_then(|e| e.get("message"))
+        .and_then(Value::as_str)
+        .unwrap_or("the run did not succeed");
+    let state = result.get("state").and_then(Value::as_str).unwrap_or("?");
+    eprintln!("claude-mcp-adapter cli run: {code}: {message} (state {state})");
+    if let Some(c) = result.get("cleanup_error").and_then(Value::as_str) {
+        eprintln!("claude-mcp-adapter cli run: cleanup: {c}");
+    }
+    ExitCode::from(EXIT_FAILED)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Debug, Parser)]
+    struct Wrapper {
+        #[command(flatten)]
+        args: CliRunArgs,
+    }
+
+    fn parse(argv: &[&str]) -> Result<RunOptions, clap::Error> {
+        Wrapper::try_parse_from(std::iter::once("run").chain(argv.iter().copied()))
+            .map(|w| *w.args.run)
+    }
+
+    #[test]
+    fn the_permission_mode_and_the_prompt_are_required() {
+        assert!(parse(&["--", "hi"]).is_err());
+        assert!(parse(&["--permission-mode", "plan"]).is_err());
+        let a = parse(&["--permission-mode", "plan", "--", "-starts-with-dash"]).unwrap();
+        assert_eq!(a.prompt, "-starts-with-dash");
+    }
+
+    #[test]
+    fn session_options_exclude_each_other_at_parse_time() {
+        let id = "11111111-2222-4333-8444-555555555555";
+        for bad in [
+            vec!["--resume", id, "--continue"],
+            vec!["--resume", id, "--session-id", id],
+            vec!["--continue", "--session-id", id],
+            vec!["--resume", id, "--no-session-persistence"],
+            vec!["--continue", "--no-session-persistence"],
+        ] {
+            let mut argv = vec!["--permission-mode", "dontAsk"];
+            argv.extend(bad.iter().copied());
+            argv.extend(["--", "p"]);
+            let e = parse(&argv).expect_err("NAT-6 exclusion");
+            assert_eq!(e.exit_code(), 2, "{bad:?}");
+        }
+        let ok = parse(&[
+            "--permission-mode",
+            "dontAsk",
+            "--session-id",
+            id,
+            "--no-session-persistence",
+            "--",
+            "p",
+        ]);
+        assert!(ok.is_ok());
+    }
+
+    #[test]
+    fn the_request_is_the_mcp_request_with_a_resolved_cwd() {
+        let a = parse(&[
+            "--permission-mode",
+            "acceptEdits",
+            "--continue",
+            "--max-budget-usd",
+            "0.5",
+            "--cwd",
+            "some/dir",
+            "--",
+            "p",
+        ])
+        .unwrap();
+        let r = a.request().unwrap();
+        assert_eq!(r.permission_mode.as_deref(), Some("acceptEdits"));
+        assert_eq!(r.continue_previous, Some(true));
+        assert_eq!(r.no_session_persistence, None);
+        assert_eq!(r.max_budget_usd, Some(0.5));
+        let cwd = r.cwd.unwrap();
+        assert!(cwd.is_absolute() && cwd.ends_with("some/dir"));
+    }
+
+    #[test]
+    fn engine_fields_are_named_by_their_cli_flags() {
+        assert_eq!(flag_of("/resume_session_id"), "--resume");
+        assert_eq!(flag_of("/continue_previous"), "--continue");
+        assert_eq!(flag_of("/max_budget_usd"), "--max-budget-usd");
+        assert_eq!(flag_of("/prompt"), "PROMPT");
+    }
 }

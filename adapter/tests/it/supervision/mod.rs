@@ -6,6 +6,7 @@
 //! (a grandchild, a TERM-ignoring leader, a descendant that leaves the group).
 
 mod api;
+mod cli_projection;
 mod containment;
 mod drift;
 

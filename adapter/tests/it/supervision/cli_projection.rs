@@ -1,0 +1,424 @@
+//! `claude-mcp-adapter cli run` (CLI-1) against fake-claude scenarios: the printed native result,
+//! exit statuses 0/1/2, the version assertion (NAT-2), argv from the tree in json mode (NAT-3),
+//! and supervision of the projection's run, including SIGKILL of the projection itself (SUP-2).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::{BOUND, adapter_exe, alive, kill_pid, wait_group_gone, wait_group_size};
+use crate::support::fake_claude_bin;
+
+/// A `cli run` invocation with fake-claude as `--claude`, logging its invocations.
+struct Projection {
+    dir: tempfile::TempDir,
+    cmd: Command,
+}
+
+impl Projection {
+    fn new(scenario: &str) -> Self {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut cmd = Command::new(adapter_exe());
+        cmd.args(["cli", "run", "--claude"])
+            .arg(fake_claude_bin())
+            .env("FAKE_CLAUDE_SCENARIO", scenario)
+            .env("FAKE_CLAUDE_LOG", dir.path().join("invocations.jsonl"))
+            .env("FAKE_CLAUDE_CHILD_PIDFILE", dir.path().join("child.pid"))
+            // A leaked fake must end by itself even if a test fails half-way.
+            .env("FAKE_CLAUDE_MAX_LIFETIME_S", "120")
+            .env_remove("FAKE_CLAUDE_VERSION")
+            .stdin(Stdio::null());
+        Self { dir, cmd }
+    }
+
+    fn args(mut self, args: &[&str]) -> Self {
+        self.cmd.args(args);
+        self
+    }
+
+    fn env(mut self, k: &str, v: &str) -> Self {
+        self.cmd.env(k, v);
+        self
+    }
+
+    fn output(mut self) -> (Output, Vec<Value>) {
+        let mut child = self
+            .cmd
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start cli run");
+        let start = Instant::now();
+        while child.try_wait().expect("try_wait").is_none() {
+            if start.elapsed() > BOUND * 2 {
+                let _ = child.kill();
+                panic!("cli run did not finish within {:?}", BOUND * 2);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let out = child.wait_with_output().expect("output");
+        let log = invocations(&self.dir.path().join("invocations.jsonl"));
+        (out, log)
+    }
+}
+
+fn invocations(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+/// The invocation log entries that were runs (not `--version` checks).
+fn runs(log: &[Value]) -> Vec<&Value> {
+    log.iter()
+        .filter(|r| {
+            r["argv"]
+                .as_array()
+                .is_some_and(|a| a.iter().any(|x| x == "-p"))
+        })
+        .collect()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// stdout is exactly one JSON object line: the native result.
+fn the_result(out: &Output) -> Value {
+    let stdout = text(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        lines.len(),
+        1,
+        "stdout: {stdout:?} stderr: {}",
+        text(&out.stderr)
+    );
+    let v: Value = serde_json::from_str(lines[0]).expect("stdout is JSON");
+    assert_eq!(v["type"], "result");
+    v
+}
+
+#[test]
+fn a_successful_run_prints_the_native_result_and_exits_0() {
+    let (out, log) = Projection::new("success")
+        .args(&[
+            "--permission-mode",
+            "dontAsk",
+            "--",
+            "-a prompt with a dash",
+        ])
+        .output();
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+    let r = the_result(&out);
+    assert_eq!(r["subtype"], "success");
+    assert_eq!(r["is_error"], false);
+    assert_eq!(r["result"], "Hi there!");
+    // NAT-2 then NAT-3: the version check, then exactly one json-mode run built from the tree.
+    assert_eq!(log.len(), 2, "{log:#?}");
+    assert_eq!(log[0]["argv"], serde_json::json!(["--version"]));
+    let run = runs(&log)[0];
+    assert_eq!(
+        run["argv"],
+        serde_json::json!([
+            "-p",
+            "--output-format",
+            "json",
+            "--permission-mode",
+            "dontAsk",
+            "--",
+            "-a prompt with a dash"
+        ])
+    );
+    // Supervised like an MCP run: own group, stdin /dev/null, nothing beyond stdio (NAT-7/8).
+    assert_eq!(run["pgid"], run["pid"]);
+    assert_eq!(run["stdin_is_devnull"], true);
+    assert_eq!(
+        run["fds"].as_array().map(Vec::len),
+        Some(3),
+        "{}",
+        run["fds"]
+    );
+}
+
+#[test]
+fn forwarded_options_follow_the_tree_order() {
+    let cwd = tempfile::tempdir().expect("cwd");
+    let (out, log) = Projection::new("success")
+        .args(&[
+            "--permission-mode",
+            "plan",
+            "--model",
+            "sonnet",
+            "--effort",
+            "high",
+            "--max-budget-usd",
+            "0.25",
+            "--session-id",
+            "11111111-2222-4333-8444-555555555555",
+            "--no-session-persistence",
+            "--cwd",
+            cwd.path().to_str().expect("utf-8 path"),
+            "--",
+            "hi",
+        ])
+        .output();
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+    let run = runs(&log)[0];
+    assert_eq!(
+        run["argv"],
+        serde_json::json!([
+            "-p",
+            "--output-format",
+            "json",
+            "--permission-mode",
+            "plan",
+            "--model",
+            "sonnet",
+            "--effort",
+            "high",
+            "--max-budget-usd",
+            "0.25",
+            "--session-id",
+            "11111111-2222-4333-8444-555555555555",
+            "--no-session-persistence",
+            "--",
+            "hi"
+        ])
+    );
+    let want = cwd.path().canonicalize().expect("canonical");
+    assert_eq!(
+        run["cwd"]
+            .as_str()
+            .map(PathBuf::from)
+            .map(|p| p.canonicalize().expect("c")),
+        Some(want)
+    );
+}
+
+#[test]
+fn an_is_error_result_is_printed_and_exits_1() {
+    for scenario in ["is-error-success", "not-logged-in"] {
+        let (out, _) = Projection::new(scenario)
+            .args(&["--permission-mode", "dontAsk", "--", "hi"])
+            .output();
+        assert_eq!(out.status.code(), Some(1), "{scenario}");
+        let r = the_result(&out);
+        assert_eq!(r["is_error"], true, "{scenario}");
+        let err = text(&out.stderr);
+        assert!(err.contains("native_error"), "{scenario}: {err}");
+    }
+}
+
+#[test]
+fn a_nonzero_exit_after_a_success_result_exits_1_with_the_result() {
+    let (out, _) = Projection::new("nonzero-exit")
+        .args(&["--permission-mode", "dontAsk", "--", "hi"])
+        .output();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(the_result(&out)["subtype"], "success");
+    assert!(
+        text(&out.stderr).contains("nonzero_exit"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn another_version_runs_nothing_and_exits_1() {
+    let (out, log) = Projection::new("success")
+        .env("FAKE_CLAUDE_VERSION", "2.1.329")
+        .args(&["--permission-mode", "dontAsk", "--", "hi"])
+        .output();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert!(
+        text(&out.stderr).contains("version_mismatch"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(log.len(), 1, "only the version check ran: {log:#?}");
+    assert!(runs(&log).is_empty());
+}
+
+#[test]
+fn usage_errors_exit_2_and_run_nothing() {
+    let uuid = "11111111-2222-4333-8444-555555555555";
+    let cases: &[(&[&str], &str)] = &[
+        (&["--", "hi"], "--permission-mode"),
+        (&["--permission-mode", "dontAsk"], "PROMPT"),
+        (
+            &["--permission-mode", "bypassPermissions", "--", "hi"],
+            "--permission-mode",
+        ),
+        (
+            &["--permission-mode", "auto", "--", "hi"],
+            "--permission-mode",
+        ),
+        (
+            &[
+                "--permission-mode",
+                "dontAsk",
+                "--resume",
+                uuid,
+                "--continue",
+                "--",
+                "hi",
+            ],
+            "--continue",
+        ),
+        (
+            &[
+                "--permission-mode",
+                "dontAsk",
+                "--continue",
+                "--no-session-persistence",
+                "--",
+                "hi",
+            ],
+            "--no-session-persistence",
+        ),
+        (
+            &[
+                "--permission-mode",
+                "dontAsk",
+                "--session-id",
+                "not-a-uuid",
+                "--",
+                "hi",
+            ],
+            "--session-id",
+        ),
+        (
+            &[
+                "--permission-mode",
+                "dontAsk",
+                "--effort",
+                "extreme",
+                "--",
+                "hi",
+            ],
+            "--effort",
+        ),
+        (
+            &[
+                "--permission-mode",
+                "dontAsk",
+                "--max-budget-usd",
+                "0",
+                "--",
+                "hi",
+            ],
+            "--max-budget-usd",
+        ),
+        (
+            &[
+                "--permission-mode",
+                "dontAsk",
+                "--cwd",
+                "/nonexistent-dir",
+                "--",
+                "hi",
+            ],
+            "--cwd",
+        ),
+        (
+            &[
+                "--permission-mode",
+                "dontAsk",
+                "--timeout-s",
+                "0",
+                "--",
+                "hi",
+            ],
+            "--timeout-s",
+        ),
+        (&["--permission-mode", "dontAsk", "--", ""], "PROMPT"),
+    ];
+    for (args, names) in cases {
+        let (out, log) = Projection::new("success").args(args).output();
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(names), "{args:?} should name {names}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert!(log.is_empty(), "{args:?} ran something: {log:#?}");
+    }
+}
+
+#[test]
+fn a_timed_out_run_is_terminated_and_its_group_is_gone() {
+    // ignore-sigterm hangs after init: the deadline, SIGTERM, the grace, SIGKILL (SUP-3).
+    let p = Projection::new("ignore-sigterm").args(&[
+        "--permission-mode",
+        "dontAsk",
+        "--timeout-s",
+        "1",
+        "--",
+        "hi",
+    ]);
+    let (out, log) = p.output();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty(), "no final was produced");
+    assert!(
+        text(&out.stderr).contains("timeout"),
+        "{}",
+        text(&out.stderr)
+    );
+    let pgid = runs(&log)[0]["pgid"].as_u64().expect("pgid") as u32;
+    assert!(wait_group_gone(pgid, BOUND).is_empty());
+}
+
+#[test]
+fn sigkill_of_the_projection_mid_run_leaves_no_process_of_the_group() {
+    // THE containment property through the built binary and the real run path: the run's leader
+    // and its in-group child both ignore SIGTERM; nobody is left to wait for a graceful end.
+    let p = Projection::new("grandchild-ignore-sigterm").args(&[
+        "--permission-mode",
+        "dontAsk",
+        "--",
+        "hi",
+    ]);
+    let log_path = p.dir.path().join("invocations.jsonl");
+    let child_pidfile = p.dir.path().join("child.pid");
+    let mut cmd = p.cmd;
+    let mut projection = cmd
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start cli run");
+
+    let start = Instant::now();
+    let pgid = loop {
+        if let Some(r) = runs(&invocations(&log_path)).first() {
+            break r["pgid"].as_u64().expect("pgid") as u32;
+        }
+        if start.elapsed() > BOUND {
+            let _ = projection.kill();
+            let _ = projection.wait();
+            panic!("the run never started");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let before = wait_group_size(pgid, 2);
+    let grandchild: Option<u32> = std::fs::read_to_string(&child_pidfile)
+        .ok()
+        .and_then(|s| s.trim().parse().ok());
+    projection.kill().expect("SIGKILL the projection");
+    let _ = projection.wait();
+
+    let left = wait_group_gone(pgid, BOUND);
+    for pid in &left {
+        kill_pid(*pid);
+    }
+    assert!(
+        before.len() >= 2,
+        "leader and child before the kill: {before:?}"
+    );
+    assert!(left.is_empty(), "group {pgid} survived: {left:?}");
+    if let Some(g) = grandchild {
+        assert!(!alive(g), "the in-group child {g} survived");
+    }
+}
