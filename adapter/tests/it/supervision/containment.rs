@@ -2,18 +2,26 @@
 //! of a run whose native process ignores SIGTERM and has a grandchild, leaves no process of the
 //! run's group alive.
 //!
-//! The process killed here is a helper running exactly the engine's call, `supervisor::spawn_with`:
-//! this test binary re-run with only [`containment_helper_process`] selected. The end-to-end
-//! variant through the adapter's MCP surface lives with the run tests once runs are wired.
+//! Proven three ways: through the built adapter over MCP stdio (`claude.run.start`, then SIGKILL
+//! of the adapter process, or of its whole process group as a host would do), and through a
+//! helper process running exactly the engine's call, `supervisor::spawn_with` (this test binary
+//! re-run with only [`containment_helper_process`] selected). `cli run` has its own variant in
+//! `cli_projection.rs`.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use claude_mcp_adapter::supervisor::procfs;
+use std::path::Path;
+use std::time::Instant;
 
-use super::{BOUND, kill_pid, sh, spawn, wait_group_gone, wait_group_size};
+use claude_mcp_adapter::supervisor::procfs;
+use nix::sys::signal::Signal;
+use serde_json::{Value, json};
+
+use super::{BOUND, alive, kill_pid, sh, spawn, wait_group_gone, wait_group_size};
+use crate::support::Adapter;
 
 /// Set in the helper's environment; without it the helper entry does nothing.
 const HELPER_ENV: &str = "CLAUDE_MCP_ADAPTER_TEST_CONTAINMENT_HELPER";
@@ -104,4 +112,92 @@ fn sigkill_of_the_process_holding_the_lifeline_kills_the_whole_group() {
         "processes of group {pgid} survived the lifeline holder's SIGKILL: {left:?}"
     );
     assert!(procfs::live_group_members(pgid).is_empty());
+}
+
+/// The pgid of the first native run (`-p` in argv) in a fake-claude invocation log.
+fn run_pgid(log: &Path) -> Option<u32> {
+    std::fs::read_to_string(log)
+        .ok()?
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|r| {
+            r["argv"]
+                .as_array()
+                .is_some_and(|a| a.iter().any(|x| x == "-p"))
+        })
+        .and_then(|r| r["pgid"].as_u64())
+        .and_then(|p| u32::try_from(p).ok())
+}
+
+/// Starts a `grandchild-ignore-sigterm` run over MCP, kills the adapter with `kill`, and checks
+/// that nothing of the run's group is left.
+fn adapter_killed_mid_run_leaves_nothing(kill: impl FnOnce(&crate::support::Session)) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let log = dir.path().join("invocations.jsonl");
+    let child_pidfile = dir.path().join("child.pid");
+    let mut s = Adapter::new()
+        .fake_claude()
+        .env("FAKE_CLAUDE_LOG", &log)
+        .env("FAKE_CLAUDE_CHILD_PIDFILE", &child_pidfile)
+        .env("FAKE_CLAUDE_MAX_LIFETIME_S", "120")
+        .spawn();
+    s.init();
+    let started = s.call_tool(
+        "claude.run.start",
+        json!({"prompt": "fake-claude:scenario=grandchild-ignore-sigterm\nhello"}),
+        None,
+    );
+    assert_eq!(started["isError"], false, "{started}");
+
+    let start = Instant::now();
+    let pgid = loop {
+        if let Some(p) = run_pgid(&log) {
+            break p;
+        }
+        assert!(
+            start.elapsed() < BOUND,
+            "the run never started: {}",
+            s.stderr_text()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // Not vacuous: the leader and its in-group child are both up before the kill.
+    let before = wait_group_size(pgid, 2);
+    let child: Option<u32> = std::fs::read_to_string(&child_pidfile)
+        .ok()
+        .and_then(|t| t.trim().parse().ok());
+
+    kill(&s);
+    assert!(s.wait_exit(BOUND).is_some(), "the adapter did not die");
+
+    let left = wait_group_gone(pgid, BOUND);
+    for pid in &left {
+        kill_pid(*pid);
+    }
+    assert!(
+        before.len() >= 2,
+        "group {pgid} before the kill: {before:?}"
+    );
+    assert!(
+        left.is_empty(),
+        "group {pgid} survived the adapter's SIGKILL: {left:?}"
+    );
+    if let Some(c) = child {
+        assert!(!alive(c), "the in-group child {c} survived");
+    }
+}
+
+#[test]
+fn sigkill_of_the_adapter_mid_run_leaves_no_process_of_the_run_group() {
+    adapter_killed_mid_run_leaves_nothing(|s| s.signal(Signal::SIGKILL));
+}
+
+#[test]
+fn sigkill_of_the_adapter_process_group_mid_run_leaves_no_process_of_the_run_group() {
+    // A host killing its server's whole group: the supervisors have groups of their own, so they
+    // outlive the kill long enough to SIGKILL the native groups.
+    adapter_killed_mid_run_leaves_nothing(|s| {
+        let pgid = nix::unistd::Pid::from_raw(i32::try_from(s.pid()).expect("pid"));
+        nix::sys::signal::killpg(pgid, Signal::SIGKILL).expect("killpg the adapter");
+    });
 }
