@@ -24,6 +24,7 @@ pub enum ErrorId {
     JsonSchemaInvalidJson,
     JsonSchemaNotObject,
     BypassAsRoot,
+    ResumeSessionAtNeedsResume,
     ResumeNeedsValue,
     ResumeTitleNotFound,
     NoInput,
@@ -93,6 +94,10 @@ pub const TABLE: &[(ErrorId, &str)] = &[
     (
         ErrorId::BypassAsRoot,
         "--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons",
+    ),
+    (
+        ErrorId::ResumeSessionAtNeedsResume,
+        "Error: --resume-session-at requires --resume",
     ),
     (
         ErrorId::ResumeNeedsValue,

@@ -29,6 +29,9 @@ const DEFAULT_MODEL: &str = "claude-opus-5-5";
 /// Built-in scenario used for `--resume` values the fake cannot resolve.
 const RESUME_INVALID: &str = "resume-invalid";
 const HELP: &str = include_str!("../assets/help.txt");
+/// Env variable: `1` selects and loads the scenario, names it on stderr and exits 0 without
+/// running it (lets a runner check which scenario a prompt or env would pick).
+const ENV_DRY_RUN: &str = "FAKE_CLAUDE_DRY_RUN";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args_os()
@@ -36,10 +39,10 @@ fn main() -> ExitCode {
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
     let record = invocation::record(&args);
-    if let Some(path) = std::env::var_os(invocation::ENV_LOG).filter(|p| !p.is_empty()) {
-        if let Err(e) = invocation::append_log(&path.to_string_lossy(), &record) {
-            fake_error(&format!("cannot append to {}: {e}", invocation::ENV_LOG));
-        }
+    if let Some(path) = std::env::var_os(invocation::ENV_LOG).filter(|p| !p.is_empty())
+        && let Err(e) = invocation::append_log(&path.to_string_lossy(), &record)
+    {
+        fake_error(&format!("cannot append to {}: {e}", invocation::ENV_LOG));
     }
     let code = run(&args, &record);
     let _ = std::io::stdout().flush();
@@ -135,6 +138,14 @@ fn play(
             return FAKE_ERROR;
         }
     };
+    if std::env::var(ENV_DRY_RUN).is_ok_and(|v| v == "1") {
+        fake_error(&format!(
+            "dry run: scenario {} ({} steps)",
+            scenario.name,
+            scenario.steps.len()
+        ));
+        return 0;
+    }
     let mut interp = Interp::new(Out::new(plan), vars, record);
     match interp.run(&scenario) {
         Ok(code) => code,

@@ -37,12 +37,10 @@ pub fn replay(path: &str, out: &mut Out) -> Result<i32, String> {
         if row.get("dir").and_then(Value::as_str) != Some(NATIVE_TO_ADAPTER) {
             continue;
         }
-        if timed {
-            if let Some(ms) = row.get("ms").and_then(Value::as_u64) {
-                let due = start + Duration::from_millis(ms);
-                if let Some(wait) = due.checked_duration_since(Instant::now()) {
-                    std::thread::sleep(wait);
-                }
+        if timed && let Some(ms) = row.get("ms").and_then(Value::as_u64) {
+            let due = start + Duration::from_millis(ms);
+            if let Some(wait) = due.checked_duration_since(Instant::now()) {
+                std::thread::sleep(wait);
             }
         }
         if let Some(msg) = row.get("msg") {

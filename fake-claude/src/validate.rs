@@ -7,7 +7,7 @@
 //! 4. `--system-prompt-file`, `--append-system-prompt-file`, `--mcp-config` files;
 //! 5. `--input-format stream-json` without stream-json output; `--include-partial-messages`
 //!    without stream-json output; `--json-schema` not a JSON object;
-//! 6. bypass modes as root unless `IS_SANDBOX=1`;
+//! 6. bypass modes as root unless `IS_SANDBOX=1`; `--resume-session-at` without `--resume`;
 //! 7. `--resume` without a value or with a value that is not a UUID (the fake keeps no sessions,
 //!    so no title ever matches);
 //! 8. (after stdin is read, [`Plan::check_input`]) no prompt; whitespace-only prompt;
@@ -87,11 +87,12 @@ fn early_settings(args: &[String], host: &Host) -> Result<(), CliError> {
     let Outcome::Parsed(p) = parse(args, false).outcome else {
         return Ok(());
     };
-    if let Some(s) = p.str("--settings") {
-        if !is_json_object(s) && !resolve(&host.cwd, s).exists() {
-            let path = resolve(&host.cwd, s).display().to_string();
-            return Err(err(ErrorId::SettingsNotFound).with("path", path));
-        }
+    if let Some(s) = p.str("--settings")
+        && !is_json_object(s)
+        && !resolve(&host.cwd, s).exists()
+    {
+        let path = resolve(&host.cwd, s).display().to_string();
+        return Err(err(ErrorId::SettingsNotFound).with("path", path));
     }
     if let Some(sources) = p.str("--setting-sources").filter(|s| !s.is_empty()) {
         for source in sources.split(',') {
@@ -174,6 +175,9 @@ fn plan(p: &Parsed, host: &Host) -> Result<Plan, CliError> {
         || p.has("--allow-dangerously-skip-permissions");
     if bypass && host.is_root && !host.sandbox {
         return Err(err(ErrorId::BypassAsRoot));
+    }
+    if p.has("--resume-session-at") && !p.has("--resume") {
+        return Err(err(ErrorId::ResumeSessionAtNeedsResume));
     }
     Ok(Plan {
         output,

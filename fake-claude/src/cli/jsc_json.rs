@@ -4,8 +4,12 @@
 //! bare identifiers, bad escapes, trailing text); an input outside those shapes gets JSC's
 //! generic `Unable to parse JSON string`.
 
-#[derive(Clone, Copy, PartialEq)]
+/// Identifiers and stray punctuation are tokens, not lexer errors: JSC only complains about them
+/// where a value is expected (`{bad` is "Expected '}'", `bad` alone is "Unexpected identifier").
+#[derive(Clone, PartialEq)]
 enum Tok {
+    Ident(String),
+    Punct(char),
     LBrace,
     RBrace,
     LBracket,
@@ -46,7 +50,7 @@ impl Lexer<'_> {
             b'"' => self.string(),
             b'\'' => Err("Single quotes (') are not allowed in JSON".to_owned()),
             b'-' | b'0'..=b'9' => self.number(c),
-            b'.' | b'=' | b';' | b'(' | b')' => Err(format!("Unexpected token '{}'", c as char)),
+            b'.' | b'=' | b';' | b'(' | b')' => Ok(Tok::Punct(c as char)),
             c if c.is_ascii_alphabetic() || c == b'_' || c == b'$' => {
                 let start = self.i - 1;
                 while self.i < self.s.len()
@@ -59,7 +63,7 @@ impl Lexer<'_> {
                 if matches!(word, "true" | "false" | "null") {
                     Ok(Tok::Lit)
                 } else {
-                    Err(format!("Unexpected identifier \"{word}\""))
+                    Ok(Tok::Ident(word.to_owned()))
                 }
             }
             _ => {
@@ -158,6 +162,8 @@ fn value(lx: &mut Lexer<'_>, tok: Tok) -> Res<()> {
         Tok::RBracket => Err("Unexpected token ']'".to_owned()),
         Tok::Colon => Err("Unexpected token ':'".to_owned()),
         Tok::Comma => Err("Unexpected token ','".to_owned()),
+        Tok::Punct(c) => Err(format!("Unexpected token '{c}'")),
+        Tok::Ident(word) => Err(format!("Unexpected identifier \"{word}\"")),
     }
 }
 

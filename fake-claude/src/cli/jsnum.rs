@@ -115,7 +115,7 @@ pub fn lenient(s: &str) -> Option<f64> {
         return None;
     }
     let rest = &chars[lead..];
-    if rest.len() % 4 != 0 {
+    if !rest.len().is_multiple_of(4) {
         return None;
     }
     for group in rest.chunks(4) {

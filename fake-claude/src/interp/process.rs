@@ -88,16 +88,15 @@ fn child_main(spec: &ForkSpec, mut ready: std::fs::File) -> ! {
     if spec.ignore_sigterm {
         ignore(Signal::SIGTERM);
     }
-    if spec.close_stdio {
-        if let Ok(null) = std::fs::OpenOptions::new()
+    if spec.close_stdio
+        && let Ok(null) = std::fs::OpenOptions::new()
             .read(true)
             .write(true)
             .open("/dev/null")
-        {
-            let _ = nix::unistd::dup2_stdin(&null);
-            let _ = nix::unistd::dup2_stdout(&null);
-            let _ = nix::unistd::dup2_stderr(&null);
-        }
+    {
+        let _ = nix::unistd::dup2_stdin(&null);
+        let _ = nix::unistd::dup2_stdout(&null);
+        let _ = nix::unistd::dup2_stderr(&null);
     }
     let default_env = if spec.setsid {
         ENV_ESCAPEE_PIDFILE

@@ -112,6 +112,6 @@ mod tests {
             total += b.len();
             true
         });
-        assert!(total >= 1 << 20 && total < (1 << 20) + 11);
+        assert!((1 << 20..(1 << 20) + 11).contains(&total));
     }
 }

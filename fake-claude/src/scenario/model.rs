@@ -151,10 +151,10 @@ impl Scenario {
             return Err(shape("top level", "only \"format\": 1 is known".into()));
         }
         // Every scenario says what it produces (README.md lists them); the fake itself only checks it.
-        if !obj
+        if obj
             .get("description")
             .and_then(Value::as_str)
-            .is_some_and(|d| !d.is_empty())
+            .is_none_or(str::is_empty)
         {
             return Err(shape(
                 "top level",

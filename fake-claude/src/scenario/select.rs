@@ -23,10 +23,10 @@ pub fn select(prompt: Option<&str>) -> Result<Scenario, ScenarioError> {
     if let Some(name) = prompt.and_then(from_prompt) {
         return load(name, "the prompt's first line");
     }
-    if let Ok(name) = std::env::var(ENV_SCENARIO) {
-        if !name.is_empty() {
-            return load(&name, ENV_SCENARIO);
-        }
+    if let Ok(name) = std::env::var(ENV_SCENARIO)
+        && !name.is_empty()
+    {
+        return load(&name, ENV_SCENARIO);
     }
     load(DEFAULT, "default")
 }
