@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use super::runs::Runs;
 use super::support::{SILENCE, ensure, send_bad_line, show, str_at};
 use crate::client::is_response_to;
-use crate::model::{Case, Check, CheckResult, Level, Levels};
+use crate::model::{Case, Check, CheckResult, Level, Levels, Profile};
 use crate::roles::Role;
 use crate::schedule::Ctx;
 
@@ -57,8 +57,9 @@ async fn unknown_request(ctx: Ctx) -> CheckResult {
 }
 
 async fn in_flight(ctx: Ctx, check_run: bool) -> CheckResult {
-    // Only a provider driven by fake-claude has a request known to take a while.
-    if ctx.roles().name(Role::Run).is_none() {
+    // Only a provider driven by fake-claude has a request known to take a while; a provider
+    // without a run tool fails (TOOL-1) below rather than skipping.
+    if ctx.profile != Profile::Provider && ctx.roles().name(Role::Run).is_none() {
         return Err(Check::skip(
             "no request known to stay in flight on this server",
         ));
