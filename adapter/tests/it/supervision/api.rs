@@ -213,12 +213,16 @@ async fn a_grandchild_left_in_the_group_dies_when_the_leader_exits() {
 #[tokio::test]
 async fn a_descendant_that_left_the_group_is_not_waited_for() {
     // SUP-4: a setsid'd descendant survives and may hold stdout open; cleanup neither waits for it
-    // nor counts it.
-    let mut s = spawn(sh(
-        "setsid sh -c 'echo $$; exec sleep 60' & sleep 0.5; exit 0",
-        TERM_GRACE,
-    ))
-    .await;
+    // nor counts it. The leader exits only once the descendant has left the group (it writes its
+    // pid file after setsid), whatever the machine's load.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let flag = dir.path().join("escaped");
+    let script = format!(
+        "setsid sh -c 'echo $$ > {f}.tmp && mv {f}.tmp {f}; echo $$; exec sleep 60' & \
+         i=0; while [ ! -s {f} ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; exit 0",
+        f = flag.display()
+    );
+    let mut s = spawn(sh(&script, TERM_GRACE)).await;
     let pid = s.native_pid().expect("pid");
     let escaped: u32 = first_line(&mut s).await.parse().expect("escaped pid");
     let result = tokio::time::timeout(BOUND, async {
@@ -235,6 +239,33 @@ async fn a_descendant_that_left_the_group_is_not_waited_for() {
     assert!(
         still_there,
         "the escaped process is outside the group (SUP-4)"
+    );
+}
+
+#[tokio::test]
+async fn sigterm_to_the_supervisor_terminates_the_run_and_the_supervisor_exits() {
+    // The supervisor treats SIGTERM/SIGINT/SIGHUP aimed at itself as a terminate request.
+    let mut s = spawn(sh("echo ready; exec sleep 60", TERM_GRACE)).await;
+    let pid = s.native_pid().expect("pid");
+    assert_eq!(first_line(&mut s).await, "ready");
+    let sup = procfs::scan()
+        .into_iter()
+        .find(|p| p.pid == pid)
+        .expect("native in /proc")
+        .ppid;
+    let raw = i32::try_from(sup).expect("pid");
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(raw),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .expect("signal the supervisor");
+    assert_eq!(s.exited().await.and_then(|e| e.signal), Some(15));
+    let c = s.cleanup().await;
+    assert!(c.confirmed, "{c:?}");
+    // It exits after its last report and the adapter side reaps it: nothing of the run is left.
+    assert!(
+        !procfs::scan().iter().any(|p| p.pid == sup),
+        "supervisor {sup} still there"
     );
 }
 
