@@ -1,7 +1,8 @@
 //! Tool roles of the computer-mcp contract, found from a prefix-tolerant name suffix confirmed by
 //! the input schema, never from exact names (TOOL-1: hosts may prefix names, and the underscore
 //! projection turns `claude.run.cancel` into `claude_run_cancel`). Metadata is what the META
-//! cases grade, so it is not used to find roles (that would make those checks circular).
+//! cases grade, so it is only a fallback for names without a recognisable suffix (a gateway that
+//! renamed the tools), where it is combined with the schema.
 
 use serde_json::Value;
 
@@ -110,12 +111,15 @@ pub fn role_of(tool: &Value) -> Option<Role> {
     .find(|r| {
         let s = r.suffix();
         norm == s || norm.ends_with(&format!("_{s}"))
-    })?;
+    });
     let props = tool
         .get("inputSchema")
         .and_then(|s| s.get("properties"))
         .and_then(Value::as_object);
     let has = |p: &str| props.is_some_and(|m| m.contains_key(p));
+    let Some(by_name) = by_name else {
+        return by_metadata(tool, &has);
+    };
     // The schema must agree (RUN-0): a random `dry_run` tool is not a provider's run.
     let agrees = match by_name {
         Role::Run | Role::Start => has("prompt"),
@@ -124,6 +128,23 @@ pub fn role_of(tool: &Value) -> Option<Role> {
         Role::Result | Role::Cancel | Role::Release => has("run_id") && !has("prompt"),
     };
     agrees.then_some(by_name)
+}
+
+/// Fallback for names without a recognisable suffix (a gateway that renamed the tools): the
+/// computer-mcp metadata and the schema together. Only unambiguous combinations count; cancel
+/// and release cannot be told apart this way and stay unknown.
+fn by_metadata(tool: &Value, has: &dyn Fn(&str) -> bool) -> Option<Role> {
+    let meta = tool.get("_meta")?;
+    let risk = meta.get("io.github.computer-mcp/risk")?.as_str()?;
+    let continues = meta.get("io.github.computer-mcp/continuation").is_some();
+    match (risk, continues) {
+        ("full-shell", false) if has("prompt") && has("detach_after_s") => Some(Role::Run),
+        ("full-shell", false) if has("prompt") => Some(Role::Start),
+        ("read-only", true) if has("run_id") && has("cursor") => Some(Role::Events),
+        ("read-only", true) if has("run_id") => Some(Role::Result),
+        ("read-only", false) if !has("prompt") && !has("run_id") => Some(Role::List),
+        _ => None,
+    }
 }
 
 /// Roles found in a tool listing.
@@ -192,6 +213,26 @@ mod tests {
             Some(Role::Events)
         );
         assert_eq!(role_of(&tool("claude_run_list", &[])), Some(Role::List));
+    }
+
+    #[test]
+    fn renamed_tools_are_found_by_metadata_and_schema() {
+        let mut t = tool("t1", &["prompt", "detach_after_s"]);
+        t["_meta"] = json!({"io.github.computer-mcp/risk": "full-shell"});
+        assert_eq!(role_of(&t), Some(Role::Run));
+        let mut t = tool("t2", &["run_id", "cursor"]);
+        t["_meta"] = json!({"io.github.computer-mcp/risk": "read-only",
+                            "io.github.computer-mcp/continuation": {}});
+        assert_eq!(role_of(&t), Some(Role::Events));
+        let mut t = tool("t3", &["run_id"]);
+        t["_meta"] = json!({"io.github.computer-mcp/risk": "destructive",
+                            "io.github.computer-mcp/continuation": {}});
+        assert_eq!(role_of(&t), None, "cancel and release cannot be told apart");
+        assert_eq!(
+            role_of(&tool("t4", &["prompt"])),
+            None,
+            "no metadata, no suffix"
+        );
     }
 
     #[test]
