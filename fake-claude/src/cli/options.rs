@@ -261,3 +261,67 @@ pub fn find(flag: &str) -> Option<&'static OptSpec> {
         .iter()
         .find(|o| o.short() == Some(flag) || o.long() == Some(flag))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HELP: &str = include_str!("../../assets/help.txt");
+
+    /// Whether `--help` lists `flags` as an option term (at the start of an indented line).
+    fn listed(flags: &str) -> bool {
+        HELP.lines().any(|l| {
+            l.strip_prefix("  ")
+                .and_then(|t| t.strip_prefix(flags))
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
+        })
+    }
+
+    #[test]
+    fn visibility_matches_the_real_help_text() {
+        for o in OPTIONS {
+            assert_eq!(listed(o.flags), !o.hidden, "{}", o.flags);
+        }
+        assert!(listed(HELP_FLAGS.flags));
+    }
+
+    #[test]
+    fn every_flag_in_the_help_text_is_in_the_table() {
+        let terms = HELP
+            .split("\nCommands:")
+            .next()
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| l.strip_prefix("  "))
+            .filter(|t| t.starts_with('-'));
+        for term in terms {
+            let flag = term.split([' ', ',']).next().unwrap_or_default();
+            assert!(
+                find(flag).is_some() || HELP_FLAGS.short() == Some(flag),
+                "{flag}"
+            );
+        }
+    }
+
+    #[test]
+    fn hidden_flags_of_messages_api_md_are_known() {
+        for flag in [
+            "--max-turns",
+            "--system-prompt-file",
+            "--append-system-prompt-file",
+            "--permission-prompt-tool",
+            "--task-budget",
+            "--resume-session-at",
+            "--thinking",
+            "--thinking-display",
+            "--max-thinking-tokens",
+            "--await-initialize",
+            "--sdk-url",
+            "--init",
+            "--init-only",
+            "--maintenance",
+        ] {
+            assert!(find(flag).is_some_and(|o| o.hidden), "{flag}");
+        }
+    }
+}

@@ -2,6 +2,7 @@
 
 pub mod builtin;
 pub mod model;
+mod parse;
 pub mod select;
 
 pub use model::{ForkSpec, RawBytes, Scenario, ScenarioError, Step};

@@ -237,3 +237,53 @@ fn piped_stdin_is_appended_to_the_prompt_after_eof() {
         "real 2.1.328 joins argument and stdin with a newline"
     );
 }
+
+#[test]
+fn stream_json_input_takes_the_prompt_from_the_first_user_message() {
+    use std::io::Write as _;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let args = [
+        "-p",
+        "--input-format",
+        "stream-json",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+    ];
+    let run = |stdin: &[u8]| {
+        let mut child = fake(dir.path())
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(stdin)
+            .expect("write");
+        child.wait_with_output().expect("wait")
+    };
+    let user = br#"{"type":"user","message":{"role":"user","content":[{"type":"text","text":"fake-claude:scenario=missing-final"}]}}
+"#;
+    let out = run(user);
+    assert_eq!(
+        crate::kinds(&json_lines(&out.stdout)),
+        ["system/init", "assistant"]
+    );
+    let bad = run(b"not json\n");
+    assert_eq!(bad.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&bad.stderr),
+        "Error parsing streaming input line (type=unknown, 8 chars): SyntaxError\n",
+        "errors.md"
+    );
+    let empty = run(b"");
+    assert_eq!(
+        (empty.status.code(), empty.stdout.len()),
+        (Some(0), 0),
+        "the real CLI ends quietly"
+    );
+}

@@ -171,6 +171,18 @@ fn version_override_changes_or_fails_the_version_check() {
     let empty = with("__empty");
     assert!(empty.stdout.is_empty());
     assert_eq!(empty.status.code(), Some(0));
+    let hang = fake(dir.path())
+        .arg("--version")
+        .env("FAKE_CLAUDE_VERSION", "__hang")
+        .env("FAKE_CLAUDE_MAX_LIFETIME_S", "1")
+        .output()
+        .expect("run");
+    assert!(hang.stdout.is_empty());
+    assert_eq!(
+        hang.status.code(),
+        Some(99),
+        "a version check that never answers, bounded by the safety lifetime"
+    );
     let short = fake(dir.path()).arg("-v").output().expect("run");
     assert_eq!(
         String::from_utf8_lossy(&short.stdout),
