@@ -386,10 +386,7 @@ fn capture(program: &OsStr, args: &[&str]) -> Result<String, CheckError> {
         .args(args)
         .env_clear()
         // NAT-8: the same scrubbing as runs (claude refuses to start under CLAUDECODE).
-        .envs(std::env::vars_os().filter(|(k, _)| {
-            let k = k.as_encoded_bytes();
-            k != b"CLAUDECODE" && !k.starts_with(b"COMPUTER_MCP_")
-        }))
+        .envs(crate::engine::claude::scrubbed_env())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
