@@ -231,3 +231,40 @@ fn stdout_closed_early_scenario_gives_eof_then_exits_later() {
     );
     assert_eq!(fake.wait().expect("wait").code(), Some(0));
 }
+
+#[test]
+fn grandchild_hang_keeps_leader_and_child_until_the_group_is_killed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pidfile = dir.path().join("child.pid");
+    let (mut fake, mut out) = spawn(
+        dir.path(),
+        "grandchild-hang",
+        &[("FAKE_CLAUDE_CHILD_PIDFILE", &pidfile)],
+    );
+    let leader = Pid::from_raw(i32::try_from(fake.id()).expect("pid"));
+    read_until(&mut out, "assistant");
+    let child = pid_from(&pidfile);
+    let _reaper = Reaper(vec![child], Some(leader));
+    assert_eq!(stat(child).map(|s| s.1), Some(leader.as_raw()));
+    assert!(fake.try_wait().expect("try_wait").is_none());
+    killpg(leader, Signal::SIGTERM).expect("SIGTERM the group");
+    assert_eq!(fake.wait().expect("wait").signal(), Some(15));
+    wait_gone(child);
+}
+
+#[test]
+fn detached_escapee_lets_stdout_reach_eof_when_the_leader_exits() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pidfile = dir.path().join("escapee.pid");
+    let (mut fake, mut out) = spawn(
+        dir.path(),
+        "escaped-grandchild-detached",
+        &[("FAKE_CLAUDE_ESCAPEE_PIDFILE", &pidfile)],
+    );
+    let escapee = pid_from_after(&mut out, &pidfile);
+    let _reaper = Reaper(vec![escapee], None);
+    assert_eq!(fake.wait().expect("wait").code(), Some(0));
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut out, &mut rest).expect("EOF although the escapee lives");
+    assert!(alive(escapee));
+}

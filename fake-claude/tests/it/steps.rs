@@ -449,3 +449,27 @@ fn malformed_scenarios_are_the_fakes_own_error() {
         assert!(out.stdout.is_empty());
     }
 }
+
+#[test]
+fn dump_invocation_builtin_writes_its_record_and_succeeds() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let dump = dir.path().join("inv.json");
+    let out = fake(dir.path())
+        .args(stream_args("fake-claude:scenario=dump-invocation"))
+        .env("FAKE_CLAUDE_DUMP", &dump)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    let rec: Value = serde_json::from_slice(&std::fs::read(&dump).expect("dump")).expect("json");
+    assert_eq!(
+        rec["argv"]
+            .as_array()
+            .and_then(|a| a.last())
+            .and_then(Value::as_str),
+        Some("fake-claude:scenario=dump-invocation")
+    );
+    assert_eq!(
+        kinds(&json_lines(&out.stdout)).last().map(String::as_str),
+        Some("result/success")
+    );
+}
