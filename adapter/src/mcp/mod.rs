@@ -90,8 +90,10 @@ use crate::config::ServeArgs;
 use crate::engine::{Engine, EngineConfig};
 use crate::record::Recorder;
 
-/// Upper bound on [`Engine::shutdown`] (T8), a safety net over the engine's own bound.
-pub const SHUTDOWN_BOUND: Duration = Duration::from_secs(30);
+/// Upper bound on [`Engine::shutdown`] (T8): a safety net a little above the engine's own bound
+/// ([`crate::engine::SHUTDOWN_WAIT`]).
+pub const SHUTDOWN_BOUND: Duration =
+    crate::engine::SHUTDOWN_WAIT.saturating_add(Duration::from_secs(5));
 /// How long answers of calls settled by the shutdown get to go out.
 const ANSWER_GRACE: Duration = Duration::from_secs(2);
 /// How long the last answers get to be written to stdout.

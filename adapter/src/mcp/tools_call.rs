@@ -175,10 +175,7 @@ fn start(
 ) -> Result<Value, ToolError> {
     let RunArgs { request, .. } = arguments::run_args(args, server.catalogue.max_timeout_s)?;
     let run_id = engine.start(request, acquired_by)?;
-    let state = engine
-        .result(&run_id)
-        .ok()
-        .and_then(|r| r.get("state").cloned())
-        .unwrap_or_else(|| "pending".into());
+    // Just admitted: it cannot be released or evicted yet, so it has a state.
+    let state = engine.state(&run_id).map_or("pending", |s| s.as_str());
     Ok(json!({"run_id": run_id, "state": state}))
 }

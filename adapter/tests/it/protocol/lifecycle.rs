@@ -234,3 +234,27 @@ fn stdout_carries_only_protocol_messages() {
         assert_eq!(line.last(), Some(&b'\n'));
     }
 }
+
+#[test]
+fn sigterm_during_a_run_call_answers_it_cancelled_then_exits_zero() {
+    // T8: every active run is cancelled and its cleanup awaited, then exit 0. The waiting call
+    // is answered with the cancelled run (the host may still read stdout).
+    let mut s = crate::support::Adapter::new().fake_claude().spawn();
+    s.init();
+    let id = s.request(
+        "tools/call",
+        Some(json!({"name": "claude.run",
+                    "arguments": {"prompt": super::calls::scenario("hang-before-final"),
+                                  "timeout_s": 60}})),
+    );
+    let run_id = super::calls::the_active_run(&mut s);
+    super::calls::wait_running(&mut s, &run_id);
+    s.signal(Signal::SIGTERM);
+    let resp = s.response(&id);
+    assert_eq!(resp["result"]["isError"], true, "{resp}");
+    let run = super::tools::structured(&resp["result"]);
+    assert_eq!(run["state"], "cancelled", "{resp}");
+    assert_eq!(run["cleanup_confirmed"], true, "{resp}");
+    let st = s.wait_exit(TIMEOUT).expect("exits after SIGTERM");
+    assert_eq!(st.code(), Some(0), "stderr: {}", s.stderr_text());
+}
