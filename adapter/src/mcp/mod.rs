@@ -43,6 +43,14 @@
 //!   property. A malformed `_meta["io.github.computer-mcp/work-invocation"]` is
 //!   `invalid_arguments` with `field` = `/_meta/io.github.computer-mcp~1work-invocation`
 //!   (relative to `params`, since it is not an argument).
+//! - **Tool schemas.** `prompt`, `cwd`, `timeout_s` (1 to `--max-timeout-s`) and
+//!   `detach_after_s` belong to this layer; every native option (`permission_mode`, `model`, …)
+//!   is offered with the value rule the pinned cli-tree declares (NAT-1), so listing, validation
+//!   and argv agree. String bounds of argv strings are enforced in UTF-8 bytes as well as in
+//!   characters, and NUL is refused. Integral floats (`5.0`) are accepted for integers, as JSON
+//!   Schema does.
+//! - **Tool results (TOOL-4).** The one text block is the JSON of the whole `structuredContent`
+//!   object (`{"result": …}`), compact.
 //! - **Pagination.** `tools/list` and `resources/list` return everything on one page; this server
 //!   never issues a cursor, so any `cursor` is `-32602` "unknown cursor".
 //! - **Resources.** An unknown URI in `resources/read` is MCP's resource-not-found `-32002` with
