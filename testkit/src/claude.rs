@@ -100,20 +100,28 @@ impl ClaudeCommand {
         self.home.path().join(".claude").join("projects")
     }
 
+    /// The complete environment of a run, in the order it is applied (later entries win): the
+    /// [`PASSED_THROUGH`] variables the caller has, [`QUIET_ENV`], `HOME`, then [`Self::env`]'s.
+    /// For a program that runs the CLI itself (the adapter passes its environment on to the
+    /// native process, NAT-7): start it with a cleared environment plus exactly these.
+    pub fn environment(&self) -> Vec<(OsString, OsString)> {
+        let mut vars: Vec<(OsString, OsString)> = Vec::new();
+        for name in PASSED_THROUGH {
+            if let Some(value) = std::env::var_os(name) {
+                vars.push((name.into(), value));
+            }
+        }
+        vars.extend(QUIET_ENV.iter().map(|(k, v)| ((*k).into(), (*v).into())));
+        vars.push(("HOME".into(), self.home.path().into()));
+        vars.extend(self.envs.iter().map(|(k, v)| (k.into(), v.clone())));
+        vars
+    }
+
     /// A `std::process::Command` with the environment applied, in [`Self::workdir`], in a
     /// process group of its own (so a test can kill the CLI with every child it started).
     pub fn command(&self) -> Command {
         let mut cmd = Command::new(&self.program);
-        cmd.env_clear();
-        for name in PASSED_THROUGH {
-            if let Some(value) = std::env::var_os(name) {
-                cmd.env(name, value);
-            }
-        }
-        cmd.envs(QUIET_ENV).env("HOME", self.home.path());
-        for (key, value) in &self.envs {
-            cmd.env(key, value);
-        }
+        cmd.env_clear().envs(self.environment());
         cmd.current_dir(self.workdir()).process_group(0);
         cmd
     }

@@ -1,1 +1,294 @@
-//! replay tests.
+//! Golden recordings (`recordings/*.jsonl`), one named test each: the recorded client side is
+//! replayed against a fresh adapter while fake-claude replays the recorded native side, and the
+//! adapter's answers must match the recorded ones after normalising volatile values; a
+//! difference fails with a unified diff and writes `recordings/NAME.actual`.
+//!
+//! `BLESS=1` remakes each recording first (fake-claude scenarios directly; the real-claude ones
+//! with the real CLI 2.1.328 and the local Messages API stand-in), then replays it. The one
+//! command is [`maker::REMAKE`]; `recordings/README.md` documents the format.
+//!
+//! - `client`: a stdio client of the adapter with a cleared environment.
+//! - `recording`: the row format.
+//! - `native`: recorded native runs → fake-claude scenarios.
+//! - `player`: the replay and its pacing.
+//! - `compare`: transcripts, normalisation, diffs.
+//! - `sessions` / `maker`: the catalogue of sessions and the `BLESS` maker.
+
+pub mod client;
+pub mod compare;
+pub mod maker;
+pub mod native;
+pub mod player;
+pub mod recording;
+pub mod sessions;
+
+use std::path::{Path, PathBuf};
+
+use recording::Recording;
+
+/// Declares the recordings, one `#[test]` each (named after the file), and [`NAMES`].
+macro_rules! recordings {
+    ($($test:ident => $name:literal),* $(,)?) => {
+        /// Every recording a test replays, by file stem.
+        pub const NAMES: &[&str] = &[$($name),*];
+
+        /// One test per golden recording.
+        mod golden {
+            $(
+                #[test]
+                fn $test() {
+                    super::check($name);
+                }
+            )*
+        }
+    };
+}
+
+recordings! {
+    real_success => "real-success",
+    real_tool_denied => "real-tool-denied",
+    real_api_error => "real-api-error",
+    real_max_turns => "real-max-turns",
+    real_unknown_resume => "real-unknown-resume",
+    real_cancel => "real-cancel",
+    real_not_logged_in => "real-not-logged-in",
+    fake_success => "fake-success",
+    fake_nonzero_exit => "fake-nonzero-exit",
+    fake_missing_final => "fake-missing-final",
+    fake_duplicate_final => "fake-duplicate-final",
+    fake_malformed_final => "fake-malformed-final",
+    fake_final_without_session_id => "fake-final-without-session-id",
+    fake_final_without_result => "fake-final-without-result",
+    fake_is_error_success => "fake-is-error-success",
+    fake_error_subtype => "fake-error-subtype",
+    fake_oversized_event => "fake-oversized-event",
+    fake_oversized_final => "fake-oversized-final",
+    fake_huge_final => "fake-huge-final",
+    fake_many_events => "fake-many-events",
+    fake_hang_after_final => "fake-hang-after-final",
+    fake_ignore_sigterm => "fake-ignore-sigterm",
+    fake_grandchild => "fake-grandchild",
+    fake_escaped_grandchild => "fake-escaped-grandchild",
+    fake_stdout_closed_early => "fake-stdout-closed-early",
+    fake_stderr_noise => "fake-stderr-noise",
+    fake_hooks_before_init => "fake-hooks-before-init",
+    fake_cancel_streaming => "fake-cancel-streaming",
+}
+
+/// `BLESS=1` (or `true`): remake recordings before replaying them.
+fn blessing() -> bool {
+    std::env::var("BLESS").is_ok_and(|v| v == "1" || v == "true")
+}
+
+fn golden_path(name: &str) -> PathBuf {
+    maker::recordings_dir().join(format!("{name}.jsonl"))
+}
+
+/// Remakes `name` under `BLESS`, then replays it and panics with a diff on a mismatch.
+fn check(name: &str) {
+    if blessing() {
+        let def = sessions::find(name)
+            .unwrap_or_else(|| panic!("no session definition for recording {name}"));
+        maker::make(&def);
+    }
+    let path = golden_path(name);
+    assert!(
+        path.is_file(),
+        "recording {} is missing; remake the recordings with `{}`",
+        path.display(),
+        maker::REMAKE
+    );
+    if let Err(e) = verify(&path) {
+        panic!("{e}");
+    }
+}
+
+/// Replays the recording at `path`; on a mismatch writes `<stem>.actual` beside it and returns
+/// the readable failure (a unified diff).
+pub fn verify(path: &Path) -> Result<(), String> {
+    let rec = Recording::load(path)?;
+    let replayed = player::replay(&rec);
+    let name = path
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let Some(diff) = compare::diff(&replayed.expected, &replayed.actual, &name) else {
+        let _ = std::fs::remove_file(path.with_extension("actual"));
+        return Ok(());
+    };
+    let actual_path = path.with_extension("actual");
+    let _ = std::fs::write(&actual_path, &replayed.actual);
+    let mut msg = format!(
+        "replay of {} differs from the recording (- recorded, + replayed); the replayed \
+         transcript is in {}.\nIf the change is intended, remake the recordings: {}\n\n{diff}",
+        path.display(),
+        actual_path.display(),
+        maker::REMAKE
+    );
+    for n in &replayed.notes {
+        msg.push_str(&format!("\nnote: {n}"));
+    }
+    if !replayed.stderr.trim().is_empty() {
+        msg.push_str(&format!(
+            "\nadapter stderr (tail):\n{}",
+            tail(&replayed.stderr, 4000)
+        ));
+    }
+    Err(msg)
+}
+
+fn tail(s: &str, n: usize) -> &str {
+    let mut cut = s.len().saturating_sub(n);
+    while !s.is_char_boundary(cut) {
+        cut += 1;
+    }
+    &s[cut..]
+}
+
+/// A recording that no test replays fails CI (and a listed one that is missing fails too).
+#[test]
+fn every_recording_is_replayed_by_a_named_test() {
+    let mut on_disk: Vec<String> = std::fs::read_dir(maker::recordings_dir())
+        .expect("read recordings/")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .collect();
+    on_disk.sort();
+    let unused: Vec<&String> = on_disk
+        .iter()
+        .filter(|n| !NAMES.contains(&n.as_str()))
+        .collect();
+    assert!(
+        unused.is_empty(),
+        "recordings no test replays (add them to `recordings!` in {}): {unused:?}",
+        file!()
+    );
+    let missing: Vec<&&str> = NAMES
+        .iter()
+        .filter(|n| !on_disk.iter().any(|d| d == *n))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "recordings listed but missing (remake with `{}`): {missing:?}",
+        maker::REMAKE
+    );
+}
+
+/// Each recording says what it shows and how to remake it, and each has a session to remake it.
+#[test]
+fn every_recording_has_a_header_and_a_session_that_remakes_it() {
+    for name in NAMES {
+        assert!(
+            sessions::find(name).is_some(),
+            "{name}: no session definition in sessions.rs"
+        );
+        let rec = Recording::load(&golden_path(name)).expect("load");
+        assert_eq!(rec.meta["recording"], *name, "{name}: meta.recording");
+        assert!(
+            rec.meta["shows"].as_str().is_some_and(|s| !s.is_empty()),
+            "{name}: meta.shows"
+        );
+        assert_eq!(rec.meta["remake"], maker::REMAKE, "{name}: meta.remake");
+        assert!(
+            rec.meta["native"]["kind"].is_string(),
+            "{name}: meta.native"
+        );
+        assert!(
+            rec.rows.iter().any(|r| r.dir == "c2s")
+                && rec.rows.iter().any(|r| r.dir == "s2c")
+                && rec.rows.iter().any(|r| r.is_exit()),
+            "{name}: a recording holds client, server and native rows"
+        );
+    }
+    for def in sessions::all() {
+        assert!(
+            NAMES.contains(&def.name),
+            "session {} has no recording test",
+            def.name
+        );
+    }
+}
+
+/// The replay is not a test that cannot fail: a copy of a golden whose native final says
+/// something else no longer matches its recorded answers, and the failure is a readable diff.
+#[test]
+fn an_altered_golden_fails_the_replay_with_a_readable_diff() {
+    let golden = std::fs::read_to_string(golden_path("fake-success")).expect("read golden");
+    let needle = "\"result\":\"Hi there!\"";
+    assert!(
+        golden.contains(needle),
+        "fake-success.jsonl no longer has the native final this test alters"
+    );
+    // Alter only the native side's final event (n2a), as if the CLI had answered differently.
+    let altered: String = golden
+        .lines()
+        .map(|l| {
+            if l.starts_with("{\"dir\":\"n2a\"") && l.contains("\"type\":\"result\"") {
+                l.replace(needle, "\"result\":\"Hi from an altered copy!\"")
+            } else {
+                l.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert_ne!(
+        altered.trim(),
+        golden.trim(),
+        "the alteration changed nothing"
+    );
+    let dir = tempfile::tempdir().expect("temp dir");
+    let copy = dir.path().join("fake-success.jsonl");
+    std::fs::write(&copy, altered).expect("write the copy");
+
+    let err = verify(&copy).expect_err("an altered golden must fail its replay");
+    assert!(err.contains("--- golden fake-success.jsonl"), "{err}");
+    assert!(err.contains("+++ replay"), "{err}");
+    assert!(err.contains("@@ "), "a unified diff has hunks: {err}");
+    let removed = err
+        .lines()
+        .any(|l| l.starts_with('-') && l.contains("\"result\": \"Hi there!\""));
+    let added = err
+        .lines()
+        .any(|l| l.starts_with('+') && l.contains("\"result\": \"Hi from an altered copy!\""));
+    assert!(removed && added, "the diff names the changed value: {err}");
+    assert!(
+        dir.path().join("fake-success.actual").is_file(),
+        "the replayed transcript is written beside the golden"
+    );
+
+    // The unaltered golden replays cleanly through the same path (so the failure above is the
+    // alteration's, not the harness's).
+    let clean = dir.path().join("clean.jsonl");
+    std::fs::write(&clean, &golden).expect("write");
+    verify(&clean).expect("the unaltered golden replays");
+}
+
+/// An altered recorded *answer* fails too: the replay compares every answer field.
+#[test]
+fn an_altered_recorded_answer_fails_the_replay() {
+    let golden = std::fs::read_to_string(golden_path("fake-missing-final")).expect("read golden");
+    let altered = golden.replacen(
+        "\\\"code\\\":\\\"missing_final\\\"",
+        "\\\"code\\\":\\\"timeout\\\"",
+        1,
+    );
+    let altered = altered.replacen("\"code\":\"missing_final\"", "\"code\":\"timeout\"", 1);
+    assert_ne!(
+        altered, golden,
+        "the recording no longer has the answer this test alters"
+    );
+    let dir = tempfile::tempdir().expect("temp dir");
+    let copy = dir.path().join("fake-missing-final.jsonl");
+    std::fs::write(&copy, altered).expect("write the copy");
+    let err = verify(&copy).expect_err("an altered answer must fail the replay");
+    assert!(
+        err.lines()
+            .any(|l| l.starts_with('-') && l.contains("\"code\": \"timeout\""))
+            && err
+                .lines()
+                .any(|l| l.starts_with('+') && l.contains("\"code\": \"missing_final\"")),
+        "{err}"
+    );
+}

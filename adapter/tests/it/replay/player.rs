@@ -1,0 +1,353 @@
+//! Replays a golden recording: its client side is sent to a fresh adapter whose native CLI is
+//! fake-claude playing the recording's native side ([`super::native`]), and the adapter's answers
+//! are rendered next to the recorded ones ([`super::compare`]).
+//!
+//! Pacing keeps the replay in the recorded order of cause and effect, without clocks: before a
+//! client message that the recording shows after some answers and native rows, the player waits
+//! (bounded) until the replayed adapter has sent those answers and read as many native rows
+//! (the replay runs with `--record` too, so its native rows can be counted). A request is thus
+//! sent before an earlier one was answered only when the recording shows that overlap (a cancel
+//! during a run). After a native exit row the player also gives the adapter [`SETTLE_GRACE`] to
+//! move the run to its settled state (the engine writes the exit row just before it settles),
+//! exactly as the maker did.
+//!
+//! Volatile values the client echoes (run ids, event cursors) are mapped from the recorded ones to
+//! the ones the replayed adapter issued, by position in the matching answers.
+
+use std::ffi::OsString;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::client::{Client, base_env};
+use super::compare;
+use super::native::{self, starts_run};
+use super::recording::{Body, Recording, Row, Tail};
+use crate::support::fake_claude_bin;
+
+/// After a native exit row, how long the adapter gets to settle the run before the next client
+/// message (the maker waits the same).
+pub const SETTLE_GRACE: Duration = Duration::from_millis(300);
+/// Bound on any one wait of the replay (shared, slow machine; only to avoid hangs).
+const WAIT_BOUND: Duration = Duration::from_secs(60);
+
+/// What a replay produced.
+#[derive(Debug)]
+pub struct Replayed {
+    /// The recorded side's transcript.
+    pub expected: String,
+    /// The replayed side's transcript.
+    pub actual: String,
+    /// Waits that ran out (they explain a diff).
+    pub notes: Vec<String>,
+    /// The adapter's stderr.
+    pub stderr: String,
+}
+
+/// Replays `rec` and renders both sides.
+pub fn replay(rec: &Recording) -> Replayed {
+    let name = rec
+        .path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let scenario_path = tmp.path().join("native-run.json");
+    let code_path = tmp.path().join("exit-code-on-sigterm");
+    let record_path = tmp.path().join("replay.jsonl");
+    let home = tmp.path().join("home");
+    std::fs::create_dir_all(&home).expect("home");
+
+    let runs = native::native_runs(rec);
+    let claude = native_program(&runs, tmp.path(), &code_path);
+
+    let mut args: Vec<OsString> = vec!["--claude".into(), claude.into_os_string()];
+    if let Some(extra) = rec.meta.get("adapter_args").and_then(Value::as_array) {
+        args.extend(extra.iter().filter_map(Value::as_str).map(OsString::from));
+    }
+    let mut env = base_env();
+    env.push(("HOME".into(), home.into_os_string()));
+    env.push(("FAKE_CLAUDE_SCENARIO".into(), scenario_path.clone().into()));
+    // A hang of the replayed native side never outlives the test run for long.
+    env.push(("FAKE_CLAUDE_MAX_LIFETIME_S".into(), "300".into()));
+
+    let mut client = Client::spawn(&args, &env, Some(&record_path));
+    let mut tail = Tail::new(&record_path);
+    let mut map = Mapping::default();
+    let mut notes = Vec::new();
+    let mut exits_seen_at_last_send = 0;
+
+    let mut golden_native = 0usize;
+    let mut golden_exits = 0usize;
+    let mut golden_answered: Vec<Value> = Vec::new();
+    for row in &rec.rows {
+        match row.dir.as_str() {
+            "n2a" => {
+                if row.is_native_output() {
+                    golden_native += 1;
+                }
+                if row.is_exit() {
+                    golden_exits += 1;
+                }
+            }
+            "s2c" => {
+                if let Some(id) = row
+                    .msg()
+                    .filter(|m| m.get("method").is_none())
+                    .and_then(|m| m.get("id"))
+                    .filter(|id| !id.is_null())
+                {
+                    golden_answered.push(id.clone());
+                }
+            }
+            "c2s" => {
+                wait_for(
+                    &mut client,
+                    &mut tail,
+                    &golden_answered,
+                    golden_native,
+                    &mut notes,
+                );
+                if golden_exits > exits_seen_at_last_send {
+                    std::thread::sleep(SETTLE_GRACE);
+                    exits_seen_at_last_send = golden_exits;
+                }
+                map.learn(rec, &client);
+                let paths = (scenario_path.as_path(), code_path.as_path());
+                send(&mut client, row, &map, &runs, &tail, &name, paths);
+            }
+            _ => {}
+        }
+    }
+    wait_for(
+        &mut client,
+        &mut tail,
+        &golden_answered,
+        golden_native,
+        &mut notes,
+    );
+    client.close_stdin();
+    if client.wait_exit(WAIT_BOUND).is_none() {
+        notes.push(format!(
+            "the adapter did not exit within {WAIT_BOUND:?} of stdin EOF"
+        ));
+    }
+    tail.poll();
+
+    let golden_c2s: Vec<Row> = rec
+        .rows
+        .iter()
+        .filter(|r| r.dir == "c2s")
+        .cloned()
+        .collect();
+    let golden_s2c: Vec<Value> = rec
+        .rows
+        .iter()
+        .filter(|r| r.dir == "s2c")
+        .filter_map(|r| r.msg().cloned())
+        .collect();
+    let golden_n2a: Vec<Row> = rec
+        .rows
+        .iter()
+        .filter(|r| r.is_native_output())
+        .cloned()
+        .collect();
+    let replay_c2s: Vec<Row> = tail
+        .rows
+        .iter()
+        .filter(|r| r.dir == "c2s")
+        .cloned()
+        .collect();
+    let replay_n2a: Vec<Row> = tail
+        .rows
+        .iter()
+        .filter(|r| r.is_native_output())
+        .cloned()
+        .collect();
+    Replayed {
+        expected: compare::transcript(&golden_c2s, &golden_s2c, &golden_n2a),
+        actual: compare::transcript(&replay_c2s, &client.received, &replay_n2a),
+        notes,
+        stderr: client.stderr_text(),
+    }
+}
+
+/// fake-claude itself, or the SIGTERM wrapper when a run must answer SIGTERM with an exit code.
+fn native_program(runs: &[native::NativeRun], dir: &Path, code_path: &Path) -> PathBuf {
+    let fake = fake_claude_bin();
+    if runs.iter().all(|r| r.exit_code_on_sigterm().is_none()) {
+        return fake;
+    }
+    assert!(
+        runs.iter()
+            .all(|r| r.terminated || r.exit().is_none_or(|(_, sig)| sig.is_none())),
+        "a recording mixing a native exit code on SIGTERM with a native death by a signal cannot \
+         be replayed under the SIGTERM wrapper"
+    );
+    let path = dir.join("claude-sigterm-wrapper");
+    std::fs::write(&path, native::wrapper_script(&fake, code_path)).expect("write the wrapper");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    path
+}
+
+/// Waits until every answer in `answered` has arrived and `native` native rows were read.
+fn wait_for(
+    client: &mut Client,
+    tail: &mut Tail,
+    answered: &[Value],
+    native: usize,
+    notes: &mut Vec<String>,
+) {
+    let deadline = Instant::now() + WAIT_BOUND;
+    loop {
+        tail.poll();
+        let missing: Vec<&Value> = answered
+            .iter()
+            .filter(|id| client.response(id).is_none())
+            .collect();
+        let native_short = tail.native_output() < native;
+        if missing.is_empty() && !native_short {
+            return;
+        }
+        if Instant::now() >= deadline {
+            let note = format!(
+                "gave up after {WAIT_BOUND:?} waiting for answers to {missing:?} and native rows \
+                 ({} of {native} read)",
+                tail.native_output()
+            );
+            if !notes.contains(&note) {
+                notes.push(note);
+            }
+            return;
+        }
+        client.pump(Duration::from_millis(20));
+    }
+}
+
+/// Sends one recorded client row (mapped), preparing the native run first when it starts one.
+fn send(
+    client: &mut Client,
+    row: &Row,
+    map: &Mapping,
+    runs: &[native::NativeRun],
+    tail: &Tail,
+    name: &str,
+    (scenario_path, code_path): (&Path, &Path),
+) {
+    match &row.body {
+        Body::Msg(m) => {
+            if starts_run(m) {
+                // Runs never overlap in a recording: the next native run is the one after the
+                // runs that have exited so far.
+                let k = tail.exits();
+                let run = runs.get(k).cloned().unwrap_or_else(|| native::NativeRun {
+                    rows: Vec::new(),
+                    terminated: false,
+                    stderr_tail: None,
+                });
+                let text = serde_json::to_string_pretty(&run.scenario(name)).expect("scenario");
+                let tmp = scenario_path.with_extension("tmp");
+                std::fs::write(&tmp, text).expect("write the native scenario");
+                std::fs::rename(&tmp, scenario_path).expect("publish the native scenario");
+                let code = run.exit_code_on_sigterm().unwrap_or(143);
+                std::fs::write(code_path, code.to_string()).expect("write the exit code");
+            }
+            client.send(&map.apply(m));
+        }
+        Body::Raw(t) => client.send_line(t.as_bytes()),
+        Body::Oversized { len, .. } => {
+            let n = usize::try_from(*len).expect("length fits");
+            client.send_line("x".repeat(n).as_bytes());
+        }
+        _ => {}
+    }
+}
+
+/// Recorded → replayed spellings of values the adapter issued and the client echoes.
+#[derive(Debug, Default)]
+struct Mapping {
+    pairs: Vec<(String, String)>,
+}
+
+impl Mapping {
+    /// Pairs the run ids and cursors of every recorded answer with the replayed answer to the
+    /// same request, by order of appearance.
+    fn learn(&mut self, rec: &Recording, client: &Client) {
+        for g in rec
+            .rows
+            .iter()
+            .filter(|r| r.dir == "s2c")
+            .filter_map(Row::msg)
+        {
+            let Some(id) = g.get("id").filter(|_| g.get("method").is_none()) else {
+                continue;
+            };
+            let Some(a) = client.response(id) else {
+                continue;
+            };
+            let (gt, at) = (tokens(&g.to_string()), tokens(&a.to_string()));
+            for (x, y) in gt.into_iter().zip(at) {
+                if x != y && !self.pairs.iter().any(|(k, _)| *k == x) {
+                    self.pairs.push((x, y));
+                }
+            }
+        }
+    }
+
+    fn apply(&self, v: &Value) -> Value {
+        match v {
+            Value::String(s) => {
+                let mut s = s.clone();
+                for (k, r) in &self.pairs {
+                    s = s.replace(k, r);
+                }
+                Value::String(s)
+            }
+            Value::Array(a) => Value::Array(a.iter().map(|x| self.apply(x)).collect()),
+            Value::Object(o) => {
+                Value::Object(o.iter().map(|(k, x)| (k.clone(), self.apply(x))).collect())
+            }
+            other => other.clone(),
+        }
+    }
+}
+
+/// Run ids and event cursors in `s`, in order of appearance.
+fn tokens(s: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let rest = &s[i..];
+        if rest.starts_with("run_")
+            && rest.len() >= 36
+            && rest.as_bytes()[4..36].iter().all(u8::is_ascii_hexdigit)
+            && (i == 0 || !b[i - 1].is_ascii_alphanumeric())
+        {
+            found.push(rest[..36].to_owned());
+            i += 36;
+            continue;
+        }
+        if rest.starts_with("c1.")
+            && (i == 0 || !b[i - 1].is_ascii_alphanumeric())
+            && rest.len() > 13
+            && rest.as_bytes()[3..11].iter().all(u8::is_ascii_hexdigit)
+            && rest.as_bytes()[11] == b'.'
+        {
+            let end = 12
+                + rest.as_bytes()[12..]
+                    .iter()
+                    .take_while(|c| c.is_ascii_hexdigit())
+                    .count();
+            if end > 12 {
+                found.push(rest[..end].to_owned());
+                i += end;
+                continue;
+            }
+        }
+        i += rest.chars().next().map_or(1, char::len_utf8);
+    }
+    found
+}
