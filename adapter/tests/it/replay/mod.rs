@@ -13,12 +13,14 @@
 //! - `player`: the replay and its pacing.
 //! - `compare`: transcripts, normalisation, diffs.
 //! - `sessions` / `maker`: the catalogue of sessions and the `BLESS` maker.
+//! - `recorder`: what `--record` writes.
 
 pub mod client;
 pub mod compare;
 pub mod maker;
 pub mod native;
 pub mod player;
+mod recorder;
 pub mod recording;
 pub mod sessions;
 
