@@ -24,7 +24,7 @@ pub const CLEANUP_WAIT: Duration = Duration::from_secs(10);
 /// After the cleanup report, how long stdout/stderr may still be read before settling (SUP-4).
 pub const STDOUT_DRAIN: Duration = Duration::from_secs(1);
 /// Read size for native output.
-const READ_CHUNK: usize = 128 * 1024;
+const READ_CHUNK: usize = 256 * 1024;
 
 /// What execution produced, for the classifier.
 #[derive(Debug, Default)]
@@ -129,6 +129,12 @@ async fn execute(
     let mut cleanup_by: Option<Instant> = None;
     let mut drain_by: Option<Instant> = None;
     let far = Instant::now() + Duration::from_secs(365 * 24 * 3600);
+    // Timers live across iterations (re-armed with `reset`), so a busy stream does not register
+    // and cancel three timers per read.
+    let deadline_timer = sleep_until(deadline);
+    let cleanup_timer = sleep_until(far);
+    let drain_timer = sleep_until(far);
+    tokio::pin!(deadline_timer, cleanup_timer, drain_timer);
 
     if *cancel.borrow_and_update() {
         exec.cancelled = true;
@@ -137,9 +143,19 @@ async fn execute(
         cleanup_by = Some(Instant::now() + TERM_GRACE + CLEANUP_WAIT);
     }
 
+    let mut armed_cleanup = None;
+    let mut armed_drain = None;
     loop {
         if exec.cleanup.is_some() && stdout.is_none() && stderr.is_none() {
             break;
+        }
+        if cleanup_by != armed_cleanup {
+            armed_cleanup = cleanup_by;
+            cleanup_timer.as_mut().reset(cleanup_by.unwrap_or(far));
+        }
+        if drain_by != armed_drain {
+            armed_drain = drain_by;
+            drain_timer.as_mut().reset(drain_by.unwrap_or(far));
         }
         tokio::select! {
             r = read_some(&mut stdout, &mut out_buf), if stdout.is_some() => match r {
@@ -193,7 +209,7 @@ async fn execute(
                     table.advance(&run.run_id, RunState::Settling);
                 }
             },
-            () = sleep_until(deadline), if !terminated && !exit_known => {
+            () = &mut deadline_timer, if !terminated && !exit_known => {
                 // BND-4; also "a final followed by a process that does not exit" (OUT-2).
                 exec.timed_out = true;
                 terminated = true;
@@ -201,7 +217,7 @@ async fn execute(
                 cleanup_by = Some(Instant::now() + TERM_GRACE + CLEANUP_WAIT);
                 table.advance(&run.run_id, RunState::Settling);
             },
-            () = sleep_until(cleanup_by.unwrap_or(far)), if exec.cleanup.is_none() && cleanup_by.is_some() => {
+            () = &mut cleanup_timer, if exec.cleanup.is_none() && cleanup_by.is_some() => {
                 exec.cleanup = Some(Cleanup {
                     confirmed: false,
                     survivors: Vec::new(),
@@ -212,7 +228,7 @@ async fn execute(
                 });
                 break;
             },
-            () = sleep_until(drain_by.unwrap_or(far)), if drain_by.is_some() => {
+            () = &mut drain_timer, if drain_by.is_some() => {
                 // SUP-4: an escaped descendant may hold the pipe; what it writes is not read.
                 break;
             },

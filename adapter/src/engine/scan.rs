@@ -409,8 +409,20 @@ fn word(chunk: &[u8]) -> u64 {
     u64::from_le_bytes(a)
 }
 
-/// First index of `a` or `b`, eight bytes at a time (strings are most of a stream's bytes).
+/// First index of `a` or `b` (strings are most of a stream's bytes, so this is the hot loop).
 fn find2(s: &[u8], a: u8, b: u8) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    let (done, hit) = simd::find2(s, a, b);
+    #[cfg(not(target_arch = "x86_64"))]
+    let (done, hit) = (0, None);
+    if hit.is_some() {
+        return hit;
+    }
+    find2_swar(&s[done..], a, b).map(|p| done + p)
+}
+
+/// [`find2`] eight bytes at a time.
+fn find2_swar(s: &[u8], a: u8, b: u8) -> Option<usize> {
     let mut chunks = s.chunks_exact(8);
     let mut base = 0;
     for c in chunks.by_ref() {
@@ -448,6 +460,37 @@ fn find_structural(s: &[u8]) -> Option<usize> {
         i = k + 1;
     }
     s[i..].iter().position(|&c| is(c)).map(|p| i + p)
+}
+
+/// SSE2 (always present on x86_64): sixteen bytes per step.
+#[cfg(target_arch = "x86_64")]
+mod simd {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+    };
+
+    /// Scans whole 16-byte blocks: `(bytes scanned, first hit)`; the tail is the caller's.
+    pub fn find2(s: &[u8], a: u8, b: u8) -> (usize, Option<usize>) {
+        // SAFETY: SSE2 is part of the x86_64 baseline, so the feature is always present.
+        unsafe { find2_sse2(s, a, b) }
+    }
+
+    #[target_feature(enable = "sse2")]
+    fn find2_sse2(s: &[u8], a: u8, b: u8) -> (usize, Option<usize>) {
+        let va = _mm_set1_epi8(a as i8);
+        let vb = _mm_set1_epi8(b as i8);
+        let mut i = 0;
+        while i + 16 <= s.len() {
+            // SAFETY: `i + 16 <= s.len()`, so the unaligned 16-byte load stays inside `s`.
+            let v = unsafe { _mm_loadu_si128(s.as_ptr().add(i).cast::<__m128i>()) };
+            let m = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, va), _mm_cmpeq_epi8(v, vb)));
+            if m != 0 {
+                return (i, Some(i + m.trailing_zeros() as usize));
+            }
+            i += 16;
+        }
+        (i, None)
+    }
 }
 
 #[cfg(test)]
@@ -619,6 +662,17 @@ mod tests {
             assert_eq!(find_structural(s), naive, "{s:?}");
             let naive2 = s.iter().position(|c| matches!(c, b'"' | b'\\'));
             assert_eq!(find2(s, b'"', b'\\'), naive2);
+        }
+        // Every position and length around the 8- and 16-byte blocks.
+        for len in 0..40 {
+            for at in 0..=len {
+                let mut v = vec![b'x'; len];
+                if at < len {
+                    v[at] = b'\\';
+                }
+                let want = (at < len).then_some(at);
+                assert_eq!(find2(&v, b'"', b'\\'), want, "len {len} at {at}");
+            }
         }
     }
 }
