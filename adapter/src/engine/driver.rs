@@ -78,6 +78,29 @@ pub async fn drive(
     table.advance(&run.run_id, outcome.state);
 }
 
+/// Settles a run whose driver died without settling it: cleanup is not confirmed, so the state
+/// is `uncertain` (RUN-10) with `cleanup_unconfirmed` as the cause.
+pub fn abandon(table: &Table, run: &Run, why: &str) {
+    let cleanup = Cleanup {
+        confirmed: false,
+        survivors: Vec::new(),
+        error: Some(why.to_owned()),
+    };
+    {
+        let mut d = run.data();
+        d.outcome = Some(super::outcome::Outcome {
+            state: RunState::Uncertain,
+            error: Some(ToolError::new(
+                super::ErrorCode::CleanupUnconfirmed,
+                format!("{why}; cleanup was not acknowledged"),
+            )),
+            native_error: d.ingest.stream_native_error(),
+        });
+        d.cleanup = Some(cleanup);
+    }
+    table.advance(&run.run_id, RunState::Uncertain);
+}
+
 async fn execute(
     table: &Table,
     provider: &dyn Provider,

@@ -321,13 +321,24 @@ impl Engine {
             cancel: watch::Sender::new(false),
         });
         self.table.admit(run.clone(), acquired_by)?;
-        handle.spawn(driver::drive(
+        let task = handle.spawn(driver::drive(
             self.table.clone(),
             self.provider.clone(),
-            run,
+            run.clone(),
             spec,
             self.cfg.recorder.clone(),
         ));
+        // A driver that panicked never settles its run by itself: settle it as uncertain (its
+        // supervisor handle was dropped while unwinding, which SIGKILLs the group, SUP-2, but
+        // nobody saw the acknowledgement).
+        let table = self.table.clone();
+        handle.spawn(async move {
+            if let Err(e) = task.await
+                && e.is_panic()
+            {
+                driver::abandon(&table, &run, "the run's task panicked");
+            }
+        });
         Ok(run_id)
     }
 

@@ -43,6 +43,8 @@ struct Script {
     silent_after_term: bool,
     /// stdout is never closed (an escaped descendant holds it).
     hold_stdout: bool,
+    /// The provider panics while spawning (a bug in a provider).
+    panic_on_spawn: bool,
 }
 
 impl Script {
@@ -103,6 +105,7 @@ impl Provider for ScriptProvider {
             if let Some(e) = script.spawn_error.clone() {
                 return Err(e);
             }
+            assert!(!script.panic_on_spawn, "simulated provider bug");
             self.spawned.lock().expect("lock").push(spec.prompt.clone());
             Ok(Box::new(SimProcess::start(script, self.held.clone())) as Box<dyn NativeProcess>)
         })
@@ -381,6 +384,25 @@ async fn spawn_failure_is_spawn_failed() {
     assert_eq!(
         (r["state"].as_str(), code(&r)),
         (Some("failed"), "spawn_failed")
+    );
+}
+
+#[tokio::test]
+async fn a_driver_that_panics_leaves_the_run_uncertain_not_hanging() {
+    let (e, _) = engine(vec![(
+        "bug",
+        Script {
+            panic_on_spawn: true,
+            ..Script::default()
+        },
+    )]);
+    let id = e.start(req("bug"), None).expect("start");
+    let r = settle(&e, &id).await;
+    assert_eq!(r["state"], "uncertain");
+    assert_eq!(code(&r), "cleanup_unconfirmed");
+    assert_eq!(
+        e.release(&id).expect_err("kept").code,
+        ErrorCode::CleanupUnconfirmed
     );
 }
 
