@@ -5,6 +5,26 @@
 //! THIS FILE FIXES THE API the MCP layer (`crate::mcp`) calls. The engine author may extend it
 //! (new methods, new fields) but keeps these signatures' meaning.
 //!
+//! Choices the contract leaves open, made here (and worth a host's knowing):
+//! - `run_id` is `run_` + 32 hex digits: opaque, never UUID-shaped, so it cannot be mistaken for
+//!   a native session id (RUN-2, NAT-6).
+//! - `claude.run.cancel` of an active run answers `{run_id, state: "settling", already_settled:
+//!   false}` at once; the run becomes `cancelled` (or `uncertain`) when its cleanup is known.
+//!   A cancel that arrives after the native process already exited changes no outcome.
+//! - `events_total` counts every non-blank native stdout line, oversized ones included;
+//!   `events_dropped` counts buffer overflow (BND-2). In pages, `omitted_oversized` counts the
+//!   oversized events omitted in the range the page covers; without a cursor a page starts at
+//!   the oldest retained event and `missed_events` says how many were dropped before it.
+//! - A native line that is not JSON appears in pages as a JSON string of its text.
+//! - A result event is a line whose top-level `type` is `result`, or a line cut short before its
+//!   `type` (not complete JSON) that carries the result-only top-level `is_error`: the latter is
+//!   `malformed_final`, never `missing_final`. A result also needs a string `subtype` and a
+//!   boolean `is_error` to be valid.
+//! - `native_error` is the valid final's error (`is_error: true` or an error subtype), else the
+//!   first assistant event carrying `error`, else, for a nonzero exit, the last stderr line.
+//! - `list` entries and results carry `native_session_id` / `acquired_by` as `null` when
+//!   unknown / unbound.
+//!
 //! Layout: [`request`] (argument checks), [`provider`] (the provider boundary) and [`claude`]
 //! (the claude provider), [`table`] (run table, capacity, snapshot), [`driver`] (one run's task),
 //! [`ingest`] / [`scan`] / [`ring`] (bounded native output), [`outcome`] (OUT-1/OUT-2).
