@@ -3,7 +3,8 @@
 //! 2.1.328 against the local Messages API stand-in, then writes `recordings/NAME.jsonl` with a
 //! `meta` header row saying what it shows and how it was made.
 //!
-//! Scripts wait the way the replay paces ([`super::player`]): a call waits for its answer,
+//! Scripts wait the way the replay paces ([`super::player`]): a call waits for its answer (and
+//! for that answer's row in the recording, so the recorded order is the causal order),
 //! `WaitNative(n)` until the adapter has read n native rows, `WaitExit(k)` until k native runs
 //! have exited plus the same settle grace. `$RUN` and `$CURSOR` in arguments stand for the last
 //! run id and `next_cursor` the adapter answered.
@@ -14,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 
-use super::client::{Client, base_env, structured};
+use super::client::{Client, base_env};
 use super::player::SETTLE_GRACE;
 use super::recording::Tail;
 use super::sessions::{Definition, Native, Step};
@@ -107,8 +108,13 @@ pub fn make(def: &Definition) {
             }
             Step::Tool { name, args, meta } => {
                 let args = fill(&args, last_run.as_deref(), last_cursor.as_deref());
-                let result = client.tool(name, args, meta, CALL_BOUND);
-                let s = structured(&result);
+                let mut params = json!({"name": name, "arguments": args});
+                if let Some(m) = meta {
+                    params["_meta"] = m;
+                }
+                let resp = client.call("tools/call", Some(params), CALL_BOUND);
+                recorded_answer(&mut tail, &resp);
+                let s = &resp["result"]["structuredContent"]["result"];
                 if let Some(r) = s.get("run_id").and_then(Value::as_str) {
                     last_run = Some(r.to_owned());
                 }
@@ -117,8 +123,24 @@ pub fn make(def: &Definition) {
                 }
             }
             Step::Request { method, params } => {
-                client.call(method, params, CALL_BOUND);
+                let resp = client.call(method, params, CALL_BOUND);
+                recorded_answer(&mut tail, &resp);
             }
+            Step::Send {
+                id,
+                name,
+                args,
+                meta,
+            } => {
+                let mut params = json!({"name": name, "arguments": args});
+                if let Some(m) = meta {
+                    params["_meta"] = m;
+                }
+                client.send(&json!({
+                    "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params
+                }));
+            }
+            Step::Notify { method, params } => client.notify(method, Some(params)),
             Step::WaitNative(n) => wait(&mut tail, &format!("{n} native rows"), |t| {
                 t.native_output() >= n
             }),
@@ -166,6 +188,21 @@ pub fn make(def: &Definition) {
     text.push_str(&rows);
     let out = recordings_dir().join(format!("{}.jsonl", def.name));
     std::fs::write(&out, text).unwrap_or_else(|e| panic!("write {}: {e}", out.display()));
+}
+
+/// Waits until the adapter's recording holds the answer the client just received. The recorder
+/// writes an answer's row only after writing it to stdout, so without this wait the client's
+/// next message could be recorded before the answer it reacted to, and the replay (which paces on
+/// the recorded order) would send it too early.
+fn recorded_answer(tail: &mut Tail, resp: &Value) {
+    let id = resp.get("id").cloned().unwrap_or(Value::Null);
+    wait(tail, &format!("the recorded answer to {id}"), |t| {
+        t.rows.iter().any(|r| {
+            r.dir == "s2c"
+                && r.msg()
+                    .is_some_and(|m| m.get("method").is_none() && m.get("id") == Some(&id))
+        })
+    });
 }
 
 fn wait(tail: &mut Tail, what: &str, done: impl Fn(&Tail) -> bool) {

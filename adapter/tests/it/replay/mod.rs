@@ -75,6 +75,7 @@ recordings! {
     fake_stderr_noise => "fake-stderr-noise",
     fake_hooks_before_init => "fake-hooks-before-init",
     fake_cancel_streaming => "fake-cancel-streaming",
+    fake_cancelled_request => "fake-cancelled-request",
 }
 
 /// `BLESS=1` (or `true`): remake recordings before replaying them.

@@ -29,7 +29,7 @@ use crate::support::fake_claude_bin;
 
 /// After a native exit row, how long the adapter gets to settle the run before the next client
 /// message (the maker waits the same).
-pub const SETTLE_GRACE: Duration = Duration::from_millis(300);
+pub const SETTLE_GRACE: Duration = Duration::from_millis(500);
 /// Bound on any one wait of the replay (shared, slow machine; only to avoid hangs).
 const WAIT_BOUND: Duration = Duration::from_secs(60);
 

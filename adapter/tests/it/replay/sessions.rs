@@ -36,6 +36,15 @@ pub enum Step {
         args: Value,
         meta: Option<Value>,
     },
+    /// `tools/call` with this id, not waiting for the answer (a request that overlaps others).
+    Send {
+        id: u64,
+        name: &'static str,
+        args: Value,
+        meta: Option<Value>,
+    },
+    /// A notification.
+    Notify { method: &'static str, params: Value },
     /// Any other request, waiting for the answer.
     Request {
         method: &'static str,
@@ -121,6 +130,31 @@ fn cancelled(args: Value, rows: usize) -> Vec<Step> {
         tool("claude.run.events", json!({"run_id": "$RUN"})),
         tool("claude.run.cancel", json!({"run_id": "$RUN"})),
         tool("claude.run.release", json!({"run_id": "$RUN"})),
+    ]
+}
+
+/// `claude.run` (with progress) sent without waiting; once `rows` native rows were read the
+/// client cancels that request with `notifications/cancelled` (T7), then reads the run.
+fn cancelled_request(args: Value, rows: usize) -> Vec<Step> {
+    vec![
+        Step::Init,
+        Step::Send {
+            id: 100,
+            name: "claude.run",
+            args,
+            meta: Some(meta_with_progress()),
+        },
+        Step::WaitNative(rows),
+        Step::Notify {
+            method: "notifications/cancelled",
+            params: json!({"requestId": 100, "reason": "the user pressed stop"}),
+        },
+        Step::WaitExit(1),
+        tool("claude.run.list", json!({})),
+        Step::Request {
+            method: "resources/read",
+            params: Some(json!({"uri": "computer-mcp://runtime/work/v1"})),
+        },
     ]
 }
 
@@ -364,6 +398,17 @@ pub fn all() -> Vec<Definition> {
             env: &[],
             adapter_args: &[],
             steps: || cancelled(run_args("say hi", 30), 3),
+        },
+        Definition {
+            name: "fake-cancelled-request",
+            about: "notifications/cancelled naming an in-flight claude.run: the run is cancelled \
+                    and the request gets no answer (T7); the run stays readable as cancelled.",
+            native: Native::Fake {
+                scenario: "slow-stream",
+            },
+            env: &[],
+            adapter_args: &[],
+            steps: || cancelled_request(run_args("say hi", 30), 3),
         },
     ]
 }
