@@ -62,7 +62,8 @@ impl FrameDecoder {
     /// Feeds `data` and calls `sink` for every event it completes, in order.
     pub fn decode(&mut self, mut data: &[u8], sink: &mut dyn FnMut(DecodeEvent<'_>)) {
         while !data.is_empty() {
-            let newline = data.iter().position(|&b| b == b'\n');
+            // memchr: the newline search is the hot loop of native ingest (BND-1).
+            let newline = memchr::memchr(b'\n', data);
             let (piece, rest, ends_line) = match newline {
                 Some(i) => (&data[..i], &data[i + 1..], true),
                 None => (data, &data[data.len()..], false),
