@@ -25,7 +25,8 @@ use crate::support::fake_claude_bin;
 const CALL_BOUND: Duration = Duration::from_secs(120);
 
 /// The one command that remakes every recording (also in the meta rows and the README).
-pub const REMAKE: &str = "BLESS=1 cargo test -p claude-mcp-adapter --test it -- replay::";
+pub const REMAKE: &str =
+    "BLESS=1 cargo test -p fake-claude -p claude-mcp-adapter --test it -- replay::";
 
 /// The directory of the golden recordings.
 #[must_use]
