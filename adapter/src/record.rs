@@ -1,7 +1,14 @@
 //! The wire recorder behind `--record FILE`: every MCP message (`c2s`, `s2c`) and every native
 //! stdout line (`n2a`) as one JSON row `{"dir","ms","msg"}` (or `"raw"` for a line that is not
-//! JSON), `ms` being monotonic milliseconds since the recording started. See
-//! `recordings/README.md` for the format and how replay uses it.
+//! JSON), `ms` being monotonic milliseconds since the recording started. Callers add rows of
+//! their own with [`Recorder::extra`]: the native exit (`{"exit": {"code", "signal"}}`, which
+//! closes one native run), an oversized native line (`{"oversized": {"len", "type"}}`) or client
+//! line (`{"oversized": {"len"}}`). See `recordings/README.md` for the format and how the golden
+//! recordings are replayed.
+//!
+//! Replay paces on the order of rows, so a row should be written before its effect can be seen:
+//! an answer before the client can react to it, a native line before the run it belongs to can
+//! settle. Rows are written and flushed one at a time under a lock, so `ms` never decreases.
 
 use std::io::Write;
 use std::path::Path;
@@ -69,27 +76,26 @@ impl Recorder {
     /// else the raw text (lossy UTF-8).
     pub fn line(&self, dir: Dir, bytes: &[u8]) {
         match serde_json::from_slice::<Value>(bytes) {
-            Ok(v) => self.row(dir, "msg", v, None),
+            Ok(v) => self.row(dir, "msg", v),
             Err(_) => self.row(
                 dir,
                 "raw",
                 String::from_utf8_lossy(bytes).into_owned().into(),
-                None,
             ),
         }
     }
 
     /// Records an already parsed message.
     pub fn message(&self, dir: Dir, msg: &Value) {
-        self.row(dir, "msg", msg.clone(), None);
+        self.row(dir, "msg", msg.clone());
     }
 
     /// Records an arbitrary row with extra fields (e.g. the native exit: `{"exit": {...}}`).
     pub fn extra(&self, dir: Dir, key: &str, value: Value) {
-        self.row(dir, key, value, None);
+        self.row(dir, key, value);
     }
 
-    fn row(&self, dir: Dir, key: &str, value: Value, _note: Option<&str>) {
+    fn row(&self, dir: Dir, key: &str, value: Value) {
         let Ok(mut inner) = self.inner.lock() else {
             return;
         };
@@ -98,10 +104,8 @@ impl Recorder {
         }
         let mut row = Map::new();
         row.insert("dir".into(), dir.as_str().into());
-        row.insert(
-            "ms".into(),
-            (inner.start.elapsed().as_millis() as u64).into(),
-        );
+        let ms = u64::try_from(inner.start.elapsed().as_millis()).unwrap_or(u64::MAX);
+        row.insert("ms".into(), ms.into());
         row.insert(key.into(), value);
         let mut bytes = Value::Object(row).to_string().into_bytes();
         bytes.push(b'\n');
