@@ -23,8 +23,14 @@ async fn stripped(ctx: Ctx) -> CheckResult {
         ));
     }
     let mut bad = Vec::new();
-    for (role, name, i) in &ctx.roles().found {
-        let t = &ctx.discovery.tools()[*i];
+    // META-CONN-1 strips the declarations from every tool the gateway lists, not only from the
+    // tools whose role the runner recognises: a gateway that renames tools to opaque ids leaves
+    // cancel and release unrecognisable (roles.rs), and they must not escape the check.
+    for t in ctx.discovery.tools() {
+        let name = t
+            .get("name")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("?");
         let meta = t.get("_meta");
         if meta.and_then(|m| m.get(WORK_KEY)).is_some() {
             bad.push(format!("{name}: work declaration kept"));
@@ -32,6 +38,9 @@ async fn stripped(ctx: Ctx) -> CheckResult {
         if meta.and_then(|m| m.get(CONT_KEY)).is_some() {
             bad.push(format!("{name}: continuation declaration kept"));
         }
+    }
+    for (role, name, i) in &ctx.roles().found {
+        let t = &ctx.discovery.tools()[*i];
         if risk_of(t) != Some(role.risk()) {
             bad.push(format!(
                 "{name}: risk {:?} instead of {:?}",

@@ -1,9 +1,12 @@
 //! Integration tests of the conformance runner: report writers against golden files, the
-//! command line, grading of real third-party servers, and the default target end to end.
+//! command line, grading of real third-party servers, the default target end to end, and
+//! deliberately broken servers (mutants) and a gateway built from the re-exporting proxy example.
 
 mod cli;
 mod default_target;
 mod docs;
+mod gateway;
 mod golden;
+mod mutants;
 mod real_servers;
 mod support;

@@ -1,0 +1,197 @@
+//! The gateway profile exercised by a real gateway: the re-exporting proxy
+//! (`examples/mcp_proxy.rs --gateway`) in front of the reference adapter strips work and
+//! continuation declarations and keeps risk (META-CONN-1), and passes; a pass-through proxy, or
+//! one that forgets one tool, fails exactly `gateway/connection-local-stripped`. The proxy's own
+//! containment is checked too: it ends its upstream on stdin EOF and on SIGTERM.
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::mutants::{Suite, adapter, proxy};
+
+const META_CONN_1: &str = "gateway/connection-local-stripped";
+
+#[test]
+fn a_stripping_gateway_passes_the_gateway_profile() {
+    let suite = Suite::run("gateway", &["--gateway"]);
+    // The gateway does not re-export the upstream connection's work resource, so there is no
+    // resource to read.
+    suite.assert_exactly("the gateway", &[], &["resources/read/listed"]);
+    for id in [
+        META_CONN_1,
+        "meta-risk/declared",
+        "meta-risk/by-role",
+        "meta-risk/annotations",
+        "tools/catalogue/roles",
+        // Run through the gateway with fake-claude as the upstream's claude.
+        "cancellation/in-flight/no-response",
+    ] {
+        assert_eq!(suite.outcome(id), "pass", "{id}{}", suite.explain());
+    }
+}
+
+#[test]
+fn a_prefixing_gateway_passes_with_every_role_found_by_name_suffix() {
+    let suite = Suite::run("gateway", &["--gateway", "--prefix", "kit."]);
+    suite.assert_exactly("the prefixing gateway", &[], &["resources/read/listed"]);
+    // INFO under the gateway profile: a pass means all seven roles were found behind the prefix.
+    assert_eq!(
+        suite.outcome("tools/catalogue/roles"),
+        "pass",
+        "{}",
+        suite.explain()
+    );
+    assert_eq!(suite.outcome(META_CONN_1), "pass");
+}
+
+#[test]
+fn a_gateway_with_opaque_tool_names_passes() {
+    let suite = Suite::run("gateway", &["--gateway", "--hex-names"]);
+    suite.assert_exactly("the opaque-names gateway", &[], &["resources/read/listed"]);
+    // Without name suffixes and without continuations only run, start and list can be told from
+    // metadata and schema: reported, never gating.
+    assert_eq!(
+        suite.outcome("tools/catalogue/roles"),
+        "info",
+        "{}",
+        suite.explain()
+    );
+    assert_eq!(suite.outcome(META_CONN_1), "pass");
+}
+
+#[test]
+fn a_pass_through_proxy_fails_only_meta_conn_1_under_the_gateway_profile() {
+    let suite = Suite::run("gateway", &[]);
+    suite.assert_exactly("the pass-through proxy", &[META_CONN_1], &[]);
+}
+
+// The runner once graded META-CONN-1 only on tools whose role it recognised; behind opaque names
+// cancel and release have no recognisable role, so a kept continuation there passed. Now every
+// listed tool is checked.
+#[test]
+fn a_gateway_that_keeps_a_renamed_tools_continuation_fails_meta_conn_1() {
+    for names in [&["--hex-names"][..], &[]] {
+        let mut args = vec!["--gateway", "--mutate", "gateway-keeps-cancel-continuation"];
+        args.extend_from_slice(names);
+        let suite = Suite::run("gateway", &args);
+        suite.assert_exactly(
+            &format!("the gateway keeping cancel's continuation {names:?}"),
+            &[META_CONN_1],
+            &["resources/read/listed"],
+        );
+        let actual = crate::support::case(&suite.report, META_CONN_1)["actual"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        assert!(
+            actual.contains("continuation declaration kept")
+                && !actual.contains("work declaration"),
+            "{actual}"
+        );
+    }
+}
+
+/// Processes whose process group is `pgid`, from `/proc/*/stat` (fields after the last `)`:
+/// state, ppid, pgrp).
+fn group_members(pgid: i32) -> Vec<i32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|s| {
+                    let rest = &s[s.rfind(')')? + 1..];
+                    rest.split_whitespace().nth(2)?.parse::<i32>().ok()
+                })
+                == Some(pgid)
+        })
+        .collect()
+}
+
+/// Starts `mcp_proxy --gateway -- claude-mcp-adapter` leading its own group, initializes it and
+/// returns it with its stdin and stdout, once the upstream answered (so both processes run).
+fn started_gateway() -> (
+    std::process::Child,
+    std::process::ChildStdin,
+    BufReader<std::process::ChildStdout>,
+) {
+    let mut child = Command::new(proxy())
+        .args(["--gateway", "--", &adapter()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .expect("start the proxy");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"2025-06-18","capabilities":{{}},"clientInfo":{{"name":"t","version":"1"}}}}}}"#
+    )
+    .expect("write initialize");
+    let mut line = String::new();
+    stdout.read_line(&mut line).expect("read initialize");
+    assert!(line.contains("\"protocolVersion\""), "{line}");
+    let pgid = i32::try_from(child.id()).expect("pid");
+    assert!(
+        group_members(pgid).len() >= 2,
+        "the upstream runs in the proxy's group"
+    );
+    (child, stdin, stdout)
+}
+
+/// Waits (bounded) for the proxy to exit, then for its group to be empty.
+fn exits_and_leaves_nothing(child: &mut std::process::Child) -> std::process::ExitStatus {
+    let pgid = i32::try_from(child.id()).expect("pid");
+    let until = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            break status;
+        }
+        if Instant::now() > until {
+            let _ = nix::sys::signal::killpg(
+                nix::unistd::Pid::from_raw(pgid),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+            panic!("the proxy did not exit");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let left = group_members(pgid);
+    if !left.is_empty() {
+        let _ = nix::sys::signal::killpg(
+            nix::unistd::Pid::from_raw(pgid),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+    assert!(left.is_empty(), "left in the proxy's group: {left:?}");
+    status
+}
+
+#[test]
+fn the_proxy_ends_its_upstream_on_stdin_eof_and_exits_with_its_status() {
+    let (mut child, stdin, _stdout) = started_gateway();
+    drop(stdin);
+    let status = exits_and_leaves_nothing(&mut child);
+    // T8: the upstream exits 0 after EOF and the proxy passes that on.
+    assert_eq!(status.code(), Some(0), "{status}");
+}
+
+#[test]
+fn the_proxy_ends_its_upstream_on_sigterm() {
+    let (mut child, _stdin, _stdout) = started_gateway();
+    // Only the proxy gets the signal (not the group): it must pass it on to its upstream.
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("pid")),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .expect("SIGTERM the proxy");
+    let status = exits_and_leaves_nothing(&mut child);
+    assert_eq!(status.code(), Some(128 + 15), "{status}");
+}

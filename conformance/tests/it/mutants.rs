@@ -1,0 +1,405 @@
+//! Mutants: the re-exporting proxy (`examples/mcp_proxy.rs`) in front of the reference adapter
+//! breaks exactly one rule each (`--mutate NAME`) and passes everything else through, so the
+//! provider profile's run-lifecycle cases still run through the real adapter and fake-claude.
+//! For each mutant the whole provider suite runs (`--drive-fake --strict`) and the set of
+//! failing case ids must be exactly the expected one: a case that misses its mutant is a gap in
+//! the runner, a case that fails beside it is imprecise grading. The control (the proxy without a
+//! mutation) passes everything.
+//!
+//! A whole suite takes about 8 s; at most [`MAX_SUITES`] run at once so a 2-core machine keeps
+//! its timing (the runner's own run cases have generous but real deadlines).
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::process::Output;
+use std::sync::{Condvar, Mutex, PoisonError};
+
+use serde_json::Value;
+
+use crate::support::{describe, run_json};
+
+/// Whole suites running at once across the test binary.
+const MAX_SUITES: usize = 2;
+
+/// Skips that are never a mutant's doing: the runner skips `runs/events/stale-cursor` when the
+/// run produced events before the first page could be taken (timing, reported with a reason).
+const TIMING_SKIPS: [&str; 1] = ["runs/events/stale-cursor"];
+
+/// A built binary of the workspace next to the runner (`cargo build --workspace`; the examples
+/// are built by `cargo test` into `examples/`).
+fn beside_runner(rel: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_BIN_EXE_mcp-conformance"))
+        .parent()
+        .expect("bin dir")
+        .to_path_buf();
+    let path = dir.join(rel);
+    assert!(
+        path.is_file(),
+        "{} missing: build the workspace (cargo build --workspace) and run cargo test",
+        path.display()
+    );
+    path
+}
+
+/// The proxy example.
+pub fn proxy() -> String {
+    beside_runner("examples/mcp_proxy").display().to_string()
+}
+
+/// The reference adapter.
+pub fn adapter() -> String {
+    beside_runner("claude-mcp-adapter").display().to_string()
+}
+
+/// A permit to run one whole suite (released on drop).
+struct Slot;
+
+static SLOTS: Mutex<usize> = Mutex::new(0);
+static FREED: Condvar = Condvar::new();
+
+impl Slot {
+    fn take() -> Self {
+        let mut busy = SLOTS.lock().unwrap_or_else(PoisonError::into_inner);
+        while *busy >= MAX_SUITES {
+            busy = FREED.wait(busy).unwrap_or_else(PoisonError::into_inner);
+        }
+        *busy += 1;
+        Slot
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        *SLOTS.lock().unwrap_or_else(PoisonError::into_inner) -= 1;
+        FREED.notify_one();
+    }
+}
+
+/// One finished run of the runner against the proxy.
+pub struct Suite {
+    /// The runner's process output.
+    pub out: Output,
+    /// The JSON report.
+    pub report: Value,
+}
+
+impl Suite {
+    /// Runs the runner with `profile`, `--drive-fake --strict`, against
+    /// `mcp_proxy PROXY_ARGS -- claude-mcp-adapter`.
+    pub fn run(profile: &str, proxy_args: &[&str]) -> Self {
+        let _slot = Slot::take();
+        let (proxy, adapter) = (proxy(), adapter());
+        let mut server = vec![proxy.as_str()];
+        server.extend_from_slice(proxy_args);
+        server.extend(["--", adapter.as_str()]);
+        let (out, report) = run_json(&["--profile", profile, "--drive-fake", "--strict"], &server);
+        let report = report.unwrap_or_else(|| panic!("no report: {}", describe(&out)));
+        assert_eq!(report["profile"], profile);
+        Suite { out, report }
+    }
+
+    fn ids_with(&self, outcomes: &[&str]) -> BTreeSet<String> {
+        self.cases()
+            .iter()
+            .filter(|c| outcomes.iter().any(|o| c["outcome"] == *o))
+            .map(|c| c["id"].as_str().expect("id").to_owned())
+            .collect()
+    }
+
+    fn cases(&self) -> &[Value] {
+        self.report["cases"].as_array().expect("cases")
+    }
+
+    /// Cases that did not hold (`--strict` turns warnings into failures; errors count too).
+    pub fn failing(&self) -> BTreeSet<String> {
+        self.ids_with(&["fail", "warn", "error"])
+    }
+
+    /// Skipped cases.
+    pub fn skipped(&self) -> BTreeSet<String> {
+        self.ids_with(&["skip"])
+    }
+
+    /// The outcome of case `id`.
+    pub fn outcome(&self, id: &str) -> &str {
+        crate::support::outcome(&self.report, id)
+    }
+
+    /// Every case that did not pass, with expected and actual, for assertion messages.
+    pub fn explain(&self) -> String {
+        let mut text = String::new();
+        for c in self.cases().iter().filter(|c| c["outcome"] != "pass") {
+            text.push_str(&format!(
+                "\n  {} {}: expected {}, actual {}, reason {}",
+                c["outcome"], c["id"], c["expected"], c["actual"], c["reason"]
+            ));
+        }
+        format!("{text}\nsummary {}", self.report["summary"])
+    }
+
+    /// Asserts the failing cases are exactly `expected`, skips are only timing skips or
+    /// `extra_skips`, and the exit status follows (0 when nothing failed, else 1).
+    pub fn assert_exactly(&self, what: &str, expected: &[&str], extra_skips: &[&str]) {
+        let expected: BTreeSet<String> = expected.iter().map(|s| (*s).to_owned()).collect();
+        let failing = self.failing();
+        assert_eq!(
+            failing,
+            expected,
+            "{what}: failing cases differ (missing = a gap in the runner, extra = imprecise \
+             grading or a broken pass-through){}",
+            self.explain()
+        );
+        let unexpected_skips: Vec<String> = self
+            .skipped()
+            .into_iter()
+            .filter(|s| !TIMING_SKIPS.contains(&s.as_str()) && !extra_skips.contains(&s.as_str()))
+            .collect();
+        assert!(
+            unexpected_skips.is_empty(),
+            "{what}: skipped {unexpected_skips:?} (a skip can hide a failure){}",
+            self.explain()
+        );
+        for s in extra_skips {
+            assert_eq!(self.outcome(s), "skip", "{what}: {s}{}", self.explain());
+        }
+        let code = if expected.is_empty() { 0 } else { 1 };
+        assert_eq!(
+            self.out.status.code(),
+            Some(code),
+            "{what}: {}",
+            describe(&self.out)
+        );
+        crate::docs::assert_matches_schema(&self.report);
+    }
+}
+
+/// Runs the provider suite through `--mutate name` and checks the failing set.
+fn check_mutant(name: &str, expected: &[&str], extra_skips: &[&str]) {
+    let suite = Suite::run("provider", &["--mutate", name]);
+    suite.assert_exactly(&format!("mutant {name}"), expected, extra_skips);
+}
+
+#[test]
+fn the_proxy_without_a_mutation_passes_the_whole_provider_suite() {
+    let suite = Suite::run("provider", &[]);
+    suite.assert_exactly("the control (no mutation)", &[], &[]);
+    assert_eq!(suite.report["drive_fake"], true);
+    assert_eq!(
+        suite.report["server"]["serverInfo"]["name"], "claude-mcp-adapter",
+        "the proxy passes initialize through"
+    );
+}
+
+/// One test per mutant: `mutant!(test_name, "mutation", [failing ids…] [, skips [ids…]])`.
+macro_rules! mutant {
+    ($test:ident, $name:literal, [$($id:literal),+ $(,)?] $(, skips [$($skip:literal),* $(,)?])?) => {
+        #[test]
+        fn $test() {
+            check_mutant($name, &[$($id),+], &[$($($skip),*)?]);
+        }
+    };
+}
+
+// META-RISK-2: claude.run.cancel declared read-only. Still a legal risk (META-RISK-1 holds) and
+// its annotations claim more than read-only, never less (META-RISK-3 holds).
+mutant!(
+    a_wrong_risk_fails_only_risk_by_role,
+    "wrong-risk",
+    ["meta-risk/by-role"]
+);
+
+// META-RISK-1: claude.run.list declares no risk. META-RISK-2 cannot hold for a tool without a
+// risk, so by-role fails with it: two cases, one missing value.
+mutant!(
+    a_missing_risk_fails_risk_declared_and_by_role,
+    "missing-risk",
+    ["meta-risk/declared", "meta-risk/by-role"]
+);
+
+// META-RISK-3: readOnlyHint true on the full-shell claude.run.
+mutant!(
+    a_read_only_hint_on_a_full_shell_tool_fails_only_risk_annotations,
+    "readonly-hint-on-full-shell",
+    ["meta-risk/annotations"]
+);
+
+// META-WORK-1: claude.run.events declares work without its uri.
+mutant!(
+    a_missing_work_uri_fails_only_work_declared,
+    "missing-work-uri",
+    ["meta-work/declared"]
+);
+
+// META-WORK-2: the work URI is left out of resources/list. With no resource listed,
+// resources/read/listed has nothing to read and skips (with its reason).
+mutant!(
+    an_unlisted_work_resource_fails_only_resource_listed,
+    "work-resource-unlisted",
+    ["meta-work/resource-listed"],
+    skips["resources/read/listed"]
+);
+
+// META-CONT-1: claude.run.cancel's continuation points at /id, not a property of its schema.
+mutant!(
+    a_bad_continuation_pointer_fails_only_continuation_declared,
+    "continuation-bad-pointer",
+    ["meta-continuation/declared"]
+);
+
+// META-CONT-2: claude.run.list declares a continuation.
+mutant!(
+    a_continuation_on_list_fails_only_continuation_absent,
+    "continuation-on-list",
+    ["meta-continuation/absent"]
+);
+
+// T2 "never echoed back": the catalogue probes that one sentence with four proposals (a future
+// date, an older date, the newer 2025-11-25, a malformed string) on purpose, one case each, and a
+// server that echoes unsupported proposals echoes them all. The missing proposal has nothing to
+// echo and still passes; the supported dates still pass.
+mutant!(
+    echoing_unsupported_versions_fails_the_four_unsupported_proposal_cases,
+    "echo-unsupported-version",
+    [
+        "lifecycle/initialize/unsupported-proposal",
+        "lifecycle/initialize/older-proposal",
+        "lifecycle/initialize/newer-proposal",
+        "lifecycle/initialize/malformed-proposal",
+    ]
+);
+
+// T2: only 2025-11-25 is claimed (a server listing a revision it does not implement).
+mutant!(
+    claiming_2025_11_25_fails_only_the_newer_proposal,
+    "echo-newer-version",
+    ["lifecycle/initialize/newer-proposal"]
+);
+
+// TOOL-3 / TOOL-4: an unknown tool answered as an isError result instead of -32602.
+mutant!(
+    an_is_error_result_for_a_protocol_error_fails_only_unknown_tool,
+    "iserror-for-protocol-error",
+    ["tools/call/unknown-tool"]
+);
+
+// TOOL-4: the text block mirrors structuredContent.result instead of structuredContent.
+mutant!(
+    a_text_block_that_mirrors_the_wrong_object_fails_only_structured_mirror,
+    "text-mirror-mismatch",
+    ["tools/result/structured-mirror"]
+);
+
+// TOOL-2: claude.run.list's schema is no longer closed (the adapter behind it still rejects
+// unknown arguments, so only the listing is wrong).
+mutant!(
+    an_open_schema_fails_only_closed_objects,
+    "schema-not-closed",
+    ["tools/schema/closed-objects"]
+);
+
+// MCP server/resources: an unknown URI is read as empty contents instead of an error.
+mutant!(
+    an_unknown_resource_read_as_empty_fails_only_read_unknown,
+    "unknown-resource-empty",
+    ["resources/read/unknown"]
+);
+
+// T6: the proxy holds whole client lines in memory. The 64 MiB line is still forwarded, so the
+// upstream answers it -32600 and keeps serving; only the memory sampling can see the bug.
+mutant!(
+    an_unbounded_frame_read_fails_only_memory_bounded,
+    "unbounded-frame-read",
+    ["jsonrpc/oversized/memory-bounded"]
+);
+
+// T7: notifications/cancelled is swallowed, so the run is never cancelled. The call still gets
+// no answer within the case's window (the run hangs), which is what no-response checks.
+mutant!(
+    a_swallowed_cancellation_fails_only_run_cancelled,
+    "hang-on-cancel",
+    ["cancellation/in-flight/run-cancelled"]
+);
+
+// T7: the cancellation reaches the run, but the cancelled request is answered anyway.
+mutant!(
+    answering_a_cancelled_request_fails_only_no_response,
+    "answer-cancelled",
+    ["cancellation/in-flight/no-response"]
+);
+
+// T4: unparseable lines are dropped silently. Invalid JSON and invalid UTF-8 are the two kinds
+// of unparseable line, one case each, both answered -32700 by the same rule.
+mutant!(
+    dropping_malformed_lines_fails_only_the_two_parse_error_cases,
+    "drop-malformed",
+    [
+        "jsonrpc/malformed/parse-error",
+        "jsonrpc/malformed/invalid-utf8"
+    ]
+);
+
+// T3a: ids held as i64 saturate above i64::MAX: only u64::MAX is out of i64's range.
+mutant!(
+    an_i64_id_type_fails_only_the_u64_max_id,
+    "wrong-id-echo",
+    ["jsonrpc/ids/u64-max"]
+);
+
+// META-WORK-7: after a refused read the next snapshot's revision is below the refusal's.
+mutant!(
+    a_revision_that_regresses_after_a_refused_read_fails_only_failed_read_changes_nothing,
+    "snapshot-revision-regress",
+    ["meta-work/failed-read-changes-nothing"]
+);
+
+// META-WORK-4: acquired_by follows the latest work-invocation seen (a rebind).
+mutant!(
+    rebinding_acquired_by_fails_only_invocation_recorded,
+    "acquired-by-rebind",
+    ["meta-work/invocation-recorded"]
+);
+
+// T5: under 2025-06-18 a batch is split and answered as a batch instead of -32600.
+mutant!(
+    accepting_a_batch_under_2025_06_18_fails_only_that_batch_case,
+    "batch-under-2025-06-18",
+    ["jsonrpc/batch/rejected-2025-06-18"]
+);
+
+// OUT-1: a succeeded run reported with is_error true (the text mirror follows, TOOL-4 holds).
+// runs/run/succeeded and runs/run/hooks-before-init are the same OUT-1 check on two scenarios
+// that both end in success; the cases that only need isError false or the state still pass.
+mutant!(
+    a_succeeded_run_with_is_error_fails_only_the_two_success_cases,
+    "succeeded-with-is-error",
+    ["runs/run/succeeded", "runs/run/hooks-before-init"]
+);
+
+// T9: progress notifications are dropped.
+mutant!(
+    dropped_progress_fails_only_runs_progress,
+    "no-progress",
+    ["runs/progress"]
+);
+
+// T1: a banner that is not JSON-RPC on stdout.
+mutant!(
+    a_stdout_banner_fails_only_protocol_only,
+    "stdout-banner",
+    ["lifecycle/stdout/protocol-only"]
+);
+
+// T8: exit status 1 after stdin EOF. T8's exit status is checked after an idle EOF and after an
+// EOF with an active run; both see the same wrong status.
+mutant!(
+    a_nonzero_exit_after_eof_fails_only_the_two_eof_cases,
+    "eof-exit-nonzero",
+    ["lifecycle/shutdown/stdin-eof", "runs/eof/cancels-runs"]
+);
+
+// T3: an unknown notification is answered.
+mutant!(
+    answering_an_unknown_notification_fails_only_unknown_notification,
+    "unknown-notification-answered",
+    ["jsonrpc/unknown-notification"]
+);
