@@ -132,12 +132,19 @@ pub(crate) fn new_id(prefix: &str) -> String {
     format!("{prefix}{}", &hex[..24])
 }
 
+/// The usage of `message_start` (and of a plain message) with the keys the real API sends, in
+/// its order: the CLI copies it into its `assistant` events and `stream_event`s, so a stand-in
+/// that left `cache_creation` or `service_tier` out made those events differ in shape from the
+/// reference captures (`streams/mock-stream.jsonl`), which the fidelity tests of fake-claude
+/// compare with live runs.
 fn usage_start() -> Value {
     json!({
         "input_tokens": INPUT_TOKENS,
         "output_tokens": 1,
         "cache_creation_input_tokens": 0,
         "cache_read_input_tokens": 0,
+        "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
+        "service_tier": "standard",
     })
 }
 

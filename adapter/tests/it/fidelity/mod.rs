@@ -6,8 +6,7 @@
 //! are compared:
 //! - the sequence of `stream_event` kinds (`event.type`), and separately the sequence of the other
 //!   events' `(type, subtype)` (the real CLI interleaves the two by a race, see testkit/README.md);
-//! - per event kind, the set of keys (values ignored), at the top level and inside `message`
-//!   (assistant/user) and `event` (stream_event).
+//! - per event kind, the set of key paths at every depth (values ignored).
 //!
 //! A mismatch names the scenario, the event and the keys that differ.
 //!
@@ -94,22 +93,36 @@ fn kind(e: &Value) -> String {
     }
 }
 
-/// Key sets per kind: top level, and `message.*` / `event.*` one level down.
+/// Key paths per kind, at every depth (`usage.server_tool_use.web_search_requests`; array
+/// elements as `[]`, so `message.content[].type`), values ignored.
 fn shapes(events: &[Value]) -> BTreeMap<String, BTreeSet<String>> {
     let mut m: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for e in events {
-        let k = kind(e);
-        let set = m.entry(k).or_default();
-        if let Some(o) = e.as_object() {
-            set.extend(o.keys().cloned());
-            for inner in ["message", "event"] {
-                if let Some(io) = o.get(inner).and_then(Value::as_object) {
-                    set.extend(io.keys().map(|x| format!("{inner}.{x}")));
-                }
-            }
-        }
+        key_paths(e, "", m.entry(kind(e)).or_default());
     }
     m
+}
+
+fn key_paths(v: &Value, prefix: &str, out: &mut BTreeSet<String>) {
+    match v {
+        Value::Object(o) => {
+            for (k, x) in o {
+                let p = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                key_paths(x, &p, out);
+                out.insert(p);
+            }
+        }
+        Value::Array(a) => {
+            for x in a {
+                key_paths(x, &format!("{prefix}[]"), out);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Everything that differs between a real and a fake stream, as readable lines.
