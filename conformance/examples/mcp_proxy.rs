@@ -129,6 +129,11 @@ enum Mutation {
     SucceededWithIsError,
     /// notifications/progress from the upstream are dropped (T9).
     NoProgress,
+    /// Every notifications/progress is sent twice: its progress value does not increase (T9,
+    /// MCP basic/utilities/progress: the value MUST increase with each notification).
+    ProgressRepeated,
+    /// Work snapshot entries lose their `kind` (META-WORK-3).
+    SnapshotEntryWithoutKind,
     /// A banner line that is not JSON-RPC is written to stdout at start (T1).
     StdoutBanner,
     /// Exit status 1 after a clean stdin EOF shutdown (T8).
@@ -457,6 +462,16 @@ impl Proxy {
                 }
             }
             single => match self.upstream_message(single) {
+                Action::Keep
+                    if self.is(Mutation::ProgressRepeated)
+                        && line.starts_with(b"{")
+                        && is_progress(line) =>
+                {
+                    let mut twice = line.to_vec();
+                    twice.push(b'\n');
+                    twice.extend_from_slice(line);
+                    Some(twice)
+                }
                 Action::Keep => Some(line.to_vec()),
                 Action::Replace(v) => Some(v.to_string().into_bytes()),
                 Action::Drop => None,
@@ -616,6 +631,15 @@ impl Proxy {
                 });
             }
         }
+        if self.is(Mutation::SnapshotEntryWithoutKind) {
+            return edit_snapshot(result, |snap| {
+                if let Some(work) = snap.get_mut("work").and_then(Value::as_array_mut) {
+                    for entry in work.iter_mut().filter_map(Value::as_object_mut) {
+                        entry.remove("kind");
+                    }
+                }
+            });
+        }
         if self.is(Mutation::AcquiredByRebind) {
             let latest = self.state().last_invocation.clone();
             if let Some(latest) = latest {
@@ -734,6 +758,12 @@ impl Proxy {
         }
         changed
     }
+}
+
+/// Whether an upstream line is a `notifications/progress`.
+fn is_progress(line: &[u8]) -> bool {
+    serde_json::from_slice::<Value>(line)
+        .is_ok_and(|m| m.get("method") == Some(&json!("notifications/progress")))
 }
 
 /// The opaque name `--hex-names` lists a tool under.

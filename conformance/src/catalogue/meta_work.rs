@@ -27,6 +27,9 @@ pub const CASES: &[Case] = &[
     case!("meta-work/snapshot-shape", "META-WORK-3", Levels::META_LOCAL, Server,
         "Reading the work URI returns one application/json text: {format_version 1, instance UUID, revision, work []}, instance fixed",
         snapshot_shape[]),
+    case!("meta-work/snapshot-entries", "META-WORK-3", Levels::PROVIDER_ONLY, Fake,
+        "A retained run's snapshot entry is {kind claude.run, run_id, acquired_by UUID, state}",
+        snapshot_entries[], 3),
     case!("meta-work/invocation-malformed", "META-WORK-4", Levels::META_LOCAL, Server,
         "A malformed work-invocation UUID in tools/call _meta is invalid_arguments",
         invocation_malformed[]),
@@ -156,6 +159,52 @@ async fn snapshot_shape(ctx: Ctx) -> CheckResult {
         first.get("work") == Some(&json!([])),
         "no work in a fresh server",
         show(&first),
+    )?;
+    Ok(Check::Pass)
+}
+
+/// States of RUN-10 (`uncertain` included: META-WORK-6 shows a cleanup failure that way).
+const RUN_STATES: [&str; 9] = [
+    "pending",
+    "starting",
+    "running",
+    "settling",
+    "succeeded",
+    "failed",
+    "cancelled",
+    "timed_out",
+    "uncertain",
+];
+
+/// META-WORK-3's entry shape, checked on a snapshot that holds a bound run (a fresh server's
+/// snapshot, read by `meta-work/snapshot-shape`, has no entry to check).
+async fn snapshot_entries(ctx: Ctx) -> CheckResult {
+    let mut r = Runs::open(&ctx).await?;
+    let owner = uuid::Uuid::new_v4().to_string();
+    let run_id = r
+        .start("success", Some(json!({INVOCATION_KEY: owner})))
+        .await?;
+    let snap = snapshot_ok(&mut r).await?;
+    let work = snap["work"].as_array().cloned().unwrap_or_default();
+    ensure(
+        entry(&snap, &run_id).is_some(),
+        format!("an entry for {run_id}"),
+        show(&snap),
+    )?;
+    let bad: Vec<String> = work
+        .iter()
+        .filter(|e| {
+            !(str_at(e, "kind") == Some("claude.run")
+                && str_at(e, "run_id").is_some()
+                && str_at(e, "acquired_by").is_some_and(|a| uuid::Uuid::parse_str(a).is_ok())
+                && str_at(e, "state").is_some_and(|s| RUN_STATES.contains(&s)))
+        })
+        .map(show)
+        .collect();
+    ensure(
+        bad.is_empty(),
+        "entries {kind: \"claude.run\", run_id, acquired_by: UUID, state: a RUN-10 state}",
+        bad.join(" | "),
     )?;
     Ok(Check::Pass)
 }

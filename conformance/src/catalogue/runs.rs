@@ -373,7 +373,7 @@ pub const CASES: &[Case] = &[
         RUN_FACTOR
     ),
     case!("runs/progress", "T9", Levels::PROVIDER_ONLY, Fake,
-        "A claude.run with a progressToken gets notifications/progress while events arrive",
+        "A claude.run with a progressToken gets notifications/progress while events arrive, with a progress value that increases",
         progress[], RUN_FACTOR),
     case!("runs/eof/cancels-runs", "T8", Levels::PROVIDER_ONLY, Fake,
         "stdin EOF with an active run: the run is cancelled and the server exits 0",
@@ -763,18 +763,27 @@ async fn progress(ctx: Ctx) -> CheckResult {
     let id = r.c.send_request("tools/call", Some(params)).await?;
     r.c.response_to(&id, "claude.run with a progressToken")
         .await?;
-    let got =
+    let values: Vec<Option<f64>> =
         r.c.take_seen()
             .iter()
             .filter_map(|f| f.json().cloned())
-            .any(|m| {
-                str_at(&m, "method") == Some("notifications/progress")
+            .filter(|m| {
+                str_at(m, "method") == Some("notifications/progress")
                     && m.get("params").and_then(|p| p.get("progressToken")) == Some(&token)
-            });
+            })
+            .map(|m| m["params"].get("progress").and_then(Value::as_f64))
+            .collect();
     ensure(
-        got,
+        !values.is_empty(),
         "at least one notifications/progress with the token",
         "none before the result",
+    )?;
+    // MCP basic/utilities/progress: the progress value MUST increase with each notification.
+    let increasing = values.iter().all(Option::is_some) && values.windows(2).all(|w| w[0] < w[1]);
+    ensure(
+        increasing,
+        "a numeric progress that increases with each notification",
+        format!("progress values {values:?}"),
     )?;
     Ok(Check::Pass)
 }

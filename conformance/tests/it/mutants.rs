@@ -403,3 +403,19 @@ mutant!(
     "unknown-notification-answered",
     ["jsonrpc/unknown-notification"]
 );
+
+// T9 with MCP basic/utilities/progress: every progress notification is sent twice, so its value
+// does not increase. The runner once only checked that some progress arrived.
+mutant!(
+    repeated_progress_fails_only_runs_progress,
+    "progress-repeated",
+    ["runs/progress"]
+);
+
+// META-WORK-3: snapshot entries without their kind. The runner once checked only the snapshot's
+// top level; meta-work/snapshot-entries now checks a bound run's entry.
+mutant!(
+    snapshot_entries_without_kind_fail_only_snapshot_entries,
+    "snapshot-entry-without-kind",
+    ["meta-work/snapshot-entries"]
+);
