@@ -140,6 +140,9 @@ enum Mutation {
     EofExitNonzero,
     /// An unknown notification is answered -32601 (T3: notifications are never answered).
     UnknownNotificationAnswered,
+    /// `server/discover` answered with a result instead of -32601 (T3: not a method of the
+    /// contract; a host would then speak the stateless revision to a server without it).
+    DiscoverAnswered,
     /// `claude.run.list`'s inputSchema no longer sets additionalProperties false (TOOL-2).
     SchemaNotClosed,
     /// resources/read of an unknown URI answered with empty contents, not an error (MCP resources).
@@ -311,6 +314,14 @@ impl Proxy {
             // The bug: an i64 id type, saturating on the way in.
             m["id"] = json!(i64::MAX);
             changed = true;
+        }
+        if method == "server/discover" && self.is(Mutation::DiscoverAnswered) {
+            to_client.push(json!({"jsonrpc": "2.0", "id": id, "result": {
+                "supportedVersions": ["2025-06-18"],
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "mcp_proxy", "version": "0.1.0"}
+            }}));
+            return Action::Drop;
         }
         let params = m.get("params").cloned().unwrap_or(Value::Null);
         let pending = match method.as_str() {

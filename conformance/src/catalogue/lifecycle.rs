@@ -18,7 +18,7 @@ pub const EOF_EXIT_WAIT: Duration = Duration::from_secs(5);
 /// The cases of this section.
 pub const CASES: &[Case] = &[
     case!("lifecycle/server-discover/probe", "T3", Levels::CONTRACT_MUST, Server,
-        "A `server/discover` probe as real hosts send first is answered -32601, and initialize still works",
+        "A `server/discover` probe as real hosts send first is answered -32601 (outside provider, a discover result also passes), and initialize still works",
         server_discover[]),
     case!("lifecycle/initialize/result-shape", "MCP basic/lifecycle", Levels::all(Level::Must), Discovery,
         "The initialize result has protocolVersion, capabilities and serverInfo {name, version}",
@@ -129,6 +129,13 @@ async fn server_discover(ctx: Ctx) -> CheckResult {
         .await?;
     let answer = c.response_to(&id, "server/discover").await?;
     if answer.get("result").is_some_and(Value::is_object) {
+        // T3 lists the provider's methods: anything else, server/discover included, is -32601.
+        // A provider answering it would make a host speak a revision the contract lacks.
+        ensure(
+            ctx.profile != Profile::Provider,
+            "error -32601 (T3: server/discover is not a method of the contract)",
+            show(&answer),
+        )?;
         // The server speaks the stateless revision; a host would not send initialize now.
         return Ok(Check::Pass);
     }

@@ -419,3 +419,12 @@ mutant!(
     "snapshot-entry-without-kind",
     ["meta-work/snapshot-entries"]
 );
+
+// T3: server/discover answered with a result. Outside the provider profile that is the stateless
+// revision and passes; a provider's methods are T3's list, so the runner once passed a provider
+// that would lead hosts into a revision the contract does not have.
+mutant!(
+    answering_server_discover_fails_only_the_discover_probe,
+    "discover-answered",
+    ["lifecycle/server-discover/probe"]
+);
