@@ -108,6 +108,11 @@ impl Client {
         }
     }
 
+    /// Whether the adapter process is still running.
+    pub fn is_running(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
     /// The adapter's pid (= its process group id).
     #[must_use]
     pub fn pid(&self) -> u32 {

@@ -200,7 +200,14 @@ fn wait_for(
     native: usize,
     notes: &mut Vec<String>,
 ) {
-    let deadline = Instant::now() + WAIT_BOUND;
+    // Once a wait has run out (or the adapter is gone) the replay has already failed: later waits
+    // are short, so a broken adapter fails the test quickly with the whole diff.
+    let bound = if notes.is_empty() && client.is_running() {
+        WAIT_BOUND
+    } else {
+        Duration::from_secs(2)
+    };
+    let deadline = Instant::now() + bound;
     loop {
         tail.poll();
         let missing: Vec<&Value> = answered
@@ -213,7 +220,7 @@ fn wait_for(
         }
         if Instant::now() >= deadline {
             let note = format!(
-                "gave up after {WAIT_BOUND:?} waiting for answers to {missing:?} and native rows \
+                "gave up after {bound:?} waiting for answers to {missing:?} and native rows \
                  ({} of {native} read)",
                 tail.native_output()
             );
