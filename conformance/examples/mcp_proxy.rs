@@ -143,6 +143,10 @@ enum Mutation {
     /// `server/discover` answered with a result instead of -32601 (T3: not a method of the
     /// contract; a host would then speak the stateless revision to a server without it).
     DiscoverAnswered,
+    /// A failed run's `native_error` reported as null (RUN-11: `{message, source}`).
+    NativeErrorDropped,
+    /// claude.run.list entries lose `acquired_by`, also for bound runs (RUN-3).
+    ListWithoutAcquiredBy,
     /// `claude.run.list`'s inputSchema no longer sets additionalProperties false (TOOL-2).
     SchemaNotClosed,
     /// resources/read of an unknown URI answered with empty contents, not an error (MCP resources).
@@ -588,6 +592,35 @@ impl Proxy {
                 set_text(result, &inner.to_string());
                 return true;
             }
+        }
+        if self.is(Mutation::NativeErrorDropped) || self.is(Mutation::ListWithoutAcquiredBy) {
+            let mut edited = false;
+            if let Some(inner) = result
+                .get_mut("structuredContent")
+                .and_then(|s| s.get_mut("result"))
+            {
+                if self.is(Mutation::NativeErrorDropped)
+                    && inner.get("native_error").is_some_and(|e| !e.is_null())
+                {
+                    inner["native_error"] = Value::Null;
+                    edited = true;
+                }
+                if self.is(Mutation::ListWithoutAcquiredBy)
+                    && let Some(runs) = inner.get_mut("runs").and_then(Value::as_array_mut)
+                {
+                    for run in runs.iter_mut().filter_map(Value::as_object_mut) {
+                        edited |= run.remove("acquired_by").is_some();
+                    }
+                }
+            }
+            if edited {
+                let mirror = result
+                    .get("structuredContent")
+                    .map(Value::to_string)
+                    .unwrap_or_default();
+                set_text(result, &mirror);
+            }
+            return edited;
         }
         if self.is(Mutation::SucceededWithIsError) {
             let inner = result

@@ -316,7 +316,7 @@ pub const CASES: &[Case] = &[
         "Reading a failed run with .result is isError false with is_error true",
         failed_read[], RUN_FACTOR),
     case!("runs/list/retained", "RUN-3", Levels::PROVIDER_ONLY, Fake,
-        "claude.run.list shows a settled run with run_id, state, completed, is_error, native_session_id",
+        "claude.run.list shows a settled bound run with run_id, state, completed, is_error, native_session_id, acquired_by",
         list_retained[], RUN_FACTOR),
     case!(
         "runs/cancel/cancelled",
@@ -460,6 +460,17 @@ async fn failed_run(ctx: Ctx, scenario: &'static str, code: &'static str) -> Che
         format!("isError true; state failed, completed true, is_error true, error.code {code:?}"),
         show(&answer),
     )?;
+    if code == "native_error" {
+        // RUN-11: the native error itself is reported, not only its code.
+        let native = inner.get("native_error").cloned().unwrap_or(Value::Null);
+        ensure(
+            str_at(&native, "message").is_some()
+                && str_at(&native, "source")
+                    .is_some_and(|s| ["result", "assistant", "stderr"].contains(&s)),
+            "native_error {message, source: result | assistant | stderr} (RUN-11)",
+            show(&answer),
+        )?;
+    }
     Ok(Check::Pass)
 }
 
@@ -632,7 +643,12 @@ async fn failed_read(ctx: Ctx) -> CheckResult {
 
 async fn list_retained(ctx: Ctx) -> CheckResult {
     let mut r = Runs::open(&ctx).await?;
-    let (_, inner, _) = r.run("success", json!({})).await?;
+    // A bound run, so RUN-3's acquired_by (listed when bound) is checked too.
+    let owner = uuid::Uuid::new_v4().to_string();
+    let args = json!({"prompt": r.prompt("success"), "timeout_s": 30});
+    let (_, inner, _) = r
+        .call(Role::Run, args, Some(json!({INVOCATION_KEY: owner})))
+        .await?;
     let run_id = str_at(&inner, "run_id").unwrap_or("").to_owned();
     let runs = r.list().await?;
     let entry = runs
@@ -642,10 +658,14 @@ async fn list_retained(ctx: Ctx) -> CheckResult {
         ["state", "completed", "is_error", "native_session_id"]
             .iter()
             .all(|k| e.get(*k).is_some())
+            && str_at(e, "acquired_by") == Some(owner.as_str())
     });
     ensure(
         ok,
-        format!("an entry for {run_id} with state, completed, is_error, native_session_id"),
+        format!(
+            "an entry for {run_id} with state, completed, is_error, native_session_id and \
+             acquired_by {owner}"
+        ),
         show(&Value::Array(runs)),
     )?;
     Ok(Check::Pass)

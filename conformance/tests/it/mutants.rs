@@ -428,3 +428,23 @@ mutant!(
     "discover-answered",
     ["lifecycle/server-discover/probe"]
 );
+
+// RUN-11: a failed run's native_error reported as null (error.code still native_error). The two
+// native_error scenarios (is-error-success, error-subtype) run the same check; the runner once
+// checked only the code.
+mutant!(
+    a_null_native_error_fails_only_the_two_native_error_cases,
+    "native-error-dropped",
+    [
+        "runs/outcome/is-error-success",
+        "runs/outcome/error-subtype"
+    ]
+);
+
+// RUN-3: list entries without acquired_by, also for bound runs. The runner once listed only an
+// unbound run; runs/list/retained now lists a bound one.
+mutant!(
+    a_list_without_acquired_by_fails_only_list_retained,
+    "list-without-acquired-by",
+    ["runs/list/retained"]
+);
