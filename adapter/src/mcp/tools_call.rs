@@ -139,8 +139,7 @@ impl Call {
                 r = engine.wait_settled(&run_id, detach_after) => Some(r),
             };
             if let Some(f) = forwarder {
-                f.abort();
-                let _ = f.await;
+                f.finish().await;
             }
             // T7: a cancelled request is not answered.
             let waited = waited?;

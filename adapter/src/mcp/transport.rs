@@ -116,6 +116,26 @@ impl Outbox {
         let _ = self.tx.send(Out::Message(msg)).await;
     }
 
+    /// An outbox whose messages land in a channel instead of stdout (unit tests).
+    #[cfg(test)]
+    pub(crate) fn capture() -> (Self, mpsc::Receiver<Value>) {
+        let (tx, mut rx) = mpsc::channel::<Out>(OUTBOX_QUEUE);
+        let (cap_tx, cap_rx) = mpsc::channel(OUTBOX_QUEUE);
+        tokio::spawn(async move {
+            while let Some(out) = rx.recv().await {
+                match out {
+                    Out::Message(v) => {
+                        let _ = cap_tx.send(v).await;
+                    }
+                    Out::Flush(done) => {
+                        let _ = done.send(());
+                    }
+                }
+            }
+        });
+        (Self { tx }, cap_rx)
+    }
+
     /// Waits until everything queued before this call was written (or the writer stopped).
     pub async fn flush(&self) {
         let (done, wait) = oneshot::channel();
@@ -146,6 +166,11 @@ pub fn spawn_writer(
                         if closed_tx.is_none() {
                             continue; // stdout is gone: drain so senders never block.
                         }
+                        // Recorded before it is written, so a recording never shows the client's
+                        // reaction to an answer ahead of the answer itself.
+                        if let Some(r) = &recorder {
+                            r.message(Dir::S2c, &msg);
+                        }
                         let bytes = mcp_wire::encode(&msg);
                         if let Err(e) = stdout.write_all(&bytes).and_then(|()| stdout.flush()) {
                             eprintln!("claude-mcp-adapter: writing stdout failed: {e}");
@@ -153,9 +178,6 @@ pub fn spawn_writer(
                                 let _ = tx.send(());
                             }
                             continue;
-                        }
-                        if let Some(r) = &recorder {
-                            r.message(Dir::S2c, &msg);
                         }
                     }
                 }

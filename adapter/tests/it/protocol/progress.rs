@@ -114,3 +114,26 @@ fn a_burst_of_events_is_rate_limited() {
         progress.len()
     );
 }
+
+#[test]
+fn a_run_that_settles_before_the_first_tick_still_reports_progress_once() {
+    // T9: whether a call saw progress must not depend on scheduling. `success` writes all its
+    // events at once; the forwarder may never see a change, yet the call gets exactly one
+    // notification carrying the final count, before its response.
+    for _ in 0..3 {
+        let (resp, progress, _) =
+            run_scenario("success", "2025-06-18", Some(json!({"progressToken": 7})));
+        let result = structured(&resp["result"]);
+        assert_eq!(result["state"], "succeeded", "{resp}");
+        assert!(
+            !progress.is_empty(),
+            "no progress for a run with events: {resp}"
+        );
+        let last = progress.last().expect("one")["progress"].as_u64();
+        assert!(last.is_some_and(|n| n > 0), "{progress:?}");
+        assert!(
+            last <= result["events_total"].as_u64(),
+            "{progress:?} vs {result}"
+        );
+    }
+}
