@@ -6,8 +6,8 @@
 //! the runner, a case that fails beside it is imprecise grading. The control (the proxy without a
 //! mutation) passes everything.
 //!
-//! A whole suite takes about 8 s; at most [`MAX_SUITES`] run at once so a 2-core machine keeps
-//! its timing (the runner's own run cases have generous but real deadlines).
+//! A whole suite takes about 5 to 8 s; at most [`MAX_SUITES`] run at once so a 2-core machine
+//! keeps its timing (the runner's own run cases have generous but real deadlines).
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -84,7 +84,7 @@ pub struct Suite {
 }
 
 impl Suite {
-    /// Runs the runner with `profile`, `--drive-fake --strict`, against
+    /// Runs the runner with `profile`, `--drive-fake --strict --jobs 8`, against
     /// `mcp_proxy PROXY_ARGS -- claude-mcp-adapter`.
     pub fn run(profile: &str, proxy_args: &[&str]) -> Self {
         let _slot = Slot::take();
@@ -92,7 +92,18 @@ impl Suite {
         let mut server = vec![proxy.as_str()];
         server.extend_from_slice(proxy_args);
         server.extend(["--", adapter.as_str()]);
-        let (out, report) = run_json(&["--profile", profile, "--drive-fake", "--strict"], &server);
+        // Most of a suite's time is waiting on runs, not CPU: 8 cases at once save a third.
+        let (out, report) = run_json(
+            &[
+                "--profile",
+                profile,
+                "--drive-fake",
+                "--strict",
+                "--jobs",
+                "8",
+            ],
+            &server,
+        );
         let report = report.unwrap_or_else(|| panic!("no report: {}", describe(&out)));
         assert_eq!(report["profile"], profile);
         Suite { out, report }
