@@ -135,7 +135,10 @@ impl Call {
         Handled::Later(Box::pin(async move {
             let waited = tokio::select! {
                 biased;
-                _ = registration.cancelled => None,
+                // Only a real cancellation counts: the sender is also dropped when a host reuses
+                // this request id for a newer call (the registration is replaced), and this call
+                // must still be answered then (T4: nothing accepted is lost).
+                Ok(()) = registration.cancelled => None,
                 r = engine.wait_settled(&run_id, detach_after) => Some(r),
             };
             if let Some(f) = forwarder {

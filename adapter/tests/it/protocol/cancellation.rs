@@ -125,3 +125,24 @@ fn a_cancelled_call_in_a_batch_gets_no_entry() {
     assert_eq!(ids, vec![&json!("quick")], "{answer}");
     assert_eq!(wait_settled(&mut s, &run_id)["state"], "cancelled");
 }
+
+#[test]
+fn a_run_call_whose_id_is_reused_while_in_flight_is_still_answered() {
+    // T4: nothing already accepted is lost. A host that reuses the id of a `claude.run` still in
+    // flight breaks JSON-RPC, yet the first call must still get its answer; cancellations then
+    // reach the newer call only (T7).
+    let mut s = session("2025-06-18");
+    let call_id = json!("reused");
+    let call = json!({"name": "claude.run",
+                      "arguments": {"prompt": scenario("slow-stream"), "timeout_s": 60}});
+    s.request_with_id(&call_id, "tools/call", Some(call.clone()));
+    let first = the_active_run(&mut s);
+    wait_running(&mut s, &first);
+    s.request_with_id(&call_id, "tools/call", Some(call));
+    let mut states = Vec::new();
+    for _ in 0..2 {
+        let resp = s.response(&call_id);
+        states.push(structured(&resp["result"])["state"].clone());
+    }
+    assert_eq!(states, vec![json!("succeeded"), json!("succeeded")]);
+}
