@@ -145,8 +145,8 @@ fn max_turns_and_error_subtype_reproduce_the_real_error_max_turns() {
         let text = run(name, &["-p"]);
         assert_eq!(
             String::from_utf8_lossy(&text.stdout),
-            "Error: Reached max turns (1)\n",
-            "errors.md text output"
+            "Error: Reached max turns (1)",
+            "errors.md text output, without a newline (probed: only a success text gets one)"
         );
     }
 }

@@ -182,7 +182,11 @@ fn emit_modes_and_text_override_per_format() {
         {"emit": {"type": "result", "subtype": "error_max_turns", "is_error": true}, "text": "Error: custom", "modes": ["stream-json", "text"]}
     ]);
     let text = play(dir.path(), steps.clone(), Some(&["-p", "x"]));
-    assert_eq!(String::from_utf8_lossy(&text.stdout), "Error: custom\n");
+    assert_eq!(
+        String::from_utf8_lossy(&text.stdout),
+        "Error: custom",
+        "an error subtype's text has no newline, as the real text printer writes it"
+    );
     assert_eq!(text.status.code(), Some(1), "is_error true: exit 1");
     let json_out = play(
         dir.path(),
@@ -191,6 +195,86 @@ fn emit_modes_and_text_override_per_format() {
     );
     assert!(json_out.stdout.is_empty(), "not in json mode");
     assert_eq!(json_out.status.code(), Some(1));
+}
+
+/// `--output-format json --verbose` keeps what the real 2.1.328 keeps: no `stream_event`, no
+/// `system` lines its json filter drops (`permission_denied`, hook lines), the json-mode result
+/// rather than the stream-json one (both as in the not-logged-in captures); and prints nothing
+/// when no json-mode result came (probed: an unknown `--resume` prints nothing there either).
+#[test]
+fn json_verbose_array_holds_what_the_real_cli_keeps() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut stream_result = result(true);
+    stream_result["result"] = json!("the stream-json and text result");
+    let steps = json!([
+        {"emit": {"type": "system", "subtype": "hook_started"}},
+        {"emit": {"type": "system", "subtype": "init"}},
+        {"emit": {"type": "system", "subtype": "api_retry"}},
+        {"emit": {"type": "assistant"}},
+        {"emit": {"type": "system", "subtype": "permission_denied"}},
+        {"emit": {"type": "user"}},
+        {"emit": stream_result, "modes": ["stream-json", "text"]},
+        {"emit": result(true), "modes": ["json"]},
+    ]);
+    let json_verbose = ["-p", "--output-format", "json", "--verbose", "x"];
+    let out = play(dir.path(), steps.clone(), Some(&json_verbose));
+    let lines = json_lines(&out.stdout);
+    assert_eq!(lines.len(), 1, "one array");
+    let array = lines[0].as_array().expect("array");
+    assert_eq!(
+        kinds(array),
+        [
+            "system/init",
+            "system/api_retry",
+            "assistant",
+            "user",
+            "result/success"
+        ]
+    );
+    assert_eq!(array[4]["result"], "done", "the json-mode result");
+    assert_eq!(out.status.code(), Some(1));
+
+    let only_stream = json!([
+        {"emit": {"type": "system", "subtype": "init"}},
+        {"emit": result(true), "modes": ["stream-json"]},
+        {"exit": 1},
+    ]);
+    let out = play(dir.path(), only_stream, Some(&json_verbose));
+    assert!(
+        out.stdout.is_empty(),
+        "no json-mode result, no array: {:?}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+/// `--output-format text` prints as the real text printer does: a success result's text with
+/// one newline, the fixed texts of error subtypes without one (`Execution error` for
+/// `error_during_execution`), and a blank line between several results.
+#[test]
+fn text_output_follows_the_real_text_printer() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = |steps: Value| {
+        let out = play(dir.path(), steps, Some(&["-p", "x"]));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let mut ends_with_newline = result(false);
+    ends_with_newline["result"] = json!("done\n");
+    assert_eq!(text(json!([{"emit": result(false)}])), "done\n");
+    assert_eq!(text(json!([{"emit": ends_with_newline}])), "done\n");
+    assert_eq!(
+        text(
+            json!([{"emit": {"type": "result", "subtype": "error_during_execution", "is_error": true}}])
+        ),
+        "Execution error"
+    );
+    assert_eq!(
+        text(json!([
+            {"emit": {"type": "result", "subtype": "error_max_turns", "is_error": true}, "text": "Error: Reached max turns (1)"},
+            {"emit": result(false)},
+            {"emit": result(false)},
+        ])),
+        "Error: Reached max turns (1)\n\ndone\n\ndone\n"
+    );
 }
 
 #[test]
