@@ -99,6 +99,103 @@ fn assert_reproduces(scenario: &str, args: &[&str], capture_file: &str, code: i3
     );
 }
 
+/// Keys whose values a second capture of the same situation changes besides [`VOLATILE`]: API
+/// message and tool ids, and the clock.
+const PER_CAPTURE: &[&str] = &[
+    "id",
+    "api_message_id",
+    "tool_use_id",
+    "ttft_ms",
+    "duration_ms",
+    "duration_api_ms",
+    "ttft_stream_ms",
+    "time_to_request_ms",
+    "first_content_frame_ms",
+];
+
+/// The same keys at every depth, in the same order, with the same values except ids and timings.
+fn same_but_ids(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, x)| {
+                    let x = if PER_CAPTURE.contains(&k.as_str()) {
+                        Value::from("<per capture>")
+                    } else {
+                        same_but_ids(x)
+                    };
+                    (k.clone(), x)
+                })
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(same_but_ids).collect()),
+        other => other.clone(),
+    }
+}
+
+/// A scenario holding the lines of two captures (one without, one with
+/// `--include-partial-messages`) shows the second one's lines in its order: the partial lines
+/// (`stream_event`, `system/status`) equal, ids and timings aside; the others are the first
+/// capture's (checked by [`assert_reproduces`]; the second was made with testkit's quiet
+/// environment, which changes values of `init`), so only their kind is compared here.
+fn assert_same_lines_as(scenario: &str, args: &[&str], capture_file: &str) {
+    let out = run(scenario, args);
+    let got = json_lines(&out.stdout);
+    let want: Vec<Value> = capture(capture_file)
+        .iter()
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect();
+    assert_eq!(kinds(&got), kinds(&want), "{scenario} vs {capture_file}");
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        if w["type"] == "stream_event" || w["subtype"] == "status" {
+            assert_eq!(
+                same_but_ids(&mask(g)),
+                same_but_ids(w),
+                "{scenario}: line {} differs from {capture_file}",
+                i + 1
+            );
+        }
+    }
+}
+
+/// Inside one stream the partial lines name the assistant message they build (`api_message_id`,
+/// `message_start`'s id) and the tool call they stream, as in the real captures.
+#[test]
+fn partial_lines_name_the_messages_and_tools_of_their_stream() {
+    for name in ["success", "tool-allowed", "tool-denied", "max-turns"] {
+        let events = json_lines(&run(name, STREAM_PARTIAL).stdout);
+        let message_ids: Vec<&Value> = events
+            .iter()
+            .filter(|e| e["type"] == "assistant")
+            .map(|e| &e["message"]["id"])
+            .collect();
+        let tool_ids: Vec<&Value> = events
+            .iter()
+            .filter(|e| e["type"] == "assistant")
+            .filter_map(|e| e["message"]["content"].as_array())
+            .flatten()
+            .filter(|b| b["type"] == "tool_use")
+            .map(|b| &b["id"])
+            .collect();
+        let streamed: Vec<&Value> = events
+            .iter()
+            .filter(|e| e["type"] == "stream_event")
+            .collect();
+        assert!(!streamed.is_empty(), "{name}: partial lines");
+        for e in streamed {
+            let named = e
+                .get("api_message_id")
+                .unwrap_or(&e["event"]["message"]["id"]);
+            assert!(message_ids.contains(&named), "{name}: {e}");
+            if let Some(block) = e["event"].get("content_block")
+                && block["type"] == "tool_use"
+            {
+                assert!(tool_ids.contains(&&block["id"]), "{name}: {e}");
+            }
+        }
+    }
+}
+
 #[test]
 fn success_reproduces_the_real_mock_stream() {
     assert_reproduces("success", STREAM_PARTIAL, "mock-stream.jsonl", 0);
@@ -136,6 +233,7 @@ fn not_logged_in_reproduces_the_real_stream_and_json_outputs() {
 fn max_turns_and_error_subtype_reproduce_the_real_error_max_turns() {
     for name in ["max-turns", "error-subtype"] {
         assert_reproduces(name, STREAM, "mock-max-turns.jsonl", 1);
+        assert_same_lines_as(name, STREAM_PARTIAL, "mock-max-turns-partial.jsonl");
         let last = json_lines(&run(name, STREAM).stdout).pop().expect("final");
         assert_eq!(last["subtype"], "error_max_turns");
         assert!(
@@ -160,6 +258,11 @@ fn tool_scenarios_reproduce_the_real_tool_runs() {
         0,
     );
     assert_reproduces("tool-allowed", STREAM, "mock-tool-dontask.jsonl", 0);
+    assert_same_lines_as(
+        "tool-allowed",
+        STREAM_PARTIAL,
+        "mock-tool-dontask-partial.jsonl",
+    );
     let last = json_lines(&run("tool-denied", STREAM).stdout)
         .pop()
         .expect("final");

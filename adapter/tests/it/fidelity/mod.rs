@@ -218,6 +218,12 @@ pairs! {
         "tool-denied" ~ "mock-tool-deny-partial.jsonl", PARTIAL, &[];
     fake_tool_allowed_has_the_shape_of_the_real_allowed_tool_stream:
         "tool-allowed" ~ "mock-tool-dontask.jsonl", PLAIN, &[];
+    fake_tool_allowed_has_the_shape_of_the_real_allowed_tool_partial_stream:
+        "tool-allowed" ~ "mock-tool-dontask-partial.jsonl", PARTIAL, &[];
+    fake_max_turns_has_the_shape_of_the_real_max_turns_partial_stream:
+        "max-turns" ~ "mock-max-turns-partial.jsonl", PARTIAL, &["--max-turns", "1"];
+    fake_error_subtype_has_the_shape_of_the_real_max_turns_partial_stream:
+        "error-subtype" ~ "mock-max-turns-partial.jsonl", PARTIAL, &["--max-turns", "1"];
     fake_unknown_resume_has_the_shape_of_the_real_unknown_resume_stream:
         "unknown-resume" ~ "resume-unknown.jsonl", PLAIN, &["--resume", "99999999-2222-4333-8444-555555555555"];
 }
@@ -319,6 +325,10 @@ live_pairs! {
             PARTIAL, &[];
     live_real_max_turns_has_the_shape_of_fake_max_turns:
         "max-turns" ~ Live::Standin(testkit::standin::Scenario::ToolLoop), PLAIN, &["--max-turns", "1"];
+    live_real_max_turns_partial_has_the_shape_of_fake_max_turns:
+        "max-turns" ~ Live::Standin(testkit::standin::Scenario::ToolLoop), PARTIAL, &["--max-turns", "1"];
+    live_real_allowed_tool_partial_has_the_shape_of_fake_tool_allowed:
+        "tool-allowed" ~ Live::Standin(testkit::standin::Scenario::ToolEcho), PARTIAL, &[];
     live_real_unknown_resume_has_the_shape_of_fake_unknown_resume:
         "unknown-resume" ~ Live::Standin(testkit::standin::Scenario::Text),
             PLAIN, &["--resume", "99999999-2222-4333-8444-555555555555"];

@@ -1,0 +1,4 @@
+ANTHROPIC_BASE_URL=http://127.0.0.1:PORT ANTHROPIC_API_KEY=sk-ant-dummy-not-a-real-key claude -p --output-format stream-json --verbose --permission-mode dontAsk --include-partial-messages -- run\ echo\ hi
+messages-standin --scenario tool-echo --slow-delay-ms 300; HOME=<temp>, cwd $HOME/work
+CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_TELEMETRY=1 DISABLE_ERROR_REPORTING=1 DISABLE_AUTOUPDATER=1 DISABLE_BUG_COMMAND=1 CLAUDE_CODE_MAX_RETRIES=1
+exit 0
