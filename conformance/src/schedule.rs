@@ -17,8 +17,18 @@ use crate::target::Target;
 use crate::transcript::{Entry, Transcript};
 
 /// How much of a case's time is kept back so a waiting case fails with its own message before
-/// the scheduler's timeout fires.
+/// the scheduler's timeout fires (at most; see [`wait_deadline`]).
 const WAIT_MARGIN: Duration = Duration::from_millis(300);
+
+/// The deadline a case's waits use: the case's own deadline less a margin, so a wait ends with
+/// its own message before the scheduler's timeout. The margin is at most a quarter of the case's
+/// timeout: a fixed 300 ms would leave nothing to wait with under `--timeout-ms 300` and fail
+/// every case "within 0 ms" against a server that answers in a few.
+#[must_use]
+pub fn wait_deadline(case_deadline: Instant, timeout: Duration) -> Instant {
+    let margin = WAIT_MARGIN.min(timeout / 4);
+    case_deadline.checked_sub(margin).unwrap_or(case_deadline)
+}
 
 /// What a case's check gets: the run's settings, the shared discovery, and a way to start
 /// servers that the scheduler will kill afterwards.
@@ -35,20 +45,15 @@ pub struct Ctx {
     target: Arc<Target>,
     transcript: Transcript,
     procs: Arc<Mutex<Vec<ProcHandle>>>,
+    /// The deadline every wait of the case uses ([`wait_deadline`]).
     deadline: Instant,
 }
 
 impl Ctx {
     /// Starts a fresh server (not initialized).
     pub fn spawn(&self) -> Result<Client, Check> {
-        let client = Client::spawn(
-            &self.target.spec,
-            self.transcript.clone(),
-            self.deadline
-                .checked_sub(WAIT_MARGIN)
-                .unwrap_or(self.deadline),
-        )
-        .map_err(Check::from)?;
+        let client = Client::spawn(&self.target.spec, self.transcript.clone(), self.deadline)
+            .map_err(Check::from)?;
         self.procs
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -219,7 +224,7 @@ async fn run_one(
         target,
         transcript: transcript.clone(),
         procs: procs.clone(),
-        deadline: started + timeout,
+        deadline: wait_deadline(started + timeout, timeout),
     };
     // The check runs in a task of its own so a panic is contained and reported.
     let task = tokio::spawn((case.check)(ctx));
@@ -262,5 +267,31 @@ async fn run_one(
         duration: started.elapsed(),
         timed_out,
         transcript: entries,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_short_case_timeout_still_leaves_most_of_it_to_wait_with() {
+        let now = Instant::now();
+        for ms in [100, 300, 400, 1_000] {
+            let timeout = Duration::from_millis(ms);
+            let wait = wait_deadline(now + timeout, timeout);
+            assert!(
+                wait >= now + timeout * 3 / 4,
+                "--timeout-ms {ms}: waits end {:?} after the start",
+                wait.duration_since(now)
+            );
+            assert!(wait < now + timeout, "the margin is never zero");
+        }
+        let long = Duration::from_secs(10);
+        assert_eq!(
+            wait_deadline(now + long, long),
+            now + long - WAIT_MARGIN,
+            "long cases keep the full margin"
+        );
     }
 }

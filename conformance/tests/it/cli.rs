@@ -263,6 +263,37 @@ fn a_hung_server_is_a_failed_case_not_a_hung_runner() {
     assert!(started.elapsed() < Duration::from_secs(30));
 }
 
+#[test]
+fn a_short_timeout_still_waits_for_a_fast_server() {
+    // Under --timeout-ms 250 a case still has most of its 250 ms to wait (a fixed 300 ms margin
+    // once left it nothing: every case failed "nothing within 0 ms"). A loaded machine may be
+    // slower than 250 ms to spawn and answer, so a failure is retried; the old bug failed
+    // every attempt at once.
+    let mut last = String::new();
+    for _ in 0..3 {
+        let (out, report) = run_json(
+            &[
+                "--timeout-ms",
+                "250",
+                "--jobs",
+                "1",
+                "--case",
+                "lifecycle/ping/after-initialize",
+            ],
+            &[&toy_str()],
+        );
+        if out.status.code() == Some(0) {
+            assert_eq!(
+                outcome(&report.unwrap(), "lifecycle/ping/after-initialize"),
+                "pass"
+            );
+            return;
+        }
+        last = describe(&out);
+    }
+    panic!("a fast server failed under --timeout-ms 250 three times: {last}");
+}
+
 fn alive(pid: i32) -> bool {
     // Zombies count as dead: they are reaped by their parent, not running.
     std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
