@@ -1,27 +1,21 @@
 //! A stdio MCP client of the built adapter with a fully controlled environment, for the golden
 //! recordings (making and replaying them) and the real-claude tests.
 //!
-//! Unlike `support::Session` it starts the adapter with a *cleared* environment plus exactly the
-//! variables given: the adapter passes its environment on to the native CLI (NAT-7), so a key or
-//! base URL of the developer's shell must never reach a real `claude` run from a test. It keeps
-//! every stdout message in arrival order (the replay compares them all) and never panics on what
-//! the adapter sends: a line that is not JSON is kept as a string.
+//! It drives a [`Session`] (the spawn, reader threads and group kill of `support`) started with
+//! a *cleared* environment plus exactly the variables given: the adapter passes its environment
+//! on to the native CLI (NAT-7), so a key or base URL of the developer's shell must never reach
+//! a real `claude` run from a test. Unlike `Session`'s own receiving, it keeps every stdout
+//! message in arrival order (the replay compares them all) and never panics on what the adapter
+//! sends: a line that is not JSON is kept as a string.
 
 use std::ffi::OsString;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{Receiver, channel};
-use std::sync::{Arc, Mutex};
+use std::process::ExitStatus;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::support::adapter_bin;
-
-/// The most adapter stderr kept (the tail).
-const STDERR_KEEP: usize = 256 * 1024;
+use crate::support::{Adapter, Session, is_response_to};
 
 /// The variables of the test's own environment a fake-claude session keeps (everything else is
 /// cleared; `HOME` is set by the caller).
@@ -38,10 +32,7 @@ pub fn base_env() -> Vec<(OsString, OsString)> {
 
 /// A running adapter and the client side of its stdio.
 pub struct Client {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    stdout: Receiver<Vec<u8>>,
-    stderr: Arc<Mutex<Vec<u8>>>,
+    session: Session,
     /// Every stdout message so far, in arrival order (a non-JSON line as a JSON string).
     pub received: Vec<Value>,
     next_id: i64,
@@ -52,57 +43,15 @@ impl Client {
     /// group; with `record`, `--record FILE` is added.
     #[must_use]
     pub fn spawn(args: &[OsString], env: &[(OsString, OsString)], record: Option<&Path>) -> Self {
-        let mut cmd = Command::new(adapter_bin());
-        cmd.args(args)
-            .env_clear()
-            .envs(env.iter().map(|(k, v)| (k, v)))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
-        if let Some(r) = record {
-            cmd.arg("--record").arg(r);
+        let mut adapter = Adapter::new().clear_env().args(args);
+        for (k, v) in env {
+            adapter = adapter.env(k, v);
         }
-        let mut child = cmd.spawn().expect("spawn the adapter");
-        let stdout = child.stdout.take().expect("stdout piped");
-        let stderr = child.stderr.take().expect("stderr piped");
-        let (tx, rx) = channel();
-        std::thread::spawn(move || {
-            let mut r = BufReader::new(stdout);
-            loop {
-                let mut line = Vec::new();
-                match r.read_until(b'\n', &mut line) {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {
-                        if tx.send(line).is_err() {
-                            break;
-                        }
-                    }
-                }
-            }
-        });
-        let err_buf = Arc::new(Mutex::new(Vec::new()));
-        let sink = Arc::clone(&err_buf);
-        std::thread::spawn(move || {
-            let mut r = stderr;
-            let mut chunk = [0u8; 8192];
-            while let Ok(n) = r.read(&mut chunk) {
-                if n == 0 {
-                    break;
-                }
-                let mut b = sink.lock().expect("stderr lock");
-                b.extend_from_slice(&chunk[..n]);
-                if b.len() > STDERR_KEEP {
-                    let cut = b.len() - STDERR_KEEP;
-                    b.drain(..cut);
-                }
-            }
-        });
+        if let Some(r) = record {
+            adapter = adapter.arg("--record").arg(r);
+        }
         Self {
-            stdin: child.stdin.take(),
-            child,
-            stdout: rx,
-            stderr: err_buf,
+            session: adapter.spawn(),
             received: Vec::new(),
             next_id: 0,
         }
@@ -110,23 +59,15 @@ impl Client {
 
     /// Whether the adapter process is still running.
     pub fn is_running(&mut self) -> bool {
-        matches!(self.child.try_wait(), Ok(None))
-    }
-
-    /// The adapter's pid (= its process group id).
-    #[must_use]
-    pub fn pid(&self) -> u32 {
-        self.child.id()
+        self.session.wait_exit(Duration::ZERO).is_none()
     }
 
     /// Writes one line (a newline is appended). A write error (the adapter is gone) is ignored:
     /// the transcript then shows what was missing.
     pub fn send_line(&mut self, line: &[u8]) {
-        if let Some(stdin) = self.stdin.as_mut() {
-            let mut bytes = line.to_vec();
-            bytes.push(b'\n');
-            let _ = stdin.write_all(&bytes).and_then(|()| stdin.flush());
-        }
+        let mut bytes = line.to_vec();
+        bytes.push(b'\n');
+        let _ = self.session.try_send_raw(&bytes);
     }
 
     /// Sends one JSON message.
@@ -137,11 +78,11 @@ impl Client {
     /// Receives what is available within `wait` into [`Client::received`]; `false` when nothing
     /// came (timeout or EOF).
     pub fn pump(&mut self, wait: Duration) -> bool {
-        let Ok(line) = self.stdout.recv_timeout(wait) else {
+        let Some(line) = self.session.recv_line(wait) else {
             return false;
         };
         self.received.push(parse(&line));
-        while let Ok(line) = self.stdout.try_recv() {
+        while let Some(line) = self.session.recv_line(Duration::ZERO) {
             self.received.push(parse(&line));
         }
         true
@@ -223,43 +164,22 @@ impl Client {
 
     /// Closes the adapter's stdin (EOF: the adapter cancels what runs and exits, T8).
     pub fn close_stdin(&mut self) {
-        self.stdin = None;
+        self.session.close_stdin();
     }
 
-    /// Waits up to `bound` for the adapter to exit, collecting what it still writes.
+    /// Waits up to `bound` for the adapter to exit, then collects what it still wrote (the
+    /// reader thread buffers stdout, so the adapter never blocks on it meanwhile).
     pub fn wait_exit(&mut self, bound: Duration) -> Option<ExitStatus> {
-        let deadline = Instant::now() + bound;
-        loop {
-            if let Ok(Some(st)) = self.child.try_wait() {
-                // The reader thread ends at EOF; take what it still holds.
-                while self.pump(Duration::from_millis(200)) {}
-                return Some(st);
-            }
-            if Instant::now() >= deadline {
-                return None;
-            }
-            self.pump(Duration::from_millis(20));
-        }
+        let status = self.session.wait_exit(bound)?;
+        // The reader thread ends at EOF; take what it still holds.
+        while self.pump(Duration::from_millis(200)) {}
+        Some(status)
     }
 
     /// The adapter's stderr so far (its tail), lossily decoded.
     #[must_use]
     pub fn stderr_text(&self) -> String {
-        let b = self.stderr.lock().map(|b| b.clone()).unwrap_or_default();
-        String::from_utf8_lossy(&b).into_owned()
-    }
-}
-
-impl Drop for Client {
-    fn drop(&mut self) {
-        self.stdin = None;
-        if let Ok(None) = self.child.try_wait() {
-            // The adapter leads its own group: kill the whole group (its supervisors notice the
-            // lifeline's EOF and kill the native groups, SUP-2).
-            let pgid = nix::unistd::Pid::from_raw(self.pid() as i32);
-            let _ = nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGKILL);
-        }
-        let _ = self.child.wait();
+        self.session.stderr_text()
     }
 }
 
@@ -267,12 +187,6 @@ fn parse(line: &[u8]) -> Value {
     let text = line.strip_suffix(b"\n").unwrap_or(line);
     serde_json::from_slice(text)
         .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(text).into_owned()))
-}
-
-/// A response (no `method`) with this `id`.
-#[must_use]
-pub fn is_response_to(msg: &Value, id: &Value) -> bool {
-    msg.get("method").is_none() && msg.get("id") == Some(id)
 }
 
 /// `structuredContent.result` of a tool result (TOOL-4).

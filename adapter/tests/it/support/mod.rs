@@ -67,6 +67,7 @@ pub struct Adapter {
     args: Vec<OsString>,
     env: Vec<(OsString, OsString)>,
     fake_claude: bool,
+    clear_env: bool,
 }
 
 impl Adapter {
@@ -103,6 +104,15 @@ impl Adapter {
         self
     }
 
+    /// Starts the adapter with a cleared environment: only what [`Adapter::env`] sets (and the
+    /// PATH of [`Adapter::fake_claude`]). The adapter passes its environment on to the native CLI
+    /// (NAT-7), so a test of the real `claude` must not leak a key or base URL of the caller's.
+    #[must_use]
+    pub fn clear_env(mut self) -> Self {
+        self.clear_env = true;
+        self
+    }
+
     /// Puts a directory whose `claude` is fake-claude first on PATH (kept alive by the session).
     #[must_use]
     pub fn fake_claude(mut self) -> Self {
@@ -119,6 +129,9 @@ impl Adapter {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
+        if self.clear_env {
+            cmd.env_clear();
+        }
         let fake_dir = self.fake_claude.then(fake_claude_dir);
         if let Some(dir) = &fake_dir {
             let mut path = OsString::from(dir.path());
@@ -414,7 +427,9 @@ fn parse_line(line: &[u8]) -> Value {
     })
 }
 
-fn is_response_to(msg: &Value, id: &Value) -> bool {
+/// A response (no `method`) with this `id`.
+#[must_use]
+pub fn is_response_to(msg: &Value, id: &Value) -> bool {
     msg.get("method").is_none() && msg.get("id") == Some(id)
 }
 
