@@ -3,6 +3,9 @@
 //! Flags make it misbehave on purpose: `--drop-malformed` drops bad lines silently (as the
 //! TypeScript and Python SDK servers do), `--hang-initialize` never answers `initialize`,
 //! `--exit-at-start` exits at once, `--hang-method M` never answers M after initialize.
+//! `--ping-client` pings the client before answering `initialize` and writes a line that is not
+//! JSON-RPC (a T1 violation the runner reports) unless the client answers with the empty result
+//! MCP requires (basic/utilities/ping).
 
 use std::io::{BufWriter, Read, Write};
 
@@ -20,8 +23,12 @@ struct Server {
     /// A method never answered (after initialize): a hung server for timeout tests.
     hang_method: Option<String>,
     hang_initialize: bool,
+    ping_client: bool,
     version: Option<String>,
 }
+
+/// The id of the toy's own ping to the client (`--ping-client`).
+const CLIENT_PING_ID: &str = "toy-ping-to-client";
 
 impl Server {
     fn handle(&mut self, msg: Message) -> Option<Value> {
@@ -96,8 +103,32 @@ impl Server {
         Some(response(&id, result))
     }
 
+    /// A response from the client: only the answer to the toy's own ping is expected.
+    fn client_answer(&self, id: &Value, answer: &str) -> Vec<Value> {
+        if self.ping_client && id == &json!(CLIENT_PING_ID) && answer != "{}" {
+            // Written as raw text (not JSON), so the runner's T1 case shows the client's mistake.
+            return vec![json!(format!(
+                "toy-server: the client answered ping with {answer}"
+            ))];
+        }
+        Vec::new()
+    }
+
     fn frame(&mut self, line: &[u8]) -> Vec<Value> {
         match parse_inbound(line) {
+            Ok(Inbound::Single(Ok(Message::Response { id, result }))) => {
+                self.client_answer(&id, &result.to_string())
+            }
+            Ok(Inbound::Single(Ok(Message::ErrorResponse { id, error }))) => {
+                self.client_answer(&id, &format!("error {}", error.code))
+            }
+            Ok(Inbound::Single(Ok(m @ Message::Request { .. })))
+                if self.ping_client
+                    && matches!(&m, Message::Request { method, .. } if method == "initialize") =>
+            {
+                let ping = json!({"jsonrpc": "2.0", "id": CLIENT_PING_ID, "method": "ping"});
+                std::iter::once(ping).chain(self.handle(m)).collect()
+            }
             Err(e) if !self.drop_malformed => vec![error_response(None, &e.error())],
             Err(_) => vec![],
             Ok(Inbound::Single(Ok(m))) => self.handle(m).into_iter().collect(),
@@ -134,6 +165,7 @@ fn main() {
     let mut server = Server {
         drop_malformed: has("--drop-malformed"),
         hang_initialize: has("--hang-initialize"),
+        ping_client: has("--ping-client"),
         hang_method: args
             .iter()
             .position(|a| a == "--hang-method")
@@ -162,11 +194,12 @@ fn main() {
             _ => {}
         });
         for r in replies {
-            if out
-                .write_all(&mcp_wire::encode(&r))
-                .and_then(|()| out.flush())
-                .is_err()
-            {
+            // A string reply is raw text, not JSON: the toy's deliberate T1 violations.
+            let bytes = match &r {
+                Value::String(text) => format!("{text}\n").into_bytes(),
+                other => mcp_wire::encode(other),
+            };
+            if out.write_all(&bytes).and_then(|()| out.flush()).is_err() {
                 return;
             }
         }

@@ -368,8 +368,8 @@ impl Client {
     }
 
     /// The next frame before `deadline`, `None` on timeout or when stdout closed. Requests the
-    /// server sends to the runner (sampling, roots …) are answered `-32601` so no server waits
-    /// on us, and are also passed on.
+    /// server sends to the runner are answered at once so no server waits on us, and are also
+    /// passed on: see [`reply_to_server_request`].
     async fn next_until(&mut self, deadline: Instant) -> Result<Option<Frame>, ClientError> {
         if self.closed {
             return Ok(None);
@@ -377,11 +377,8 @@ impl Client {
         match tokio::time::timeout_at(deadline.into(), self.frames.recv()).await {
             Ok(Some(Some(frame))) => {
                 if let Frame::Json(m) = &frame
-                    && let (Some(id), Some(method)) =
-                        (m.get("id"), m.get("method").and_then(Value::as_str))
+                    && let Some(reply) = reply_to_server_request(m)
                 {
-                    let err = mcp_wire::ErrorObject::method_not_found(method);
-                    let reply = mcp_wire::error_response(Some(id), &err);
                     // Best effort: a server that stopped reading is graded elsewhere.
                     let _ = self.send(&reply).await;
                 }
@@ -459,6 +456,21 @@ impl Client {
         between();
         Ok(())
     }
+}
+
+/// The runner's answer to a request the server sent it, or `None` when `msg` is no request.
+/// `ping` gets the empty result MCP requires of every receiver (basic/utilities/ping: "The
+/// receiver MUST respond promptly with an empty response"); anything else (sampling, roots,
+/// elicitation …) is `-32601`, since the runner declares no client capability.
+#[must_use]
+pub fn reply_to_server_request(msg: &Value) -> Option<Value> {
+    let id = msg.get("id")?;
+    let method = msg.get("method")?.as_str()?;
+    if method == "ping" {
+        return Some(mcp_wire::response(id, json!({})));
+    }
+    let err = mcp_wire::ErrorObject::method_not_found(method);
+    Some(mcp_wire::error_response(Some(id), &err))
 }
 
 /// Reads stdout with the shared bounded decoder; each line becomes a [`Frame`]. `None` on the
@@ -541,5 +553,26 @@ async fn read_stderr(mut stderr: tokio::process::ChildStderr, transcript: Transc
             "{} more stderr lines not kept",
             lines - MAX_STDERR_LINES
         ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn server_requests_get_an_answer_and_ping_the_empty_result() {
+        let ping = json!({"jsonrpc": "2.0", "id": "s1", "method": "ping"});
+        let reply = reply_to_server_request(&ping).unwrap();
+        assert_eq!(reply["id"], "s1");
+        assert_eq!(reply["result"], json!({}));
+        let sampling = json!({"jsonrpc": "2.0", "id": 7, "method": "sampling/createMessage"});
+        let reply = reply_to_server_request(&sampling).unwrap();
+        assert_eq!(reply["id"], 7);
+        assert_eq!(error_code(&reply), Some(-32601));
+        let note = json!({"jsonrpc": "2.0", "method": "notifications/message"});
+        assert_eq!(reply_to_server_request(&note), None);
+        let answer = json!({"jsonrpc": "2.0", "id": 3, "result": {}});
+        assert_eq!(reply_to_server_request(&answer), None);
     }
 }

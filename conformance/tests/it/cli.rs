@@ -385,3 +385,19 @@ fn ctrl_c_of_the_runner_kills_every_server_group() {
     let living: Vec<i32> = pids.into_iter().filter(|p| alive(*p)).collect();
     assert!(living.is_empty(), "survivors after Ctrl-C: {living:?}");
 }
+
+#[test]
+fn a_server_pinging_the_runner_gets_the_empty_result() {
+    // MCP basic/utilities/ping: the receiver of a ping MUST answer with an empty result. The toy
+    // server pings the runner during initialize and writes a non-JSON line (failing T1) unless
+    // the answer is `{}`; `-32601` was the runner's answer before.
+    let (out, report) = run_json(
+        &["--case", "lifecycle/stdout/protocol-only"],
+        &[&toy_str(), "--ping-client"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    assert_eq!(
+        outcome(&report.unwrap(), "lifecycle/stdout/protocol-only"),
+        "pass"
+    );
+}
