@@ -136,6 +136,11 @@ enum Mutation {
     SnapshotEntryWithoutKind,
     /// A banner line that is not JSON-RPC is written to stdout at start (T1).
     StdoutBanner,
+    /// A JSON log record (JSON, but no JSON-RPC message) is written to stdout at start (T1).
+    StdoutJsonLog,
+    /// Responses lose their `"jsonrpc": "2.0"` member (T1, MCP basic: every message is
+    /// JSON-RPC 2.0).
+    ResponseWithoutJsonrpc,
     /// Exit status 1 after a clean stdin EOF shutdown (T8).
     EofExitNonzero,
     /// An unknown notification is answered -32601 (T3: notifications are never answered).
@@ -514,6 +519,11 @@ impl Proxy {
         };
         if let Some(result) = m.get_mut("result") {
             changed |= self.listing(result);
+        }
+        if self.is(Mutation::ResponseWithoutJsonrpc)
+            && let Some(obj) = m.as_object_mut()
+        {
+            changed |= obj.remove("jsonrpc").is_some();
         }
         let mut st = self.state();
         let key = id_key(&id);
@@ -1089,6 +1099,9 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let out: Out = Arc::new(tokio::sync::Mutex::new(tokio::io::stdout()));
     if proxy.is(Mutation::StdoutBanner) {
         write_line(&out, b"mcp_proxy: ready").await?;
+    }
+    if proxy.is(Mutation::StdoutJsonLog) {
+        write_line(&out, br#"{"level":"info","message":"mcp_proxy ready"}"#).await?;
     }
     let mut c2s = tokio::spawn(client_to_upstream(proxy.clone(), up_in, out.clone()));
     let mut s2c = tokio::spawn(upstream_to_client(proxy.clone(), up_out, out.clone()));

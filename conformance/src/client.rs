@@ -27,6 +27,8 @@ pub const MAX_SERVER_LINE: usize = 16 * 1024 * 1024;
 const MAX_STDERR_LINES: usize = 40;
 /// Frames buffered between the reader task and the case before the reader waits.
 const FRAME_QUEUE: usize = 4096;
+/// stdout lines that are not valid JSON-RPC messages kept per server (T1); later ones are counted.
+const MAX_STDOUT_PROBLEMS: usize = 20;
 
 /// How to start a server.
 #[derive(Debug, Clone)]
@@ -103,6 +105,79 @@ impl Frame {
     }
 }
 
+/// Why `msg`, one line a server wrote on stdout, is not a valid JSON-RPC 2.0 message as MCP
+/// requires (2025-06-18 basic/transports: "The server MUST NOT write anything to its stdout
+/// that is not a valid MCP message"; basic: responses set exactly one of `result` and `error`,
+/// errors carry an integer code and a message, request ids are strings or integers). `None`
+/// when it is one. A batch (an array of such messages) is accepted: 2025-03-26 allows it.
+#[must_use]
+pub fn message_problem(msg: &Value) -> Option<String> {
+    if let Value::Array(items) = msg {
+        if items.is_empty() {
+            return Some("an empty array".into());
+        }
+        return items.iter().find_map(|m| {
+            if m.is_array() {
+                Some("an array nested in an array".into())
+            } else {
+                message_problem(m)
+            }
+        });
+    }
+    let Some(obj) = msg.as_object() else {
+        return Some("not a JSON object".into());
+    };
+    if obj.get("jsonrpc") != Some(&json!("2.0")) {
+        return Some("no \"jsonrpc\": \"2.0\"".into());
+    }
+    let id_ok = |id: &Value| id.is_string() || id.is_i64() || id.is_u64();
+    if let Some(method) = obj.get("method") {
+        if !method.is_string() {
+            return Some("a method that is not a string".into());
+        }
+        if obj.contains_key("result") || obj.contains_key("error") {
+            return Some("a request or notification with result or error".into());
+        }
+        if obj.get("id").is_some_and(|id| !id_ok(id)) {
+            return Some("a request id that is neither a string nor an integer".into());
+        }
+        if obj
+            .get("params")
+            .is_some_and(|p| !p.is_object() && !p.is_array())
+        {
+            return Some("params that are not structured".into());
+        }
+        return None;
+    }
+    let Some(id) = obj.get("id") else {
+        return Some("neither a method nor an id".into());
+    };
+    match (obj.get("result"), obj.get("error")) {
+        (Some(_), Some(_)) => Some("a response with both result and error".into()),
+        (None, None) => Some("a response with neither result nor error".into()),
+        (Some(result), None) => {
+            if !id_ok(id) {
+                Some("a result whose id is neither a string nor an integer".into())
+            } else if !result.is_object() {
+                Some("a result that is not an object".into())
+            } else {
+                None
+            }
+        }
+        (None, Some(error)) => {
+            if !id_ok(id) && !id.is_null() {
+                Some("an error whose id is neither a string, an integer nor null".into())
+            } else if !error.get("code").is_some_and(|c| c.is_i64()) {
+                Some("an error without an integer code".into())
+            } else if !error.get("message").is_some_and(Value::is_string) {
+                Some("an error without a string message".into())
+            } else {
+                None
+            }
+        }
+    }
+}
+
 /// Is `msg` a response (result or error, no method) to the request with `id`?
 #[must_use]
 pub fn is_response_to(msg: &Value, id: &Value) -> bool {
@@ -158,6 +233,24 @@ pub struct Client {
     transcript: Transcript,
     deadline: Instant,
     next_id: i64,
+    stdout_problems: Arc<std::sync::Mutex<StdoutProblems>>,
+}
+
+/// stdout lines of one server that were not valid JSON-RPC messages (T1), bounded.
+#[derive(Debug, Default)]
+struct StdoutProblems {
+    kept: Vec<String>,
+    more: usize,
+}
+
+impl StdoutProblems {
+    fn push(&mut self, problem: String) {
+        if self.kept.len() < MAX_STDOUT_PROBLEMS {
+            self.kept.push(problem);
+        } else {
+            self.more += 1;
+        }
+    }
 }
 
 impl Client {
@@ -189,8 +282,14 @@ impl Client {
 
         let stdin = child.stdin.take();
         let (tx, rx) = mpsc::channel(FRAME_QUEUE);
+        let stdout_problems = Arc::new(std::sync::Mutex::new(StdoutProblems::default()));
         if let Some(stdout) = child.stdout.take() {
-            tokio::spawn(read_stdout(stdout, tx, transcript.clone()));
+            tokio::spawn(read_stdout(
+                stdout,
+                tx,
+                transcript.clone(),
+                stdout_problems.clone(),
+            ));
         }
         if let Some(stderr) = child.stderr.take() {
             tokio::spawn(read_stderr(stderr, transcript.clone()));
@@ -207,7 +306,23 @@ impl Client {
             transcript,
             deadline,
             next_id: 1,
+            stdout_problems,
         })
+    }
+
+    /// Every stdout line so far that was not a valid JSON-RPC message (T1): each as the reason
+    /// and the line, the first few kept, then a count of the rest.
+    #[must_use]
+    pub fn stdout_problems(&self) -> Vec<String> {
+        let p = self
+            .stdout_problems
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut out = p.kept.clone();
+        if p.more > 0 {
+            out.push(format!("… and {} more", p.more));
+        }
+        out
     }
 
     /// The handle the scheduler uses to kill this server's group.
@@ -479,6 +594,7 @@ async fn read_stdout(
     mut stdout: tokio::process::ChildStdout,
     tx: mpsc::Sender<Option<Frame>>,
     transcript: Transcript,
+    problems: Arc<std::sync::Mutex<StdoutProblems>>,
 ) {
     let mut decoder = FrameDecoder::new(MAX_SERVER_LINE);
     let mut buf = vec![0u8; 64 * 1024];
@@ -489,7 +605,7 @@ async fn read_stdout(
         };
         let mut frames = Vec::new();
         decoder.decode(&buf[..n], &mut |ev| {
-            push_event(ev, &mut frames, &transcript)
+            push_event(ev, &mut frames, &transcript, &problems);
         });
         for f in frames {
             if tx.send(Some(f)).await.is_err() {
@@ -498,7 +614,7 @@ async fn read_stdout(
         }
     }
     let mut frames = Vec::new();
-    decoder.finish(&mut |ev| push_event(ev, &mut frames, &transcript));
+    decoder.finish(&mut |ev| push_event(ev, &mut frames, &transcript, &problems));
     for f in frames {
         let _ = tx.send(Some(f)).await;
     }
@@ -506,18 +622,38 @@ async fn read_stdout(
     let _ = tx.send(None).await;
 }
 
-fn push_event(ev: DecodeEvent<'_>, frames: &mut Vec<Frame>, transcript: &Transcript) {
+fn push_event(
+    ev: DecodeEvent<'_>,
+    frames: &mut Vec<Frame>,
+    transcript: &Transcript,
+    problems: &std::sync::Mutex<StdoutProblems>,
+) {
     match ev {
         DecodeEvent::Line(line) => {
             if line.iter().all(u8::is_ascii_whitespace) {
-                // A blank line carries no message; recorded so T1 graders can see it.
+                // A blank line carries no message, but no content either: shown in the
+                // transcript, not held against T1 (clients skip it; calling it a violation
+                // would be a false failure on a formatting nicety).
                 transcript.record("s2c", line);
                 return;
             }
             transcript.record("s2c", line);
-            match serde_json::from_slice::<Value>(line) {
-                Ok(v) => frames.push(Frame::Json(v)),
-                Err(_) => frames.push(Frame::NotJson(String::from_utf8_lossy(line).into_owned())),
+            let problem = match serde_json::from_slice::<Value>(line) {
+                Ok(v) => {
+                    let p = message_problem(&v);
+                    frames.push(Frame::Json(v));
+                    p
+                }
+                Err(_) => {
+                    frames.push(Frame::NotJson(String::from_utf8_lossy(line).into_owned()));
+                    Some("not JSON".into())
+                }
+            };
+            if let Some(p) = problem {
+                problems
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .push(format!("{p}: {}", crate::transcript::clip_to(line, 200)));
             }
         }
         DecodeEvent::OversizedEnd { len } => {
@@ -574,5 +710,34 @@ mod tests {
         assert_eq!(reply_to_server_request(&note), None);
         let answer = json!({"jsonrpc": "2.0", "id": 3, "result": {}});
         assert_eq!(reply_to_server_request(&answer), None);
+    }
+
+    #[test]
+    fn only_json_rpc_messages_are_valid_stdout_lines() {
+        for ok in [
+            json!({"jsonrpc": "2.0", "id": 1, "result": {}}),
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "x"}}),
+            json!({"jsonrpc": "2.0", "id": "a", "method": "ping"}),
+            json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {}}),
+            json!([{"jsonrpc": "2.0", "id": 1, "result": {}}]),
+        ] {
+            assert_eq!(message_problem(&ok), None, "{ok}");
+        }
+        for bad in [
+            json!({"level": "info", "msg": "ready"}),
+            json!("a string"),
+            json!({"id": 1, "result": {}}),
+            json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601}}),
+            json!({"jsonrpc": "2.0", "id": 1, "error": {"code": "x", "message": "m"}}),
+            json!({"jsonrpc": "2.0", "id": 1, "result": {}, "error": {"code": 1, "message": "m"}}),
+            json!({"jsonrpc": "2.0", "id": 1}),
+            json!({"jsonrpc": "2.0", "id": null, "result": {}}),
+            json!({"jsonrpc": "2.0", "id": 1, "result": null}),
+            json!({"jsonrpc": "2.0", "id": null, "method": "ping"}),
+            json!({"jsonrpc": "2.0", "method": 5}),
+            json!([]),
+        ] {
+            assert!(message_problem(&bad).is_some(), "{bad} passed");
+        }
     }
 }

@@ -55,8 +55,9 @@ pub struct Discovery {
     pub resources: Option<Listing>,
     /// Tool roles of the computer-mcp contract found in the listing.
     pub roles: Roles,
-    /// stdout lines that were not JSON (T1).
-    pub not_json: Vec<String>,
+    /// stdout lines of the discovery session that were not valid JSON-RPC messages (T1): the
+    /// reason and the line, see [`crate::client::message_problem`].
+    pub stdout_problems: Vec<String>,
     /// The wire transcript of the discovery session.
     pub transcript: Vec<Entry>,
 }
@@ -97,15 +98,9 @@ impl Discovery {
         } else {
             None
         };
-        let not_json = client
-            .collect(Duration::from_millis(50))
-            .await?
-            .into_iter()
-            .filter_map(|f| match f {
-                Frame::NotJson(s) => Some(s),
-                _ => None,
-            })
-            .collect();
+        // A short wait so a line written right after the listings is seen too.
+        let _: Vec<Frame> = client.collect(Duration::from_millis(50)).await?;
+        let stdout_problems = client.stdout_problems();
         let roles = Roles::find(tools.as_ref().map_or(&[], |l| l.items.as_slice()));
         Ok((
             Self {
@@ -118,7 +113,7 @@ impl Discovery {
                 tools,
                 resources,
                 roles,
-                not_json,
+                stdout_problems,
                 transcript: transcript.entries(),
             },
             client,

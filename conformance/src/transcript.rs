@@ -92,12 +92,16 @@ impl Transcript {
 /// Cuts a line for display: valid UTF-8 up to the bound, then a marker with the full length.
 #[must_use]
 pub fn clip(line: &[u8]) -> String {
-    if line.len() <= MAX_LINE_BYTES {
+    clip_to(line, MAX_LINE_BYTES)
+}
+
+/// Like [`clip`] with a bound of `max` bytes.
+#[must_use]
+pub fn clip_to(line: &[u8], max: usize) -> String {
+    if line.len() <= max {
         return String::from_utf8_lossy(line).into_owned();
     }
-    let mut end = MAX_LINE_BYTES;
-    let text = String::from_utf8_lossy(&line[..end]);
     // A lossy conversion may end in a replacement char for a split sequence: fine for display.
-    end = text.len();
-    format!("{}… ({} bytes in all)", &text[..end], line.len())
+    let text = String::from_utf8_lossy(&line[..max]);
+    format!("{text}… ({} bytes in all)", line.len())
 }

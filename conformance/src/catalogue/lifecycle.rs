@@ -257,15 +257,15 @@ async fn request_before_init(ctx: Ctx) -> CheckResult {
 }
 
 async fn stdout_protocol_only(ctx: Ctx) -> CheckResult {
-    let bad = &ctx.discovery.not_json;
+    // Every line of the discovery session: a JSON line that is no JSON-RPC message (a log
+    // record, a response without "jsonrpc" or without an error message) breaks T1 as surely as
+    // a text banner (MCP 2025-06-18 basic/transports: "The server MUST NOT write anything to
+    // its stdout that is not a valid MCP message").
+    let bad = &ctx.discovery.stdout_problems;
     ensure(
         bad.is_empty(),
-        "only JSON-RPC lines on stdout",
-        format!(
-            "{} non-JSON line(s), first: {:?}",
-            bad.len(),
-            bad.first().map(|s| crate::transcript::clip(s.as_bytes()))
-        ),
+        "only JSON-RPC 2.0 messages on stdout, one per line",
+        crate::transcript::clip_to(bad.join(" | ").as_bytes(), 600),
     )?;
     Ok(Check::Pass)
 }

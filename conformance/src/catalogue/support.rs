@@ -36,6 +36,8 @@ pub fn result_of<'a>(msg: &'a Value, what: &str) -> Result<&'a Value, Check> {
 /// probe's answer plus a short grace after it (the answers to the bad line, if any). The probe
 /// also proves the server still serves (T4); a missing probe answer is a failure.
 pub async fn send_bad_line(client: &mut Client, bytes: &[u8]) -> Result<Vec<Value>, Check> {
+    // What arrived before the bad line (a start-up log record, a notification) answers nothing.
+    let _: Vec<Frame> = client.take_seen();
     if !bytes.is_empty() {
         client.send_raw(bytes).await?;
     }
@@ -54,8 +56,13 @@ pub async fn send_bad_line(client: &mut Client, bytes: &[u8]) -> Result<Vec<Valu
             Frame::Json(v) => Some(v),
             _ => None,
         })
-        // Server-initiated notifications and requests (list_changed, logging …) are not answers.
-        .filter(|v| v.get("method").is_none() && !is_response_to(v, &probe))
+        // Server-initiated notifications and requests (list_changed, logging …) are not answers,
+        // nor is a JSON line without id, result or error (T1 grades such lines on its own).
+        .filter(|v| {
+            v.get("method").is_none()
+                && !is_response_to(v, &probe)
+                && (v.is_array() || ["id", "result", "error"].iter().any(|k| v.get(k).is_some()))
+        })
         .collect())
 }
 

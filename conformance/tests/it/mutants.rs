@@ -459,3 +459,20 @@ mutant!(
     "list-without-acquired-by",
     ["runs/list/retained"]
 );
+
+// T1: a JSON log record on stdout. It parses as JSON but is no JSON-RPC message; the runner once
+// checked only that stdout lines parse (MCP 2025-06-18 basic/transports: the server MUST NOT
+// write anything to its stdout that is not a valid MCP message).
+mutant!(
+    a_json_log_line_on_stdout_fails_only_protocol_only,
+    "stdout-json-log",
+    ["lifecycle/stdout/protocol-only"]
+);
+
+// T1 with MCP basic: responses without "jsonrpc": "2.0". No case but T1's reads that member, so
+// the runner once passed a server whose every answer was not JSON-RPC 2.0.
+mutant!(
+    responses_without_jsonrpc_fail_only_protocol_only,
+    "response-without-jsonrpc",
+    ["lifecycle/stdout/protocol-only"]
+);
