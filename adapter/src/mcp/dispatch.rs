@@ -9,7 +9,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use mcp_wire::{ErrorObject, Inbound, Incoming, Message, error_response, response};
+use mcp_wire::{ErrorObject, Message, ParseError, error_response, response};
+use serde::de::IgnoredAny;
 use serde_json::{Map, Value};
 use tokio::task::JoinSet;
 
@@ -62,6 +63,16 @@ const NOTIFICATIONS: &[(&str, NotificationHandler)] = &[
 /// Requests served before `initialize` (T3).
 const BEFORE_INITIALIZE: &[&str] = &["initialize", "ping"];
 
+/// C-T5: most elements of one batch. A larger batch is one `-32600` with `id: null` and none
+/// of it runs, as for an oversized frame (T6): two million one-byte elements fit in a 4 MiB frame,
+/// and an answer for each would be hundreds of megabytes.
+pub const MAX_BATCH_ELEMENTS: usize = 1024;
+
+/// C-T5: bytes of answers one batch collects. Once reached, the batch's later requests are not
+/// executed and are answered `-32603` (see [`errors::batch_answer_full`]): a batch of `tools/list`
+/// calls would otherwise multiply a 4 MiB frame into a gigabyte of answers.
+pub const BATCH_ANSWER_BYTES: usize = 4 * 1024 * 1024;
+
 /// The connection's state, shared by the handlers.
 pub struct Server {
     /// The run engine.
@@ -102,10 +113,57 @@ pub fn no_cursor(params: Option<Value>) -> Result<(), ErrorObject> {
     }
 }
 
-/// A slot of a batch answer, in request order.
+/// A slot of a batch answer, in request order: answers are kept encoded, so a batch holds its
+/// answers' bytes rather than their (several times larger) parsed form.
 enum Slot {
-    Ready(Value),
+    Ready(Vec<u8>),
     Waiting(Value, Deferred),
+}
+
+/// An inbound frame: one JSON value, or a batch of `len` elements whose values are not built yet.
+enum Parsed {
+    Single(Value),
+    Batch { len: usize },
+}
+
+/// T4: invalid UTF-8 or JSON is `-32700`. An array is only counted here (without building its
+/// elements), so a batch that will be refused whole (T5, C-T5) costs no more than its frame.
+fn parse_frame(line: &[u8]) -> Result<Parsed, ParseError> {
+    let text = std::str::from_utf8(line).map_err(|e| ParseError(format!("invalid UTF-8: {e}")))?;
+    let invalid = |e: serde_json::Error| ParseError(format!("invalid JSON: {e}"));
+    if text
+        .trim_start_matches([' ', '\t', '\n', '\r'])
+        .starts_with('[')
+    {
+        // A zero-sized element type: validates the whole array and allocates nothing.
+        let items: Vec<IgnoredAny> = serde_json::from_str(text).map_err(invalid)?;
+        return Ok(Parsed::Batch { len: items.len() });
+    }
+    serde_json::from_str(text)
+        .map(Parsed::Single)
+        .map_err(invalid)
+}
+
+/// One compact JSON message without its newline.
+fn encoded(v: &Value) -> Vec<u8> {
+    let mut bytes = mcp_wire::encode(v);
+    bytes.pop();
+    bytes
+}
+
+/// The batch answer `[a,b,…]` from encoded parts, with its newline.
+fn batch_line(parts: &[Vec<u8>]) -> Vec<u8> {
+    let len = parts.iter().map(|p| p.len() + 1).sum::<usize>() + 2;
+    let mut line = Vec::with_capacity(len);
+    line.push(b'[');
+    for (i, p) in parts.iter().enumerate() {
+        if i > 0 {
+            line.push(b',');
+        }
+        line.extend_from_slice(p);
+    }
+    line.extend_from_slice(b"]\n");
+    line
 }
 
 impl Server {
@@ -118,10 +176,10 @@ impl Server {
         if let Some(r) = &self.recorder {
             r.line(Dir::C2s, line);
         }
-        match mcp_wire::parse_inbound(line) {
+        match parse_frame(line) {
             Err(e) => self.send_error(None, &e.error()).await,
-            Ok(Inbound::Single(incoming)) => self.on_single(incoming).await,
-            Ok(Inbound::Batch(items)) => self.on_batch(items).await,
+            Ok(Parsed::Single(value)) => self.on_single(mcp_wire::message::classify(value)).await,
+            Ok(Parsed::Batch { len }) => self.on_batch(line, len).await,
         }
     }
 
@@ -138,7 +196,7 @@ impl Server {
         self.out.send(error_response(id, err)).await;
     }
 
-    async fn on_single(&mut self, incoming: Incoming) {
+    async fn on_single(&mut self, incoming: mcp_wire::Incoming) {
         match incoming {
             Err(invalid) => self.send_error(invalid.id.as_ref(), &invalid.error()).await,
             Ok(Message::Request { id, method, params }) => {
@@ -162,25 +220,49 @@ impl Server {
         }
     }
 
-    /// T5: a batch is answered as a batch under 2025-03-26 only.
-    async fn on_batch(&mut self, items: Vec<Incoming>) {
+    /// T5: a batch is answered as a batch under 2025-03-26 only, within the bounds of C-T5.
+    async fn on_batch(&mut self, line: &[u8], len: usize) {
         if self.version != Some(initialize::BATCH_VERSION) {
             let err = errors::batch_not_supported(self.version);
             return self.send_error(None, &err).await;
         }
-        if items.is_empty() {
+        if len == 0 {
             return self.send_error(None, &errors::empty_batch()).await;
         }
+        if len > MAX_BATCH_ELEMENTS {
+            let err = errors::batch_too_large(len, MAX_BATCH_ELEMENTS);
+            return self.send_error(None, &err).await;
+        }
+        // `parse_frame` validated the array, so this parse fails only if memory does.
+        let items: Vec<Value> = match serde_json::from_slice(line) {
+            Ok(items) => items,
+            Err(e) => {
+                let err = ParseError(format!("invalid JSON: {e}")).error();
+                return self.send_error(None, &err).await;
+            }
+        };
         let mut slots = Vec::with_capacity(items.len());
+        // Bytes of the answers collected so far (C-T5).
+        let mut answered = 0usize;
+        let ready = |slots: &mut Vec<Slot>, answered: &mut usize, answer: &Value| {
+            let bytes = encoded(answer);
+            *answered = answered.saturating_add(bytes.len());
+            slots.push(Slot::Ready(bytes));
+        };
         for item in items {
-            match item {
-                Err(invalid) => slots.push(Slot::Ready(error_response(
-                    invalid.id.as_ref(),
-                    &invalid.error(),
-                ))),
+            match mcp_wire::message::classify(item) {
+                Err(invalid) => {
+                    let answer = error_response(invalid.id.as_ref(), &invalid.error());
+                    ready(&mut slots, &mut answered, &answer);
+                }
+                Ok(Message::Request { id, .. }) if answered >= BATCH_ANSWER_BYTES => {
+                    // C-T5: not executed, so the answer tells no lie about an effect.
+                    let err = errors::batch_answer_full(BATCH_ANSWER_BYTES);
+                    ready(&mut slots, &mut answered, &error_response(Some(&id), &err));
+                }
                 Ok(Message::Request { id, method, params }) => {
                     match self.request(&id, &method, params, true) {
-                        Handled::Now(a) => slots.push(Slot::Ready(reply(&id, a))),
+                        Handled::Now(a) => ready(&mut slots, &mut answered, &reply(&id, a)),
                         Handled::Later(fut) => slots.push(Slot::Waiting(id, fut)),
                     }
                 }
@@ -194,31 +276,31 @@ impl Server {
             return;
         }
         if slots.iter().all(|s| matches!(s, Slot::Ready(_))) {
-            let answers = slots
+            let parts: Vec<Vec<u8>> = slots
                 .into_iter()
                 .filter_map(|s| match s {
-                    Slot::Ready(v) => Some(v),
+                    Slot::Ready(b) => Some(b),
                     Slot::Waiting(..) => None,
                 })
                 .collect();
-            return self.out.send(Value::Array(answers)).await;
+            return self.out.send_line(batch_line(&parts)).await;
         }
         let out = self.out.clone();
         self.tasks.spawn(async move {
-            let mut answers = Vec::with_capacity(slots.len());
+            let mut parts = Vec::with_capacity(slots.len());
             for slot in slots {
                 match slot {
-                    Slot::Ready(v) => answers.push(v),
+                    Slot::Ready(b) => parts.push(b),
                     Slot::Waiting(id, fut) => {
                         // A cancelled element gets no entry (T7).
                         if let Some(a) = fut.await {
-                            answers.push(reply(&id, a));
+                            parts.push(encoded(&reply(&id, a)));
                         }
                     }
                 }
             }
-            if !answers.is_empty() {
-                out.send(Value::Array(answers)).await;
+            if !parts.is_empty() {
+                out.send_line(batch_line(&parts)).await;
             }
         });
     }

@@ -44,6 +44,27 @@ pub fn empty_batch() -> ErrorObject {
     ErrorObject::invalid_request("empty batch")
 }
 
+/// C-T5: a batch of more elements than the bound; none of it runs.
+#[must_use]
+pub fn batch_too_large(len: usize, bound: usize) -> ErrorObject {
+    ErrorObject::invalid_request(format!(
+        "batch of {len} elements exceeds the bound of {bound}; nothing in it was executed"
+    ))
+}
+
+/// C-T5: a request of a batch whose answers already reached their bound: it was not executed.
+/// `-32603` (internal error): the request is valid, the server declined to run it.
+#[must_use]
+pub fn batch_answer_full(bound: usize) -> ErrorObject {
+    ErrorObject::new(
+        code::INTERNAL_ERROR,
+        format!(
+            "not executed: this batch's answers reached their bound of {bound} bytes; \
+             send the request again"
+        ),
+    )
+}
+
 /// T6: a line longer than the frame bound.
 #[must_use]
 pub fn oversized_frame(len: u64, bound: usize) -> ErrorObject {

@@ -33,7 +33,10 @@
 //!   only gets no answer at all; `[]` is a single `-32600` with `id: null`. Under the other
 //!   versions, and before `initialize`, any batch is one `-32600` with `id: null`. A batch holding
 //!   a waiting `claude.run` is answered when that run settles; a cancelled element (T7) gets no
-//!   entry.
+//!   entry. Bounds: a batch of more than [`dispatch::MAX_BATCH_ELEMENTS`] elements is one
+//!   `-32600` with `id: null` and none of it runs; once a batch's answers reach
+//!   [`dispatch::BATCH_ANSWER_BYTES`], its later requests are not executed and are answered
+//!   `-32603` with their ids.
 //! - **Responses from the client** (this server sends no requests) are ignored.
 //! - **`tools/call` params.** Not an object, no string `name`, an unknown tool (names match the
 //!   configured projection only), `arguments` or `_meta` present but not an object: `-32602`,

@@ -8,13 +8,17 @@
 //!
 //! Memory stays bounded whatever the peer sends: the decoder holds at most one frame bound, an
 //! oversized line is reported as [`Frame::Oversized`] without its bytes, and the frame channel is
-//! small, so a slow dispatcher stops the reader rather than queueing lines.
+//! small, so a slow dispatcher stops the reader rather than queueing lines. Outbound, messages
+//! are encoded as soon as they are queued and the queue is bounded in bytes
+//! ([`OUTBOX_BYTES`]), so a host that does not read its stdin holds senders up instead of
+//! growing the adapter by its answers.
 
 use std::io::{Read, Write};
+use std::sync::Arc;
 
 use mcp_wire::{DecodeEvent, FrameDecoder};
 use serde_json::Value;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot};
 
 use crate::record::{Dir, Recorder};
 
@@ -25,6 +29,9 @@ const FRAME_QUEUE: usize = 4;
 /// Messages waiting for the writer. Senders wait when it is full (flow control towards a host
 /// that does not read its stdin).
 const OUTBOX_QUEUE: usize = 64;
+/// Encoded bytes waiting for the writer, at most: senders wait for room. A single message larger
+/// than this waits until the queue is empty and then takes all of it.
+pub const OUTBOX_BYTES: usize = 8 * 1024 * 1024;
 
 /// One inbound frame.
 #[derive(Debug)]
@@ -90,7 +97,8 @@ fn collect(ev: DecodeEvent<'_>, ready: &mut Vec<Frame>) {
 }
 
 enum Out {
-    Message(Value),
+    /// One encoded message with its newline, holding its share of [`OUTBOX_BYTES`] until written.
+    Line(Vec<u8>, OwnedSemaphorePermit),
     Flush(oneshot::Sender<()>),
 }
 
@@ -98,22 +106,40 @@ enum Out {
 #[derive(Debug, Clone)]
 pub struct Outbox {
     tx: mpsc::Sender<Out>,
+    room: Arc<Semaphore>,
 }
 
 impl std::fmt::Debug for Out {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Out::Message(v) => write!(f, "Message({v})"),
+            Out::Line(b, _) => write!(f, "Line({} bytes)", b.len()),
             Out::Flush(_) => f.write_str("Flush"),
         }
     }
 }
 
 impl Outbox {
+    fn new(tx: mpsc::Sender<Out>) -> Self {
+        Self {
+            tx,
+            room: Arc::new(Semaphore::new(OUTBOX_BYTES)),
+        }
+    }
+
     /// Queues one message (a response, a batch array or a notification). After the writer
     /// stopped (stdout closed), messages are dropped.
     pub async fn send(&self, msg: Value) {
-        let _ = self.tx.send(Out::Message(msg)).await;
+        self.send_line(mcp_wire::encode(&msg)).await;
+    }
+
+    /// Queues one message already encoded as compact JSON ending in `\n` (a batch answer
+    /// assembled from encoded parts). Waits while [`OUTBOX_BYTES`] are queued.
+    pub async fn send_line(&self, line: Vec<u8>) {
+        let share = u32::try_from(line.len().min(OUTBOX_BYTES)).unwrap_or(u32::MAX);
+        let Ok(permit) = self.room.clone().acquire_many_owned(share).await else {
+            return; // Never closed; nothing to send to if it were.
+        };
+        let _ = self.tx.send(Out::Line(line, permit)).await;
     }
 
     /// An outbox whose messages land in a channel instead of stdout (unit tests).
@@ -124,7 +150,8 @@ impl Outbox {
         tokio::spawn(async move {
             while let Some(out) = rx.recv().await {
                 match out {
-                    Out::Message(v) => {
+                    Out::Line(bytes, _permit) => {
+                        let v = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
                         let _ = cap_tx.send(v).await;
                     }
                     Out::Flush(done) => {
@@ -133,7 +160,7 @@ impl Outbox {
                 }
             }
         });
-        (Self { tx }, cap_rx)
+        (Self::new(tx), cap_rx)
     }
 
     /// Waits until everything queued before this call was written (or the writer stopped).
@@ -162,16 +189,16 @@ pub fn spawn_writer(
                     Out::Flush(done) => {
                         let _ = done.send(());
                     }
-                    Out::Message(msg) => {
+                    // The permit returns the message's room once it was written (or dropped).
+                    Out::Line(bytes, _permit) => {
                         if closed_tx.is_none() {
                             continue; // stdout is gone: drain so senders never block.
                         }
                         // Recorded before it is written, so a recording never shows the client's
                         // reaction to an answer ahead of the answer itself.
                         if let Some(r) = &recorder {
-                            r.message(Dir::S2c, &msg);
+                            r.line(Dir::S2c, bytes.strip_suffix(b"\n").unwrap_or(&bytes));
                         }
-                        let bytes = mcp_wire::encode(&msg);
                         if let Err(e) = stdout.write_all(&bytes).and_then(|()| stdout.flush()) {
                             eprintln!("claude-mcp-adapter: writing stdout failed: {e}");
                             if let Some(tx) = closed_tx.take() {
@@ -183,5 +210,5 @@ pub fn spawn_writer(
                 }
             }
         })?;
-    Ok((Outbox { tx }, closed_rx))
+    Ok((Outbox::new(tx), closed_rx))
 }

@@ -128,3 +128,102 @@ fn a_batch_before_initialize_is_one_invalid_request() {
     assert_eq!(v["error"]["code"], -32600, "{v}");
     assert_eq!(v["id"], Value::Null);
 }
+
+/// A 4 MiB batch line of `count` copies of `element` (the default frame bound is 4 MiB).
+fn huge_batch(element: &str, count: usize) -> String {
+    let mut line = String::with_capacity(count * (element.len() + 1) + 2);
+    line.push('[');
+    for i in 0..count {
+        if i > 0 {
+            line.push(',');
+        }
+        line.push_str(element);
+    }
+    line.push(']');
+    line
+}
+
+/// Most the adapter's peak RSS may grow while it answers one 4 MiB frame: a few copies of the
+/// frame, never the per-element answers of two million elements (which took 2.4 GB).
+const FRAME_PEAK_SLACK_KIB: u64 = 96 * 1024;
+
+#[test]
+fn a_batch_of_two_million_elements_is_one_invalid_request_with_bounded_memory() {
+    // T5, T6: a batch holds at most 1024 elements (C-T5); a larger one is one -32600 with
+    // `id: null`, nothing in it runs, and answering it costs about the frame, not an answer per
+    // element. Also under a version without batches, where only one error is due anyway.
+    for version in ["2025-03-26", "2025-06-18"] {
+        let mut s = session(version);
+        assert!(s.call("tools/list", None).get("result").is_some());
+        let base = crate::support::vm_hwm_kib(s.pid()).expect("VmHWM");
+        let line = huge_batch("1", 2 * 1024 * 1024 - 2);
+        assert!(line.len() < 4 * 1024 * 1024);
+        s.send_raw(format!("{line}\n").as_bytes());
+        let v = s.recv_expect();
+        assert_eq!(
+            v["error"]["code"],
+            -32600,
+            "{version}: not one error: {:.200}",
+            v.to_string()
+        );
+        assert_eq!(v["id"], Value::Null, "{version}");
+        let peak = crate::support::vm_hwm_kib(s.pid()).expect("VmHWM");
+        assert!(
+            peak.saturating_sub(base) < FRAME_PEAK_SLACK_KIB,
+            "{version}: peak RSS grew from {base} to {peak} KiB answering one 4 MiB frame"
+        );
+        let id = s.request("ping", None);
+        assert_eq!(s.recv_expect()["id"], id, "{version}: the session goes on");
+    }
+}
+
+#[test]
+fn a_batch_of_1024_elements_is_answered_and_1025_is_refused_whole() {
+    // C-T5: the element bound is inclusive; over it nothing runs (no run is started).
+    let mut s = session("2025-03-26");
+    let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let v = send_batch(&mut s, &huge_batch(ping, 1024));
+    assert_eq!(v.as_array().map(Vec::len), Some(1024));
+    let start = r#"{"jsonrpc":"2.0","id":"s","method":"tools/call","params":{"name":"claude.run.start","arguments":{"prompt":"hi","cwd":"/nonexistent-dir-of-the-test"}}}"#;
+    let mut line = huge_batch(ping, 1024);
+    line.insert_str(1, &format!("{start},"));
+    let v = send_batch(&mut s, &line);
+    assert_eq!(v["error"]["code"], -32600, "{:.200}", v.to_string());
+    assert_eq!(v["id"], Value::Null);
+}
+
+#[test]
+fn a_batch_answer_is_bounded_and_elements_past_the_bound_are_not_executed() {
+    // T5 with bounded memory (C-T5): a batch's answers stop at 4 MiB; every later request is
+    // answered -32603 "not executed" with its id, and truly did not run (no run was started).
+    let mut s = crate::support::Adapter::new().fake_claude().spawn();
+    let r = s.initialize(Some(json!("2025-03-26")));
+    assert_eq!(r["result"]["protocolVersion"], "2025-03-26");
+    let list = r#"{"jsonrpc":"2.0","id":"l","method":"tools/list"}"#;
+    let start = r#"{"jsonrpc":"2.0","id":"late-start","method":"tools/call","params":{"name":"claude.run.start","arguments":{"prompt":"fake-claude:scenario=success"}}}"#;
+    let mut line = huge_batch(list, 1000);
+    line.pop();
+    line.push_str(&format!(",{start}]"));
+    s.send_raw(format!("{line}\n").as_bytes());
+    let raw = s
+        .recv_line(crate::support::TIMEOUT)
+        .expect("the batch answer");
+    assert!(
+        raw.len() < 5 * 1024 * 1024,
+        "the answer is {} bytes, over its bound",
+        raw.len()
+    );
+    let v: Value = serde_json::from_slice(&raw).expect("JSON");
+    let arr = v.as_array().expect("batch answer");
+    assert_eq!(arr.len(), 1001, "every request has its entry");
+    assert!(arr[0]["result"]["tools"].is_array(), "the first ones ran");
+    let last = &arr[1000];
+    assert_eq!(last["id"], "late-start", "{last}");
+    assert_eq!(last["error"]["code"], -32603, "{last}");
+    let runs = s.call_tool("claude.run.list", json!({}), None);
+    assert_eq!(
+        runs["structuredContent"]["result"]["runs"],
+        json!([]),
+        "a request answered as not executed started a run"
+    );
+}
