@@ -65,6 +65,10 @@
 //! - **Progress (T9).** With a string or integer `_meta.progressToken`, a `claude.run` call gets
 //!   `notifications/progress` whose `progress` is the run's native event count, at most four a
 //!   second, never after its response; `message` is added from `2025-03-26` on.
+//! - **Flow control.** Messages are encoded when queued and at most
+//!   [`transport::OUTBOX_BYTES`] wait for stdout; with [`MAX_DEFERRED`] deferred answers
+//!   outstanding no further frame is read. A host that does not read its stdin therefore stops
+//!   the server instead of growing it.
 //! - **Shutdown (T8).** stdin EOF, SIGTERM, SIGINT, or stdout closing by the host: stop reading,
 //!   cancel every run and await its cleanup ([`Engine::shutdown`], bounded by
 //!   [`SHUTDOWN_BOUND`]), let answers of calls that settled go out, flush, exit 0. A second
@@ -109,6 +113,10 @@ pub const SHUTDOWN_BOUND: Duration =
 const ANSWER_GRACE: Duration = Duration::from_secs(2);
 /// How long the last answers get to be written to stdout.
 const FLUSH_GRACE: Duration = Duration::from_secs(2);
+/// Deferred answers (waiting `claude.run` calls and batches) outstanding at most: at this many,
+/// no frame is read until one is sent. At most four runs are active (RUN-8), so the rest wait on
+/// a host that does not read its stdout, and every new call would add an answer held in memory.
+pub const MAX_DEFERRED: usize = 16;
 
 /// Why the server could not start.
 #[derive(Debug, thiserror::Error)]
@@ -199,7 +207,8 @@ async fn run(args: ServeArgs) -> Result<ExitCode, ServeError> {
 
     let stop = loop {
         tokio::select! {
-            frame = frames.recv() => {
+            // Flow control: deferred answers stuck behind a host that does not read are bounded.
+            frame = frames.recv(), if server.tasks.len() < MAX_DEFERRED => {
                 let handled = match frame {
                     Some(Frame::Line(line)) => {
                         // A handler may wait on a full outbox (a host not reading): signals

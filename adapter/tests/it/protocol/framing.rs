@@ -108,3 +108,71 @@ fn the_default_bound_accepts_a_large_valid_request() {
     let r = s.call("ping", Some(json!({ "pad": pad })));
     assert_eq!(r["result"], json!({}));
 }
+
+#[test]
+fn a_host_that_never_reads_stops_the_server_instead_of_growing_it() {
+    // C-T6 (memory flat whatever a client sends): runs whose answers (each about 260 KB: a
+    // 128 KB final, twice) cannot be written must not pile up. The host sends `claude.run`
+    // calls paced so that every one is admitted, and never reads its stdin. (A `Session` always
+    // reads stdout, so this host is a bare process.)
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scenario = dir.path().join("big-final.json");
+    std::fs::write(
+        &scenario,
+        serde_json::to_vec(&json!({
+            "description": "a valid final of 130000 bytes",
+            "steps": [{"line": {"bytes": 130_000, "type": "result", "pad": "/result",
+                "fields": {"subtype": "success", "is_error": false,
+                           "session_id": "{{session_id}}", "result": ""}}}]
+        }))
+        .expect("json"),
+    )
+    .expect("scenario");
+    let fake = crate::support::fake_claude_dir();
+    let path = format!(
+        "{}:{}",
+        fake.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut child = Command::new(crate::support::adapter_bin())
+        .env("PATH", path)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn the adapter");
+    let pid = child.id();
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut send = |msg: serde_json::Value| {
+        let mut line = msg.to_string().into_bytes();
+        line.push(b'\n');
+        stdin.write_all(&line).expect("write");
+    };
+    send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                           "clientInfo": {"name": "never-reads", "version": "0"}}}));
+    let prompt = format!("fake-claude:scenario={}", scenario.display());
+    let mut call = |i: usize| {
+        send(json!({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                    "params": {"name": "claude.run", "arguments": {"prompt": prompt}}}));
+        std::thread::sleep(std::time::Duration::from_millis(150));
+    };
+    for i in 1..=60 {
+        call(i);
+    }
+    let settled = vm_rss_kib(pid).expect("VmRSS");
+    for i in 61..=140 {
+        call(i);
+    }
+    let later = vm_rss_kib(pid).expect("VmRSS");
+    let _ = child.kill();
+    let _ = child.wait();
+    eprintln!("VmRSS after 60 unread calls {settled} KiB, after 140 {later} KiB");
+    // Unbounded, 80 more answers are about 20 MiB more.
+    assert!(
+        later.saturating_sub(settled) < 6 * 1024,
+        "VmRSS grew from {settled} to {later} KiB while the host did not read"
+    );
+}
