@@ -116,6 +116,11 @@ enum Mutation {
     AnswerCancelled,
     /// Unparseable lines are dropped silently instead of answered -32700 (T4).
     DropMalformed,
+    /// Unparseable lines are answered -32700 twice: by the proxy and by the upstream (T4,
+    /// JSON-RPC: one response per request).
+    ParseErrorTwice,
+    /// -32601 answers lose their message (MCP basic: errors include a code and a message).
+    ErrorWithoutMessage,
     /// Request ids are held as i64: a u64 id above i64::MAX comes back saturated (T3a).
     WrongIdEcho,
     /// After a refused work read, the next snapshot's revision is below the refusal's (META-WORK-7).
@@ -241,6 +246,10 @@ impl Proxy {
         let Some(value) = parsed else {
             if self.is(Mutation::DropMalformed) && !line.iter().all(u8::is_ascii_whitespace) {
                 return (Vec::new(), Vec::new());
+            }
+            if self.is(Mutation::ParseErrorTwice) && !line.iter().all(u8::is_ascii_whitespace) {
+                let own = error_answer(&Value::Null, -32700, "parse error");
+                return (vec![line.to_vec()], vec![own]);
             }
             return (vec![line.to_vec()], Vec::new());
         };
@@ -524,6 +533,12 @@ impl Proxy {
             && let Some(obj) = m.as_object_mut()
         {
             changed |= obj.remove("jsonrpc").is_some();
+        }
+        if self.is(Mutation::ErrorWithoutMessage)
+            && error_code(&m) == Some(-32601)
+            && let Some(error) = m.get_mut("error").and_then(Value::as_object_mut)
+        {
+            changed |= error.remove("message").is_some();
         }
         let mut st = self.state();
         let key = id_key(&id);

@@ -171,6 +171,12 @@ async fn unknown_method(ctx: Ctx) -> CheckResult {
         "error -32601",
         show(&answer),
     )?;
+    if let Some(problem) = super::support::error_shape_problem(&answer) {
+        return Err(Check::fail(
+            "error -32601 with a string message (MCP basic: errors include a code and a message)",
+            format!("{problem}: {}", show(&answer)),
+        ));
+    }
     Ok(Check::Pass)
 }
 

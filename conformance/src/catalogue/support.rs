@@ -66,28 +66,49 @@ pub async fn send_bad_line(client: &mut Client, bytes: &[u8]) -> Result<Vec<Valu
         .collect())
 }
 
-/// Grades the answers to one bad line: exactly an error with `code` and `id`.
+/// What is wrong with `msg` as a JSON-RPC error response, or `None`: MCP basic (2025-06-18)
+/// "Either a `result` or an `error` MUST be set. A response MUST NOT set both", errors "MUST
+/// include an error code and message at minimum", "Error codes MUST be integers".
+#[must_use]
+pub fn error_shape_problem(msg: &Value) -> Option<&'static str> {
+    let Some(error) = msg.get("error") else {
+        return Some("no error member");
+    };
+    if msg.get("result").is_some() {
+        Some("both result and error set")
+    } else if !error.get("code").is_some_and(Value::is_i64) {
+        Some("an error without an integer code")
+    } else if !error.get("message").is_some_and(Value::is_string) {
+        Some("an error without a string message")
+    } else {
+        None
+    }
+}
+
+/// Grades the answers to one bad line: exactly one answer, an error with `code`, `id` and the
+/// shape JSON-RPC requires (a parse error or an invalid request gets one response, not two).
 #[must_use]
 pub fn grade_error_answer(answers: &[Value], code: i64, id: &Value) -> Check {
     let expected = format!("an error response with code {code} and id {id}");
-    let errors: Vec<&Value> = answers
-        .iter()
-        .filter(|m| m.get("error").is_some())
-        .collect();
-    if let Some(m) = errors
-        .iter()
-        .find(|m| error_code(m) == Some(code) && m.get("id") == Some(id))
-    {
-        let _ = m;
-        return Check::Pass;
-    }
-    match errors.first() {
-        Some(m) => Check::fail(expected, show(m)),
-        None if answers.is_empty() => Check::fail(
+    let matching = |m: &&Value| error_code(m) == Some(code) && m.get("id") == Some(id);
+    match answers {
+        [] => Check::fail(
             expected,
             "no answer: the line was dropped silently (the server still answers ping)",
         ),
-        None => Check::fail(expected, show(&answers[0])),
+        [one] if matching(&one) => match error_shape_problem(one) {
+            None => Check::Pass,
+            Some(problem) => Check::fail(expected, format!("{problem}: {}", show(one))),
+        },
+        [one] => Check::fail(expected, show(one)),
+        many => Check::fail(
+            format!("{expected}, and only one answer"),
+            format!(
+                "{} answers: {}",
+                many.len(),
+                many.iter().map(show).collect::<Vec<_>>().join(" | ")
+            ),
+        ),
     }
 }
 

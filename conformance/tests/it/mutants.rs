@@ -476,3 +476,21 @@ mutant!(
     "response-without-jsonrpc",
     ["lifecycle/stdout/protocol-only"]
 );
+
+// T4 with JSON-RPC 2.0 §5: an unparseable line answered twice. Invalid JSON and invalid UTF-8
+// are the two unparseable cases; the runner once passed any answer set holding a match.
+mutant!(
+    a_parse_error_answered_twice_fails_only_the_two_parse_error_cases,
+    "parse-error-twice",
+    [
+        "jsonrpc/malformed/parse-error",
+        "jsonrpc/malformed/invalid-utf8"
+    ]
+);
+
+// T3 with MCP basic: -32601 answers without a message. The runner once read only the code.
+mutant!(
+    a_method_not_found_without_message_fails_only_unknown_method,
+    "error-without-message",
+    ["jsonrpc/unknown-method"]
+);
