@@ -2,9 +2,11 @@
 //! when stdin is not a terminal, everything read from stdin until EOF, joined with a newline
 //! (probed: `echo text | claude -p arg` sends `arg\ntext\n`, and waits for EOF first, so a
 //! runner that leaves stdin an open pipe hangs the real CLI; NAT-7 gives it /dev/null).
-//! With `--input-format stream-json` the first user message read from stdin is the prompt.
+//! With `--input-format stream-json` every `user` message on stdin is a turn, answered as its
+//! line arrives (probed: the real CLI answers a turn while stdin stays open, runs one turn per
+//! user line, and exits at EOF).
 
-use std::io::Read as _;
+use std::io::{BufRead as _, Read as _};
 
 use serde_json::Value;
 
@@ -31,21 +33,45 @@ pub fn text_prompt(arg: Option<&str>) -> Option<String> {
     }
 }
 
-/// The stream-json-input prompt: the text of the first `user` message on stdin; `Ok(None)` when
-/// stdin held no user message (the real CLI then exits 0 without output).
-pub fn stream_prompt() -> Result<Option<String>, CliError> {
-    let stdin = read_stdin();
-    let mut first = None;
-    for line in stdin.lines().filter(|l| !l.trim().is_empty()) {
-        let v: Value = serde_json::from_str(line).map_err(|_| {
-            CliError::new(ErrorId::StreamInputLineNotJson)
-                .with("chars", line.encode_utf16().count().to_string())
-        })?;
-        if first.is_none() && v.get("type").and_then(Value::as_str) == Some("user") {
-            first = Some(message_text(&v));
+/// The user turns of `--input-format stream-json`, read from stdin line by line as they come.
+pub struct StreamTurns {
+    stdin: Option<std::io::StdinLock<'static>>,
+}
+
+impl StreamTurns {
+    /// Reads stdin unless it is a terminal (then there are no turns).
+    pub fn new() -> Self {
+        let tty = nix::unistd::isatty(std::io::stdin()).unwrap_or(false);
+        Self {
+            stdin: (!tty).then(|| std::io::stdin().lock()),
         }
     }
-    Ok(first)
+
+    /// The text of the next `user` message; `Ok(None)` at EOF. Blank lines and other message
+    /// types are skipped; a line that is not JSON is the real CLI's parse error.
+    pub fn next_turn(&mut self) -> Result<Option<String>, CliError> {
+        let Some(stdin) = self.stdin.as_mut() else {
+            return Ok(None);
+        };
+        loop {
+            let mut bytes = Vec::new();
+            if stdin.read_until(b'\n', &mut bytes).unwrap_or(0) == 0 {
+                return Ok(None);
+            }
+            let line = String::from_utf8_lossy(&bytes);
+            let line = line.trim_end_matches(['\n', '\r']);
+            if line.trim().is_empty() {
+                continue;
+            }
+            let v: Value = serde_json::from_str(line).map_err(|_| {
+                CliError::new(ErrorId::StreamInputLineNotJson)
+                    .with("chars", line.encode_utf16().count().to_string())
+            })?;
+            if v.get("type").and_then(Value::as_str) == Some("user") {
+                return Ok(Some(message_text(&v)));
+            }
+        }
+    }
 }
 
 fn message_text(v: &Value) -> String {

@@ -80,79 +80,152 @@ fn run(args: &[String], record: &serde_json::Value) -> i32 {
         Decision::ResumeFail(e, plan) => {
             let mut vars = vars_for(&plan, "");
             vars.set("error", e.render());
-            play(
-                scenario::select::load(RESUME_INVALID, "an invalid --resume"),
-                &plan,
-                vars,
-                record,
-            )
+            let mut turns = Turns::new(&plan, record);
+            let loaded = scenario::select::load(RESUME_INVALID, "an invalid --resume");
+            turns.play("", vars, loaded).unwrap_or(turns.code)
         }
         Decision::Run(plan) => run_plan(&plan, record),
     }
 }
 
-fn run_plan(plan: &Plan, record: &serde_json::Value) -> i32 {
-    let prompt = if plan.stream_input {
-        match input::stream_prompt() {
-            Ok(p) => p,
-            Err(e) => {
-                let _ = writeln!(std::io::stderr(), "{}", e.render());
-                return i32::from(e.exit_code());
-            }
-        }
-    } else {
-        input::text_prompt(plan.prompt_arg.as_deref())
-    };
-    if let Err(e) = plan.check_input(prompt.as_deref()) {
-        let _ = writeln!(std::io::stderr(), "{}", e.render());
-        return i32::from(e.exit_code());
-    }
-    let Some(prompt) = prompt else {
-        // stream-json input without a user message: the real CLI ends quietly.
-        return 0;
-    };
-    let vars = vars_for(plan, &prompt);
-    if let Some(path) = std::env::var_os(replay::ENV_REPLAY).filter(|p| !p.is_empty()) {
-        let mut out = Out::new(plan);
-        return match replay::replay(&path.to_string_lossy(), &mut out) {
-            Ok(code) => code,
-            Err(e) => {
-                fake_error(&e);
-                FAKE_ERROR
-            }
-        };
-    }
-    play(scenario::select::select(Some(&prompt)), plan, vars, record)
+/// Prints a CLI error on stderr and returns its exit code.
+fn cli_error(e: &errors::CliError) -> i32 {
+    let _ = writeln!(std::io::stderr(), "{}", e.render());
+    i32::from(e.exit_code())
 }
 
-fn play(
-    loaded: Result<scenario::Scenario, scenario::ScenarioError>,
-    plan: &Plan,
-    vars: Vars,
-    record: &serde_json::Value,
-) -> i32 {
-    let scenario = match loaded {
-        Ok(s) => s,
-        Err(e) => {
-            fake_error(&e.to_string());
-            return FAKE_ERROR;
-        }
-    };
-    if std::env::var(ENV_DRY_RUN).is_ok_and(|v| v == "1") {
-        fake_error(&format!(
-            "dry run: scenario {} ({} steps)",
-            scenario.name,
-            scenario.steps.len()
-        ));
-        return 0;
+fn run_plan(plan: &Plan, record: &serde_json::Value) -> i32 {
+    if plan.stream_input {
+        return run_stream_input(plan, record);
     }
-    let mut interp = Interp::new(Out::new(plan), vars, record);
-    match interp.run(&scenario) {
+    let prompt = input::text_prompt(plan.prompt_arg.as_deref());
+    if let Err(e) = plan.check_input(prompt.as_deref()) {
+        return cli_error(&e);
+    }
+    let Some(prompt) = prompt else {
+        return 0;
+    };
+    if let Some(code) = replay(plan) {
+        return code;
+    }
+    let mut turns = Turns::new(plan, record);
+    turns.turn(&prompt).unwrap_or(turns.code)
+}
+
+/// `--input-format stream-json`: one turn per user message, each answered as its line arrives;
+/// the exit status follows the last final, a line that is not JSON ends the run with the real
+/// parse error after the turns before it. Without a user message the real CLI ends quietly.
+fn run_stream_input(plan: &Plan, record: &serde_json::Value) -> i32 {
+    let mut input = input::StreamTurns::new();
+    if let Err(e) = plan.check_input(None) {
+        // The real CLI reads stdin to its end before this check (probed with stdin held open).
+        loop {
+            match input.next_turn() {
+                Ok(Some(_)) => {}
+                Ok(None) => return cli_error(&e),
+                Err(parse) => return cli_error(&parse),
+            }
+        }
+    }
+    let mut turns = Turns::new(plan, record);
+    loop {
+        match input.next_turn() {
+            Ok(Some(prompt)) => {
+                if turns.played == 0
+                    && let Some(code) = replay(plan)
+                {
+                    return code;
+                }
+                if let Some(code) = turns.turn(&prompt) {
+                    return code;
+                }
+            }
+            Ok(None) => return turns.code,
+            Err(e) => return cli_error(&e),
+        }
+    }
+}
+
+/// `FAKE_CLAUDE_REPLAY`: replays a recording instead of any scenario; `None` when unset.
+fn replay(plan: &Plan) -> Option<i32> {
+    let path = std::env::var_os(replay::ENV_REPLAY).filter(|p| !p.is_empty())?;
+    let mut out = Out::new(plan);
+    Some(match replay::replay(&path.to_string_lossy(), &mut out) {
         Ok(code) => code,
         Err(e) => {
-            interp.out.finish();
-            fake_error(&format!("scenario {}: {e}", scenario.name));
+            fake_error(&e);
             FAKE_ERROR
+        }
+    })
+}
+
+/// The turns of one invocation, played by one interpreter: the output state, the session id
+/// and the exit status (from the last final) carry over from turn to turn.
+struct Turns<'a> {
+    plan: &'a Plan,
+    record: &'a serde_json::Value,
+    interp: Option<Interp<'a>>,
+    /// The exit status so far: that of the last turn that ran to its end.
+    code: i32,
+    played: usize,
+}
+
+impl<'a> Turns<'a> {
+    fn new(plan: &'a Plan, record: &'a serde_json::Value) -> Self {
+        Self {
+            plan,
+            record,
+            interp: None,
+            code: 0,
+            played: 0,
+        }
+    }
+
+    /// Plays the scenario `prompt` selects; `Some(code)` when the process must end now.
+    fn turn(&mut self, prompt: &str) -> Option<i32> {
+        let vars = vars_for(self.plan, prompt);
+        self.play(prompt, vars, scenario::select::select(Some(prompt)))
+    }
+
+    /// Plays `loaded`; `vars` are this invocation's placeholders (used by the first turn: later
+    /// turns keep the session and only take their prompt).
+    fn play(
+        &mut self,
+        prompt: &str,
+        vars: Vars,
+        loaded: Result<scenario::Scenario, scenario::ScenarioError>,
+    ) -> Option<i32> {
+        let scenario = match loaded {
+            Ok(s) => s,
+            Err(e) => {
+                fake_error(&e.to_string());
+                return Some(FAKE_ERROR);
+            }
+        };
+        if std::env::var(ENV_DRY_RUN).is_ok_and(|v| v == "1") {
+            fake_error(&format!(
+                "dry run: scenario {} ({} steps)",
+                scenario.name,
+                scenario.steps.len()
+            ));
+            return Some(0);
+        }
+        let (plan, record) = (self.plan, self.record);
+        let interp = self
+            .interp
+            .get_or_insert_with(|| Interp::new(Out::new(plan), vars, record));
+        interp.vars.set("prompt", prompt);
+        self.played += 1;
+        match interp.run(&scenario) {
+            Ok(code) => {
+                self.code = code;
+                None
+            }
+            Err(e) => {
+                interp.out.finish();
+                fake_error(&format!("scenario {}: {e}", scenario.name));
+                Some(FAKE_ERROR)
+            }
         }
     }
 }

@@ -211,26 +211,17 @@ fn without_print_mode_the_fake_says_it_is_the_fake() {
 
 #[test]
 fn piped_stdin_is_appended_to_the_prompt_after_eof() {
-    use std::io::Write as _;
     let dir = tempfile::tempdir().expect("tempdir");
     let scenario = serde_json::json!({"description": "echo", "steps": [
         {"emit": {"type": "result", "subtype": "success", "is_error": false, "result": "{{prompt}}", "session_id": "{{session_id}}"}}
     ]});
     let path = crate::scenario_file(dir.path(), "echo", &scenario);
-    let mut child = fake(dir.path())
-        .args(["-p", "--output-format", "json", "--", "arg"])
-        .env("FAKE_CLAUDE_SCENARIO", &path)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(b"piped\n")
-        .expect("write stdin");
-    let out = child.wait_with_output().expect("wait");
+    let out = crate::output_with_stdin(
+        fake(dir.path())
+            .args(["-p", "--output-format", "json", "--", "arg"])
+            .env("FAKE_CLAUDE_SCENARIO", &path),
+        b"piped\n",
+    );
     let result = &json_lines(&out.stdout)[0];
     assert_eq!(
         result["result"], "arg\npiped\n",
@@ -238,42 +229,66 @@ fn piped_stdin_is_appended_to_the_prompt_after_eof() {
     );
 }
 
+const STREAM_INPUT: [&str; 6] = [
+    "-p",
+    "--input-format",
+    "stream-json",
+    "--output-format",
+    "stream-json",
+    "--verbose",
+];
+
+fn user_line(text: &str) -> String {
+    format!(
+        "{}\n",
+        serde_json::json!({"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": text}]}})
+    )
+}
+
+/// As probed on the real 2.1.328: each user message is a turn (the scenario its text selects),
+/// all in one session; the exit status is the last final's; a line that is not JSON ends the
+/// run with the real parse error after the turns before it; no user message ends quietly.
 #[test]
-fn stream_json_input_takes_the_prompt_from_the_first_user_message() {
-    use std::io::Write as _;
+fn stream_json_input_plays_one_turn_per_user_message() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let args = [
-        "-p",
-        "--input-format",
-        "stream-json",
-        "--output-format",
-        "stream-json",
-        "--verbose",
-    ];
-    let run = |stdin: &[u8]| {
-        let mut child = fake(dir.path())
-            .args(args)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .expect("spawn");
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(stdin)
-            .expect("write");
-        child.wait_with_output().expect("wait")
-    };
-    let user = br#"{"type":"user","message":{"role":"user","content":[{"type":"text","text":"fake-claude:scenario=missing-final"}]}}
-"#;
-    let out = run(user);
-    assert_eq!(
-        crate::kinds(&json_lines(&out.stdout)),
-        ["system/init", "assistant"]
+    let run = |stdin: &[u8]| crate::output_with_stdin(fake(dir.path()).args(STREAM_INPUT), stdin);
+    let two = format!(
+        "{}{}",
+        user_line("fake-claude:scenario=tool-allowed"),
+        user_line("fake-claude:scenario=is-error-success")
     );
-    let bad = run(b"not json\n");
+    let out = run(two.as_bytes());
+    let events = json_lines(&out.stdout);
+    let kinds = crate::kinds(&events);
+    let inits: Vec<usize> = (0..kinds.len())
+        .filter(|&i| kinds[i] == "system/init")
+        .collect();
+    assert_eq!(inits.len(), 2, "two turns: {kinds:?}");
+    assert_eq!(kinds[inits[1] - 1], "result/success", "turn 1 ended first");
+    assert!(
+        events[inits[1]..]
+            .iter()
+            .any(|e| e["type"] == "system" && e["subtype"] == "api_retry"),
+        "turn 2 played its own scenario: {kinds:?}"
+    );
+    assert_eq!(kinds.last().map(String::as_str), Some("result/success"));
+    assert_eq!(out.status.code(), Some(1), "the last final is an error");
+    assert!(
+        events
+            .iter()
+            .all(|e| e["session_id"] == events[0]["session_id"]),
+        "one session"
+    );
+
+    let then_bad = format!("{}not json\n", user_line("hi"));
+    let bad = run(then_bad.as_bytes());
+    assert_eq!(
+        crate::kinds(&json_lines(&bad.stdout))
+            .last()
+            .map(String::as_str),
+        Some("result/success"),
+        "the turn before the bad line was answered"
+    );
     assert_eq!(bad.status.code(), Some(1));
     assert_eq!(
         String::from_utf8_lossy(&bad.stderr),
@@ -286,4 +301,55 @@ fn stream_json_input_takes_the_prompt_from_the_first_user_message() {
         (Some(0), 0),
         "the real CLI ends quietly"
     );
+}
+
+/// A turn is answered while stdin stays open, as the real CLI does: a client that waits for the
+/// result before it sends on (or closes stdin) does not hang.
+#[test]
+fn stream_json_input_answers_a_turn_before_stdin_ends() {
+    use std::io::{BufRead as _, Write as _};
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut child = fake(dir.path())
+        .args(STREAM_INPUT)
+        .env("FAKE_CLAUDE_MAX_LIFETIME_S", "60")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin
+        .write_all(user_line("hi").as_bytes())
+        .expect("write a turn");
+    stdin.flush().expect("flush");
+    let stdout = child.stdout.take().expect("stdout");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let mut answered = false;
+    while let Some(left) = deadline.checked_duration_since(std::time::Instant::now()) {
+        match rx.recv_timeout(left) {
+            Ok(line) if line.contains("\"type\":\"result\"") => {
+                answered = true;
+                break;
+            }
+            Ok(_) => {}
+            Err(_) => break,
+        }
+    }
+    let still_running = child.try_wait().expect("try_wait").is_none();
+    drop(stdin);
+    let status = child.wait().expect("wait");
+    assert!(answered, "no result while stdin was open");
+    assert!(still_running, "it waits for further turns until EOF");
+    assert_eq!(status.code(), Some(0), "EOF ends it");
 }

@@ -37,6 +37,25 @@ pub fn fake(cwd: &Path) -> std::process::Command {
     cmd
 }
 
+/// Runs `cmd` with `stdin` written to a pipe (then closed), capturing stdout and stderr.
+pub fn output_with_stdin(cmd: &mut std::process::Command, stdin: &[u8]) -> Output {
+    use std::io::Write as _;
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn fake");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin)
+        .expect("write stdin");
+    child.wait_with_output().expect("wait")
+}
+
 /// The adapter's MCP-run argv (NAT-3) with `prompt` after `--`.
 pub fn stream_args(prompt: &str) -> Vec<String> {
     [
