@@ -2,9 +2,9 @@
 //! result on stdout, exit 0 on success, exit 1 on a failed run with the native result still
 //! printed.
 
-use std::io::Read;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::os::unix::process::CommandExt;
+use std::process::Command;
+use std::time::Duration;
 
 use serde_json::Value;
 use testkit::claude::ClaudeCommand;
@@ -18,57 +18,34 @@ struct Output {
     stderr: String,
 }
 
-/// `claude-mcp-adapter cli run` with the CLI's environment only (cleared otherwise).
+/// `claude-mcp-adapter cli run` with the CLI's environment only (cleared otherwise), in a
+/// process group of its own that is killed once it ended (or after 180 s).
 fn cli_run(cmd: &ClaudeCommand, claude: &std::path::Path, prompt: &str) -> Output {
-    let mut child = Command::new(adapter_bin())
-        .args([
-            "cli",
-            "run",
-            "--permission-mode",
-            "dontAsk",
-            "--timeout-s",
-            "120",
-        ])
-        .arg("--claude")
-        .arg(claude)
-        .arg("--cwd")
-        .arg(cmd.workdir())
-        .arg("--")
-        .arg(prompt)
-        .env_clear()
-        .envs(cmd.environment())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn cli run");
-    let mut out = child.stdout.take().expect("stdout");
-    let mut err = child.stderr.take().expect("stderr");
-    let t_out = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = out.read_to_string(&mut s);
-        s
-    });
-    let t_err = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = err.read_to_string(&mut s);
-        s
-    });
-    let deadline = Instant::now() + Duration::from_secs(180);
-    let status = loop {
-        if let Some(st) = child.try_wait().expect("wait") {
-            break st;
-        }
-        if Instant::now() >= deadline {
-            let _ = child.kill();
-            panic!("cli run did not end within 180 s");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let mut run = Command::new(adapter_bin());
+    run.args([
+        "cli",
+        "run",
+        "--permission-mode",
+        "dontAsk",
+        "--timeout-s",
+        "120",
+    ])
+    .arg("--claude")
+    .arg(claude)
+    .arg("--cwd")
+    .arg(cmd.workdir())
+    .arg("--")
+    .arg(prompt)
+    .env_clear()
+    .envs(cmd.environment())
+    .process_group(0);
+    let out =
+        testkit::claude::run_bounded(&mut run, Duration::from_secs(180)).expect("spawn cli run");
+    assert!(!out.timed_out, "cli run did not end within 180 s");
     Output {
-        code: status.code(),
-        stdout: t_out.join().unwrap_or_default(),
-        stderr: t_err.join().unwrap_or_default(),
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: out.stderr_text(),
     }
 }
 
