@@ -89,16 +89,14 @@ pub fn transcript(c2s: &[Row], s2c: &[Value], n2a: &[Row]) -> String {
         }
     }
     out.push_str("== s2c notifications (notifications/progress by kind only)\n");
-    let mut progress_tokens: Vec<Value> = Vec::new();
+    let mut progress_kinds: Vec<String> = Vec::new();
     for m in s2c.iter().filter(|m| m.get("method").is_some()) {
         if m["method"] == "notifications/progress" {
-            let t = m
-                .pointer("/params/progressToken")
-                .cloned()
-                .unwrap_or(Value::Null);
-            if !progress_tokens.contains(&t) {
-                out.push_str(&format!("notifications/progress progressToken={t}\n"));
-                progress_tokens.push(t);
+            let kind = notification_kind(m);
+            if !progress_kinds.contains(&kind) {
+                out.push_str(&kind);
+                out.push('\n');
+                progress_kinds.push(kind);
             }
         } else {
             out.push_str(&norm.value(m).to_string());
@@ -119,6 +117,22 @@ pub fn transcript(c2s: &[Row], s2c: &[Value], n2a: &[Row]) -> String {
         out.push('\n');
     }
     out
+}
+
+/// How [`notification_kind`] spells progress notifications.
+pub const PROGRESS: &str = "notifications/progress progressToken=";
+
+/// A notification's kind: its method; for `notifications/progress` the method and the token
+/// (their number depends on the clock, T9, so progress is compared by this kind only).
+#[must_use]
+pub fn notification_kind(m: &Value) -> String {
+    let method = m.get("method").and_then(Value::as_str).unwrap_or("?");
+    if method == "notifications/progress" {
+        let token = m.pointer("/params/progressToken").unwrap_or(&Value::Null);
+        format!("{PROGRESS}{token}")
+    } else {
+        method.to_owned()
+    }
 }
 
 /// A unified diff of two transcripts, or `None` when they are equal.

@@ -5,8 +5,8 @@
 //!
 //! Scripts wait the way the replay paces ([`super::player`]): a call waits for its answer (and
 //! for that answer's row in the recording, so the recorded order is the causal order),
-//! `WaitNative(n)` until the adapter has read n native rows, `WaitExit(k)` until k native runs
-//! have exited plus the same settle grace. `$RUN` and `$CURSOR` in arguments stand for the last
+//! `WaitNative(n)` until the adapter has read n native rows, `WaitProgress` until a progress
+//! notification came, `WaitExit(k)` until k native runs have exited plus the same settle grace. `$RUN` and `$CURSOR` in arguments stand for the last
 //! run id and `next_cursor` the adapter answered.
 
 use std::ffi::OsString;
@@ -145,6 +145,20 @@ pub fn make(def: &Definition) {
             Step::WaitNative(n) => wait(&mut tail, &format!("{n} native rows"), |t| {
                 t.native_output() >= n
             }),
+            Step::WaitProgress => {
+                let deadline = Instant::now() + CALL_BOUND;
+                while !client
+                    .received
+                    .iter()
+                    .any(|m| m["method"] == "notifications/progress")
+                {
+                    assert!(
+                        Instant::now() < deadline,
+                        "no progress notification within {CALL_BOUND:?}"
+                    );
+                    client.pump(Duration::from_millis(20));
+                }
+            }
             Step::WaitExit(k) => {
                 wait(&mut tail, &format!("{k} native exits"), |t| t.exits() >= k);
                 std::thread::sleep(SETTLE_GRACE);

@@ -3,9 +3,12 @@
 //! are rendered next to the recorded ones ([`super::compare`]).
 //!
 //! Pacing keeps the replay in the recorded order of cause and effect, without clocks: before a
-//! client message that the recording shows after some answers and native rows, the player waits
-//! (bounded) until the replayed adapter has sent those answers and read as many native rows
-//! (the replay runs with `--record` too, so its native rows can be counted). A request is thus
+//! client message that the recording shows after some answers, notifications and native rows,
+//! the player waits (bounded) until the replayed adapter has sent those answers, notifications of
+//! the same kinds (progress: at least one per token, since their number depends on the clock,
+//! T9) and read as many native rows (the replay runs with `--record` too, so its native rows can
+//! be counted). So a cancel the recording sends after the call's first progress is not sent
+//! before it, where the adapter could still be between recording a native row and counting it. A request is thus
 //! sent before an earlier one was answered only when the recording shows that overlap (a cancel
 //! during a run). After a native exit row the player also gives the adapter [`SETTLE_GRACE`] to
 //! move the run to its settled state (the engine writes the exit row just before it settles),
@@ -79,37 +82,28 @@ pub fn replay(rec: &Recording) -> Replayed {
     let mut notes = Vec::new();
     let mut exits_seen_at_last_send = 0;
 
-    let mut golden_native = 0usize;
+    let mut golden = Before::default();
     let mut golden_exits = 0usize;
-    let mut golden_answered: Vec<Value> = Vec::new();
     for row in &rec.rows {
         match row.dir.as_str() {
             "n2a" => {
                 if row.is_native_output() {
-                    golden_native += 1;
+                    golden.native += 1;
                 }
                 if row.is_exit() {
                     golden_exits += 1;
                 }
             }
             "s2c" => {
-                if let Some(id) = row
-                    .msg()
-                    .filter(|m| m.get("method").is_none())
-                    .and_then(|m| m.get("id"))
-                    .filter(|id| !id.is_null())
-                {
-                    golden_answered.push(id.clone());
+                let Some(m) = row.msg() else { continue };
+                if m.get("method").is_some() {
+                    golden.notified.push(compare::notification_kind(m));
+                } else if let Some(id) = m.get("id").filter(|id| !id.is_null()) {
+                    golden.answered.push(id.clone());
                 }
             }
             "c2s" => {
-                wait_for(
-                    &mut client,
-                    &mut tail,
-                    &golden_answered,
-                    golden_native,
-                    &mut notes,
-                );
+                wait_for(&mut client, &mut tail, &golden, &mut notes);
                 if golden_exits > exits_seen_at_last_send {
                     std::thread::sleep(SETTLE_GRACE);
                     exits_seen_at_last_send = golden_exits;
@@ -121,13 +115,7 @@ pub fn replay(rec: &Recording) -> Replayed {
             _ => {}
         }
     }
-    wait_for(
-        &mut client,
-        &mut tail,
-        &golden_answered,
-        golden_native,
-        &mut notes,
-    );
+    wait_for(&mut client, &mut tail, &golden, &mut notes);
     client.close_stdin();
     if client.wait_exit(WAIT_BOUND).is_none() {
         notes.push(format!(
@@ -136,42 +124,36 @@ pub fn replay(rec: &Recording) -> Replayed {
     }
     tail.poll();
 
-    let golden_c2s: Vec<Row> = rec
-        .rows
-        .iter()
-        .filter(|r| r.dir == "c2s")
-        .cloned()
-        .collect();
+    let (golden_c2s, golden_n2a) = compared_rows(&rec.rows);
     let golden_s2c: Vec<Value> = rec
         .rows
         .iter()
         .filter(|r| r.dir == "s2c")
         .filter_map(|r| r.msg().cloned())
         .collect();
-    let golden_n2a: Vec<Row> = rec
-        .rows
-        .iter()
-        .filter(|r| r.is_native_output())
-        .cloned()
-        .collect();
-    let replay_c2s: Vec<Row> = tail
-        .rows
-        .iter()
-        .filter(|r| r.dir == "c2s")
-        .cloned()
-        .collect();
-    let replay_n2a: Vec<Row> = tail
-        .rows
-        .iter()
-        .filter(|r| r.is_native_output())
-        .cloned()
-        .collect();
+    let (replay_c2s, replay_n2a) = compared_rows(&tail.rows);
     Replayed {
         expected: compare::transcript(&golden_c2s, &golden_s2c, &golden_n2a),
         actual: compare::transcript(&replay_c2s, &client.received, &replay_n2a),
         notes,
         stderr: client.stderr_text(),
     }
+}
+
+/// The client rows and the native output rows of a recording, which both sides' transcripts
+/// show.
+fn compared_rows(rows: &[Row]) -> (Vec<Row>, Vec<Row>) {
+    let pick = |keep: fn(&Row) -> bool| rows.iter().filter(|r| keep(r)).cloned().collect();
+    (pick(|r| r.dir == "c2s"), pick(Row::is_native_output))
+}
+
+/// What the recording shows before a client message: the adapter had answered these requests,
+/// sent notifications of these kinds and read this many native rows.
+#[derive(Debug, Default)]
+struct Before {
+    answered: Vec<Value>,
+    notified: Vec<String>,
+    native: usize,
 }
 
 /// fake-claude itself, or the SIGTERM wrapper when a run must answer SIGTERM with an exit code.
@@ -192,14 +174,8 @@ fn native_program(runs: &[native::NativeRun], dir: &Path, code_path: &Path) -> P
     path
 }
 
-/// Waits until every answer in `answered` has arrived and `native` native rows were read.
-fn wait_for(
-    client: &mut Client,
-    tail: &mut Tail,
-    answered: &[Value],
-    native: usize,
-    notes: &mut Vec<String>,
-) {
+/// Waits until the replayed adapter has done what the recording shows it had done ([`Before`]).
+fn wait_for(client: &mut Client, tail: &mut Tail, before: &Before, notes: &mut Vec<String>) {
     // Once a wait has run out (or the adapter is gone) the replay has already failed: later waits
     // are short, so a broken adapter fails the test quickly with the whole diff.
     let bound = if notes.is_empty() && client.is_running() {
@@ -210,19 +186,28 @@ fn wait_for(
     let deadline = Instant::now() + bound;
     loop {
         tail.poll();
-        let missing: Vec<&Value> = answered
+        let missing: Vec<&Value> = before
+            .answered
             .iter()
             .filter(|id| client.response(id).is_none())
             .collect();
-        let native_short = tail.native_output() < native;
-        if missing.is_empty() && !native_short {
+        let sent: Vec<String> = client
+            .received
+            .iter()
+            .filter(|m| m.get("method").is_some())
+            .map(compare::notification_kind)
+            .collect();
+        let unsent = missing_kinds(&before.notified, &sent);
+        let native_short = tail.native_output() < before.native;
+        if missing.is_empty() && unsent.is_empty() && !native_short {
             return;
         }
         if Instant::now() >= deadline {
             let note = format!(
-                "gave up after {bound:?} waiting for answers to {missing:?} and native rows \
-                 ({} of {native} read)",
-                tail.native_output()
+                "gave up after {bound:?} waiting for answers to {missing:?}, notifications \
+                 {unsent:?} and native rows ({} of {} read)",
+                tail.native_output(),
+                before.native
             );
             if !notes.contains(&note) {
                 notes.push(note);
@@ -231,6 +216,30 @@ fn wait_for(
         }
         client.pump(Duration::from_millis(20));
     }
+}
+
+/// The notification kinds of `recorded` that `sent` does not hold as often (each kind as often
+/// as recorded; [`compare::notification_kind`] makes all progress of one token one kind, once).
+fn missing_kinds(recorded: &[String], sent: &[String]) -> Vec<String> {
+    let mut left: Vec<&String> = sent.iter().collect();
+    let mut missing = Vec::new();
+    let mut seen_progress: Vec<&String> = Vec::new();
+    for kind in recorded {
+        if kind.starts_with(compare::PROGRESS) {
+            if seen_progress.contains(&kind) {
+                continue;
+            }
+            seen_progress.push(kind);
+            if !sent.contains(kind) {
+                missing.push(kind.clone());
+            }
+        } else if let Some(i) = left.iter().position(|s| *s == kind) {
+            left.remove(i);
+        } else {
+            missing.push(kind.clone());
+        }
+    }
+    missing
 }
 
 /// Sends one recorded client row (mapped), preparing the native run first when it starts one.
@@ -357,4 +366,23 @@ fn tokens(s: &str) -> Vec<String> {
         i += rest.chars().next().map_or(1, char::len_utf8);
     }
     found
+}
+
+/// Pacing asks for every recorded notification kind: progress once per token whatever its count,
+/// other notifications as often as recorded.
+#[test]
+fn pacing_waits_for_each_recorded_notification_kind() {
+    let p = |t: &str| format!("{}\"{t}\"", compare::PROGRESS);
+    let s = |x: &str| x.to_owned();
+    let recorded = [p("a"), p("a"), p("a"), s("x"), s("x")];
+    assert_eq!(
+        missing_kinds(&recorded, &[p("a"), s("x"), s("x")]),
+        Vec::<String>::new()
+    );
+    assert_eq!(missing_kinds(&recorded, &[s("x"), s("x")]), [p("a")]);
+    assert_eq!(
+        missing_kinds(&recorded, &[p("a"), p("b"), s("x")]),
+        [s("x")]
+    );
+    assert_eq!(missing_kinds(&[], &[p("a")]), Vec::<String>::new());
 }

@@ -52,6 +52,9 @@ pub enum Step {
     },
     /// Wait until the adapter has read this many native rows.
     WaitNative(usize),
+    /// Wait until a progress notification has arrived (so the recording shows one before what
+    /// follows, and the replay, which paces on it, never races the adapter's count of events).
+    WaitProgress,
     /// Wait until this many native runs have exited (and the settle grace).
     WaitExit(usize),
 }
@@ -145,6 +148,7 @@ fn cancelled_request(args: Value, rows: usize) -> Vec<Step> {
             meta: Some(meta_with_progress()),
         },
         Step::WaitNative(rows),
+        Step::WaitProgress,
         Step::Notify {
             method: "notifications/cancelled",
             params: json!({"requestId": 100, "reason": "the user pressed stop"}),
