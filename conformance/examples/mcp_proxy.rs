@@ -121,6 +121,11 @@ enum Mutation {
     ParseErrorTwice,
     /// -32601 answers lose their message (MCP basic: errors include a code and a message).
     ErrorWithoutMessage,
+    /// Under 2025-03-26 a batch's answers become -32600 errors, one per element: the batch is
+    /// "answered as a batch" but not accepted (MCP 2025-03-26 basic: MUST receive batches).
+    BatchAnsweredWithErrors,
+    /// ping is answered with a null result instead of `{}` (MCP basic/utilities/ping).
+    PingResultNull,
     /// Request ids are held as i64: a u64 id above i64::MAX comes back saturated (T3a).
     WrongIdEcho,
     /// After a refused work read, the next snapshot's revision is below the refusal's (META-WORK-7).
@@ -169,6 +174,7 @@ enum Mutation {
 #[derive(Debug, Clone)]
 enum Pending {
     Initialize { proposal: Option<String> },
+    Ping,
     ToolsCall,
     ResourcesRead { uri: String },
 }
@@ -349,6 +355,8 @@ impl Proxy {
                     .and_then(Value::as_str)
                     .map(str::to_owned),
             }),
+            // Single pings only: mutation ping-result-null leaves batches to the batch cases.
+            "ping" if single => Some(Pending::Ping),
             "tools/call" => {
                 if let Some(inv) = params
                     .get("_meta")
@@ -469,6 +477,16 @@ impl Proxy {
             return Some(line.to_vec());
         };
         match value {
+            Value::Array(items)
+                if self.is(Mutation::BatchAnsweredWithErrors)
+                    && self.state().negotiated.as_deref() == Some("2025-03-26") =>
+            {
+                let errors: Vec<Value> = items
+                    .iter()
+                    .map(|m| error_answer(&m["id"], -32600, "not accepted"))
+                    .collect();
+                Some(Value::Array(errors).to_string().into_bytes())
+            }
             Value::Array(items) => {
                 let mut changed = false;
                 let mut out = Vec::with_capacity(items.len());
@@ -562,6 +580,13 @@ impl Proxy {
     /// Rewrites the answer to a tracked request; returns whether it changed.
     fn answer(&self, pending: &Pending, m: &mut Value) -> bool {
         match pending {
+            Pending::Ping => {
+                if self.is(Mutation::PingResultNull) && m.get("result").is_some() {
+                    m["result"] = Value::Null;
+                    return true;
+                }
+                false
+            }
             Pending::Initialize { proposal } => {
                 let Some(result) = m.get_mut("result").and_then(Value::as_object_mut) else {
                     return false;

@@ -88,7 +88,7 @@ pub const CASES: &[Case] = &[
         unsupported_version[None]
     ),
     case!("lifecycle/ping/before-initialize", "T3", Levels::CONTRACT_MUST, Server,
-        "ping is answered before initialize",
+        "ping is answered with an empty result before initialize",
         ping_before_init[]),
     case!("lifecycle/ping/after-initialize", "MCP basic/utilities/ping", Levels::all(Level::Must), Server,
         "ping is answered with an empty result",
@@ -226,9 +226,11 @@ async fn unsupported_version(ctx: Ctx, proposal: Option<&'static str>) -> CheckR
 async fn ping_before_init(ctx: Ctx) -> CheckResult {
     let mut c = ctx.spawn()?;
     let answer = c.request("ping", None).await?;
+    // MCP basic/utilities/ping: the receiver MUST respond with an empty response, before
+    // initialize as after it.
     ensure(
-        answer.get("result").is_some(),
-        "a ping result before initialize",
+        answer.get("result") == Some(&json!({})),
+        "result {} before initialize",
         show(&answer),
     )?;
     Ok(Check::Pass)

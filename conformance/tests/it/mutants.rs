@@ -494,3 +494,23 @@ mutant!(
     "error-without-message",
     ["jsonrpc/unknown-method"]
 );
+
+// T5 with MCP 2025-03-26 basic (implementations MUST support receiving batches): each element of
+// a batch answered -32600 inside an array. The runner once accepted any array holding responses
+// with the right ids, errors included.
+mutant!(
+    a_batch_answered_with_errors_fails_only_the_2025_03_26_batch,
+    "batch-answered-with-errors",
+    ["jsonrpc/batch/2025-03-26"]
+);
+
+// MCP basic/utilities/ping: the receiver MUST answer with an empty result. Before and after
+// initialize are the same rule probed twice; the runner once accepted any result before it.
+mutant!(
+    a_null_ping_result_fails_only_the_two_ping_cases,
+    "ping-result-null",
+    [
+        "lifecycle/ping/before-initialize",
+        "lifecycle/ping/after-initialize"
+    ]
+);
