@@ -4,7 +4,6 @@
 use std::ffi::{OsStr, OsString};
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
-use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -39,35 +38,6 @@ pub fn scrubbed_env() -> Vec<(OsString, OsString)> {
 /// Drops the scrubbed variables from `vars`.
 pub fn scrub(vars: impl IntoIterator<Item = (OsString, OsString)>) -> Vec<(OsString, OsString)> {
     vars.into_iter().filter(|(k, _)| !is_scrubbed(k)).collect()
-}
-
-/// NAT-8 for the version check, which is not started through the supervisor: descriptors the
-/// adapter itself inherited without close-on-exec (from its parent) must not reach the native
-/// process. Runs between fork and exec, so it only makes system calls.
-fn cloexec_from_3() {
-    const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
-    // SAFETY: close_range(2) with CLOSE_RANGE_CLOEXEC only sets flags on descriptors.
-    let r = unsafe { libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, CLOSE_RANGE_CLOEXEC) };
-    if r == 0 {
-        return;
-    }
-    // Kernels before 5.11: set the flag one by one up to the descriptor limit (bounded).
-    let mut lim = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit writes into the struct we own.
-    let max = if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } == 0 {
-        lim.rlim_cur.min(1 << 16) as libc::c_int
-    } else {
-        1024
-    };
-    for fd in 3..max {
-        // SAFETY: F_SETFD on a descriptor number; EBADF for closed ones is ignored.
-        unsafe {
-            libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
-        }
-    }
 }
 
 /// Runs `claude -p --output-format stream-json …` (or the JSON mode for the CLI projection).
@@ -153,44 +123,47 @@ impl ClaudeProvider {
         Err(not_found("not found on PATH".into()))
     }
 
+    /// Starts `spec` under a supervisor (the configured executable, else this one).
+    async fn supervised(&self, spec: SpawnSpec) -> Result<supervisor::Supervised, String> {
+        match &self.supervisor_exe {
+            Some(exe) => supervisor::spawn_with(exe, spec).await,
+            None => supervisor::spawn(spec).await,
+        }
+        .map_err(|e| e.to_string())
+    }
+
+    /// NAT-2: `claude --version` against the pinned line. The check is a native process of the
+    /// run like any other: it runs under its own supervisor (SUP-1), so it dies with the adapter
+    /// even on SIGKILL (SUP-2), members it leaves in its group are ended, and it gets stdin
+    /// `/dev/null`, the scrubbed environment and no other descriptor (C-NAT-2).
     async fn check_version(
         &self,
         deadline: tokio::time::Instant,
     ) -> Result<Checked, PreflightError> {
         let program = self.resolve().map_err(PreflightError::Refused)?;
         let expected = self.tree.version.line.clone();
-        let mut cmd = tokio::process::Command::new(&program);
-        cmd.args(&self.tree.version.argv)
-            .env_clear()
-            .envs(scrubbed_env())
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(true);
-        // SAFETY: the hook only makes raw fcntl/close_range system calls, which are
-        // async-signal-safe, allocate nothing and touch no memory of the parent.
-        unsafe {
-            cmd.pre_exec(|| {
-                cloexec_from_3();
-                Ok(())
-            });
-        }
-        let mut child = cmd.spawn().map_err(|e| {
+        let spec = SpawnSpec {
+            program: program.clone(),
+            args: self.tree.version.argv.iter().map(OsString::from).collect(),
+            cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
+            env: scrubbed_env(),
+            grace: supervisor::TERM_GRACE,
+        };
+        let mut check = self.supervised(spec).await.map_err(|e| {
             PreflightError::Refused(
                 ToolError::new(
                     ErrorCode::NativeNotFound,
                     format!("cannot run {}: {e}", program.display()),
                 )
                 .with("path", program.display().to_string().into())
-                .with("os_error", e.to_string().into()),
+                .with("os_error", e.into()),
             )
         })?;
-        let stdout = child.stdout.take();
-        let stderr = child.stderr.take();
+        let stdout = check.stdout.take();
+        let stderr = check.stderr.take();
+        let mut out = Vec::new();
+        let mut err = Vec::new();
         let work = async {
-            let mut out = Vec::new();
-            let mut err = Vec::new();
             let read_out = async {
                 if let Some(s) = stdout {
                     let _ = s.take(VERSION_OUTPUT_MAX).read_to_end(&mut out).await;
@@ -202,24 +175,21 @@ impl ClaudeProvider {
                 }
             };
             tokio::join!(read_out, read_err);
-            let status = child.wait().await;
-            (out, err, status)
+            check.exited().await
         };
         let limit = deadline.min(tokio::time::Instant::now() + VERSION_TIMEOUT);
         let outcome = tokio::time::timeout_at(limit, work).await;
-        let (out, err, status) = match outcome {
-            Ok(r) => r,
+        let status = match outcome {
+            Ok(status) => {
+                // Ends members the check left in its group; bounded.
+                let _ = check.cleanup().await;
+                status
+            }
             Err(_) => {
-                // Bounded: kill the check's group and reap it before reporting (containment).
-                if let Some(pid) = child.id()
-                    && let Ok(pid) = i32::try_from(pid)
-                {
-                    let _ = nix::sys::signal::killpg(
-                        nix::unistd::Pid::from_raw(pid),
-                        nix::sys::signal::Signal::SIGKILL,
-                    );
-                }
-                let _ = child.kill().await;
+                // Bounded: SIGKILL to the check's group at once, and its cleanup awaited.
+                check.terminate();
+                check.kill_now();
+                let _ = check.cleanup().await;
                 if deadline <= tokio::time::Instant::now() {
                     return Err(PreflightError::DeadlinePassed);
                 }
@@ -240,7 +210,7 @@ impl ClaudeProvider {
         };
         let text = String::from_utf8_lossy(&out);
         let actual = text.lines().next().unwrap_or("").trim().to_owned();
-        let status_ok = status.as_ref().is_ok_and(std::process::ExitStatus::success);
+        let status_ok = status.is_some_and(|s| s.code == Some(0));
         if actual == expected && status_ok {
             return Ok(Checked { program });
         }
@@ -249,10 +219,7 @@ impl ClaudeProvider {
             program.display()
         );
         if !status_ok {
-            let detail = match &status {
-                Ok(s) => s.to_string(),
-                Err(e) => e.to_string(),
-            };
+            let detail = super::outcome::describe_exit(status);
             let stderr_line = String::from_utf8_lossy(&err)
                 .lines()
                 .map(str::trim)
@@ -296,11 +263,7 @@ impl Provider for ClaudeProvider {
                 env: scrubbed_env(),
                 grace: supervisor::TERM_GRACE,
             };
-            let spawned = match &self.supervisor_exe {
-                Some(exe) => supervisor::spawn_with(exe, sspec).await,
-                None => supervisor::spawn(sspec).await,
-            };
-            match spawned {
+            match self.supervised(sspec).await {
                 Ok(s) => Ok(Box::new(s) as Box<dyn NativeProcess>),
                 Err(e) => Err(ToolError::new(
                     ErrorCode::SpawnFailed,
@@ -315,17 +278,9 @@ impl Provider for ClaudeProvider {
 mod tests {
     use super::*;
     use std::collections::BTreeMap;
-    use std::path::Path;
 
     fn tree() -> Arc<CliTree> {
         Arc::new(CliTree::embedded().expect("tree"))
-    }
-
-    fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
-        let p = dir.join(name);
-        std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).expect("write");
-        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-        p
     }
 
     fn far() -> tokio::time::Instant {
@@ -366,57 +321,6 @@ mod tests {
         let e = refused(p.preflight(far()).await);
         assert_eq!(e.code, ErrorCode::NativeNotFound);
         assert_eq!(e.extra["os_error"], "not found on PATH");
-    }
-
-    #[tokio::test]
-    async fn the_pinned_version_passes_and_another_is_version_mismatch() {
-        let dir = tempfile::tempdir().expect("dir");
-        let good = script(dir.path(), "good", "echo '2.1.328 (Claude Code)'");
-        let p = ClaudeProvider::new(good.clone(), tree());
-        assert_eq!(p.preflight(far()).await, Ok(Checked { program: good }));
-
-        let bad = script(dir.path(), "bad", "echo '2.1.329 (Claude Code)'");
-        let e = refused(ClaudeProvider::new(bad, tree()).preflight(far()).await);
-        assert_eq!(e.code, ErrorCode::VersionMismatch);
-        assert_eq!(e.extra["expected"], "2.1.328 (Claude Code)");
-        assert_eq!(e.extra["actual"], "2.1.329 (Claude Code)");
-
-        let failing = script(
-            dir.path(),
-            "failing",
-            "echo '2.1.328 (Claude Code)'; echo oops >&2; exit 3",
-        );
-        let e = refused(ClaudeProvider::new(failing, tree()).preflight(far()).await);
-        assert_eq!(e.code, ErrorCode::VersionMismatch);
-        assert!(e.message.contains("oops"), "{}", e.message);
-    }
-
-    #[tokio::test]
-    async fn the_version_check_gets_no_stdin() {
-        let dir = tempfile::tempdir().expect("dir");
-        let log = dir.path().join("log");
-        let body = format!(
-            "readlink /proc/self/fd/0 > {log}; echo '2.1.328 (Claude Code)'",
-            log = log.display()
-        );
-        let s = script(dir.path(), "probe", &body);
-        assert!(
-            ClaudeProvider::new(s, tree())
-                .preflight(far())
-                .await
-                .is_ok()
-        );
-        let text = std::fs::read_to_string(&log).expect("log");
-        assert_eq!(text.trim(), "/dev/null");
-    }
-
-    #[tokio::test]
-    async fn a_hanging_version_check_is_bounded_by_the_deadline() {
-        let dir = tempfile::tempdir().expect("dir");
-        let s = script(dir.path(), "hang", "sleep 30");
-        let deadline = tokio::time::Instant::now() + Duration::from_millis(300);
-        let r = ClaudeProvider::new(s, tree()).preflight(deadline).await;
-        assert_eq!(r, Err(PreflightError::DeadlinePassed));
     }
 
     #[test]

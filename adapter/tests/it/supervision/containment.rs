@@ -201,3 +201,58 @@ fn sigkill_of_the_adapter_process_group_mid_run_leaves_no_process_of_the_run_gro
         nix::sys::signal::killpg(pgid, Signal::SIGKILL).expect("killpg the adapter");
     });
 }
+
+/// The pid of the first `--version` invocation in a fake-claude invocation log.
+fn version_check_pid(log: &Path) -> Option<u32> {
+    std::fs::read_to_string(log)
+        .ok()?
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|r| r["argv"] == json!(["--version"]))
+        .and_then(|r| r["pid"].as_u64())
+        .and_then(|p| u32::try_from(p).ok())
+}
+
+#[test]
+fn sigkill_of_the_adapter_during_the_version_check_leaves_no_check_behind() {
+    // NAT-2 + SUP-2: the version check is a native process of the run (state `pending`); it dies
+    // with the adapter like the run itself would, even when it never answers.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let log = dir.path().join("invocations.jsonl");
+    let mut s = Adapter::new()
+        .fake_claude()
+        .env("FAKE_CLAUDE_LOG", &log)
+        .env("FAKE_CLAUDE_VERSION", "__hang")
+        .env("FAKE_CLAUDE_MAX_LIFETIME_S", "120")
+        .spawn();
+    s.init();
+    let started = s.call_tool("claude.run.start", json!({"prompt": "hello"}), None);
+    assert_eq!(started["isError"], false, "{started}");
+    let start = Instant::now();
+    let pid = loop {
+        if let Some(p) = version_check_pid(&log) {
+            break p;
+        }
+        assert!(
+            start.elapsed() < BOUND,
+            "the version check never started: {}",
+            s.stderr_text()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(alive(pid), "the version check {pid} is not running");
+    s.signal(Signal::SIGKILL);
+    assert!(s.wait_exit(BOUND).is_some(), "the adapter did not die");
+    let deadline = Instant::now() + BOUND;
+    while alive(pid) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let survived = alive(pid);
+    if survived {
+        kill_pid(pid);
+    }
+    assert!(
+        !survived,
+        "the version check {pid} survived the adapter's SIGKILL"
+    );
+}

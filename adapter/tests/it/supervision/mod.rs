@@ -9,6 +9,7 @@ mod api;
 mod cli_projection;
 mod containment;
 mod drift;
+mod version_check;
 
 use std::ffi::OsString;
 use std::path::Path;

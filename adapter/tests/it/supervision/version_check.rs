@@ -1,0 +1,116 @@
+//! NAT-2's version check through the library API: it runs under its own supervisor (SUP-1,
+//! C-NAT-2), so its answer is judged exactly as before, and nothing it starts outlives it.
+//! (These tests were unit tests of `engine::claude`; the supervisor executable they need is the
+//! built adapter binary, which only integration tests can name.)
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use claude_mcp_adapter::cli_tree::CliTree;
+use claude_mcp_adapter::engine::claude::ClaudeProvider;
+use claude_mcp_adapter::engine::provider::{Checked, PreflightError, Provider};
+use claude_mcp_adapter::engine::{ErrorCode, ToolError};
+
+use super::{BOUND, adapter_exe, alive, kill_pid};
+
+fn provider(program: &Path) -> ClaudeProvider {
+    let tree = Arc::new(CliTree::embedded().expect("tree"));
+    ClaudeProvider::new(program.to_owned(), tree).with_supervisor_exe(adapter_exe())
+}
+
+fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).expect("write");
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    p
+}
+
+fn far() -> tokio::time::Instant {
+    tokio::time::Instant::now() + Duration::from_secs(60)
+}
+
+fn refused(r: Result<Checked, PreflightError>) -> ToolError {
+    match r {
+        Err(PreflightError::Refused(e)) => e,
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn the_pinned_version_passes_and_another_is_version_mismatch() {
+    let dir = tempfile::tempdir().expect("dir");
+    let good = script(dir.path(), "good", "echo '2.1.328 (Claude Code)'");
+    let p = provider(&good);
+    assert_eq!(p.preflight(far()).await, Ok(Checked { program: good }));
+
+    let bad = script(dir.path(), "bad", "echo '2.1.329 (Claude Code)'");
+    let e = refused(provider(&bad).preflight(far()).await);
+    assert_eq!(e.code, ErrorCode::VersionMismatch);
+    assert_eq!(e.extra["expected"], "2.1.328 (Claude Code)");
+    assert_eq!(e.extra["actual"], "2.1.329 (Claude Code)");
+
+    let failing = script(
+        dir.path(),
+        "failing",
+        "echo '2.1.328 (Claude Code)'; echo oops >&2; exit 3",
+    );
+    let e = refused(provider(&failing).preflight(far()).await);
+    assert_eq!(e.code, ErrorCode::VersionMismatch);
+    assert!(e.message.contains("oops"), "{}", e.message);
+}
+
+#[tokio::test]
+async fn the_version_check_gets_no_stdin() {
+    let dir = tempfile::tempdir().expect("dir");
+    let log = dir.path().join("log");
+    let body = format!(
+        "readlink /proc/self/fd/0 > {log}; echo '2.1.328 (Claude Code)'",
+        log = log.display()
+    );
+    let s = script(dir.path(), "probe", &body);
+    assert!(provider(&s).preflight(far()).await.is_ok());
+    let text = std::fs::read_to_string(&log).expect("log");
+    assert_eq!(text.trim(), "/dev/null");
+}
+
+#[tokio::test]
+async fn a_hanging_version_check_is_bounded_by_the_deadline() {
+    let dir = tempfile::tempdir().expect("dir");
+    let s = script(dir.path(), "hang", "sleep 30");
+    let deadline = tokio::time::Instant::now() + Duration::from_millis(300);
+    let r = provider(&s).preflight(deadline).await;
+    assert_eq!(r, Err(PreflightError::DeadlinePassed));
+}
+
+#[tokio::test]
+async fn a_process_the_version_check_leaves_in_its_group_is_ended() {
+    // C-SUP-1 for the check: a `--version` that answers and leaves a member of its group behind
+    // (which also holds stdout, so the check cannot end before it without the supervisor).
+    let dir = tempfile::tempdir().expect("dir");
+    let pidfile = dir.path().join("left.pid");
+    let body = format!(
+        "sleep 300 > /dev/null 2>&1 & echo $! > {pid}; echo '2.1.328 (Claude Code)'",
+        pid = pidfile.display()
+    );
+    let s = script(dir.path(), "leaves-one", &body);
+    assert!(provider(&s).preflight(far()).await.is_ok());
+    let left: u32 = std::fs::read_to_string(&pidfile)
+        .expect("pidfile")
+        .trim()
+        .parse()
+        .expect("pid");
+    let deadline = Instant::now() + BOUND;
+    while alive(left) && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let survived = alive(left);
+    if survived {
+        kill_pid(left);
+    }
+    assert!(
+        !survived,
+        "{left}, left behind by the version check, survived it"
+    );
+}
