@@ -3,7 +3,8 @@
 //! Flags make it misbehave on purpose: `--drop-malformed` drops bad lines silently (as the
 //! TypeScript and Python SDK servers do), `--hang-initialize` never answers `initialize`,
 //! `--exit-at-start` exits at once, `--hang-method M` never answers M after initialize.
-//! `--ping-client` pings the client before answering `initialize` and writes a line that is not
+//! `--invalid-args-protocol-error` answers wrong-typed `echo` arguments -32602 instead of an
+//! `isError` result (what MCP 2025-06-18 allows, TOOL-3 forbids). `--ping-client` pings the client before answering `initialize` and writes a line that is not
 //! JSON-RPC (a T1 violation the runner reports) unless the client answers with the empty result
 //! MCP requires (basic/utilities/ping).
 
@@ -24,6 +25,7 @@ struct Server {
     hang_method: Option<String>,
     hang_initialize: bool,
     ping_client: bool,
+    invalid_args_protocol_error: bool,
     version: Option<String>,
 }
 
@@ -88,6 +90,12 @@ impl Server {
                     .and_then(Value::as_str)
                 {
                     Some(t) => json!({"content": [{"type": "text", "text": t}], "isError": false}),
+                    None if self.invalid_args_protocol_error => {
+                        return Some(error_response(
+                            Some(&id),
+                            &ErrorObject::invalid_params("text must be a string"),
+                        ));
+                    }
                     None => {
                         json!({"content": [{"type": "text", "text": "text must be a string"}], "isError": true})
                     }
@@ -166,6 +174,7 @@ fn main() {
         drop_malformed: has("--drop-malformed"),
         hang_initialize: has("--hang-initialize"),
         ping_client: has("--ping-client"),
+        invalid_args_protocol_error: has("--invalid-args-protocol-error"),
         hang_method: args
             .iter()
             .position(|a| a == "--hang-method")

@@ -401,3 +401,23 @@ fn a_server_pinging_the_runner_gets_the_empty_result() {
         "pass"
     );
 }
+
+#[test]
+fn invalid_arguments_as_a_protocol_error_are_info_outside_the_provider_profile() {
+    // MCP 2025-06-18 server/tools (Error Handling) lists invalid arguments among protocol
+    // errors; only 2025-11-25 (SEP-1303) moves them into isError results. A plain server
+    // negotiating 2025-06-18 that answers -32602 is conformant: info, never a warning (which
+    // --strict would turn into a failure). A provider is bound by TOOL-3: fail.
+    let server = [toy_str(), "--invalid-args-protocol-error".to_owned()];
+    let server: Vec<&str> = server.iter().map(String::as_str).collect();
+    let case = "tools/call/wrong-typed-arguments";
+    let (out, report) = run_json(&["--strict", "--case", case], &server);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    assert_eq!(outcome(&report.unwrap(), case), "info");
+    let (out, report) = run_json(
+        &["--profile", "provider", "--no-drive-fake", "--case", case],
+        &server,
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    assert_eq!(outcome(&report.unwrap(), case), "fail");
+}
