@@ -40,6 +40,27 @@ pub fn scrub(vars: impl IntoIterator<Item = (OsString, OsString)>) -> Vec<(OsStr
     vars.into_iter().filter(|(k, _)| !is_scrubbed(k)).collect()
 }
 
+/// Linux's limit for one argv string, its terminating NUL included (`MAX_ARG_STRLEN`, 32 pages).
+pub const ARG_STRLEN_MAX: usize = 32 * 4096;
+
+/// `execve` refuses an argv string of [`ARG_STRLEN_MAX`] bytes or more (`E2BIG`). RUN-0 accepts
+/// a prompt of up to 128 KiB, one byte more than Linux can pass: such a run fails
+/// `spawn_failed`, saying why, rather than blaming the supervisor that could not start.
+fn too_long_for_exec(args: &[OsString]) -> Result<(), ToolError> {
+    match args.iter().find(|a| a.len() >= ARG_STRLEN_MAX) {
+        None => Ok(()),
+        Some(a) => Err(ToolError::new(
+            ErrorCode::SpawnFailed,
+            format!(
+                "an argument of {} bytes cannot be passed to the native process: Linux takes at \
+                 most {} bytes per argument, its terminating NUL included (MAX_ARG_STRLEN)",
+                a.len(),
+                ARG_STRLEN_MAX
+            ),
+        )),
+    }
+}
+
 /// Runs `claude -p --output-format stream-json …` (or the JSON mode for the CLI projection).
 #[derive(Debug, Clone)]
 pub struct ClaudeProvider {
@@ -256,6 +277,7 @@ impl Provider for ClaudeProvider {
     ) -> BoxFuture<'a, Result<Box<dyn NativeProcess>, ToolError>> {
         Box::pin(async move {
             let args = self.argv(spec)?;
+            too_long_for_exec(&args)?;
             let sspec = SpawnSpec {
                 program: checked.program.clone(),
                 args,
@@ -321,6 +343,30 @@ mod tests {
         let e = refused(p.preflight(far()).await);
         assert_eq!(e.code, ErrorCode::NativeNotFound);
         assert_eq!(e.extra["os_error"], "not found on PATH");
+    }
+
+    #[tokio::test]
+    async fn an_argument_linux_cannot_pass_is_spawn_failed_saying_why() {
+        // RUN-0's 128 KiB is one byte over MAX_ARG_STRLEN (which counts the NUL).
+        let p = ClaudeProvider::new("claude".into(), tree());
+        let checked = Checked {
+            program: "/nonexistent/never-started".into(),
+        };
+        let mut spec = RunSpec {
+            prompt: "x".repeat(ARG_STRLEN_MAX),
+            cwd: "/".into(),
+            timeout: Duration::from_secs(1),
+            options: BTreeMap::new(),
+        };
+        let e = match p.spawn(&checked, &spec).await {
+            Err(e) => e,
+            Ok(_) => panic!("spawned an impossible argv"),
+        };
+        assert_eq!(e.code, ErrorCode::SpawnFailed);
+        assert!(e.message.contains("MAX_ARG_STRLEN"), "{}", e.message);
+        assert!(e.message.contains("131072 bytes"), "{}", e.message);
+        spec.prompt.pop();
+        assert!(too_long_for_exec(&p.argv(&spec).expect("argv")).is_ok());
     }
 
     #[test]

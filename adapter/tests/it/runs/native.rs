@@ -264,3 +264,53 @@ fn a_cwd_that_is_not_a_directory_is_invalid_arguments() {
     assert_eq!(r["error"]["field"], "/cwd");
     assert!(h.invocations().is_empty());
 }
+
+#[test]
+fn prompts_are_bounded_in_utf8_bytes_and_the_longest_linux_takes_runs() {
+    // RUN-0 / C-TOOL-2: 1 byte to 128 KiB of UTF-8, counted in bytes (a multi-byte character
+    // counts for its bytes). 131071 bytes is the longest argv string Linux passes; the exact
+    // 128 KiB is accepted and fails spawn_failed saying why (MAX_ARG_STRLEN counts the NUL).
+    let mut h = Harness::new();
+    let head = format!("{}\n", prompt("success"));
+    let filled = |total: usize, unit: &str| {
+        let mut p = head.clone();
+        while p.len() + unit.len() <= total {
+            p.push_str(unit);
+        }
+        while p.len() < total {
+            p.push('x');
+        }
+        p
+    };
+    let longest = filled(131_071, "é");
+    assert_eq!(longest.len(), 131_071);
+    let (r, is_error) = split(&h.run(json!({ "prompt": longest })));
+    assert!(!is_error, "{r}");
+    assert_eq!(r["state"], "succeeded");
+    let runs = h.runs();
+    let sent = argv_of(runs.last().expect("a run"));
+    assert_eq!(
+        sent.last().map(String::len),
+        Some(131_071),
+        "the prompt arrived whole"
+    );
+
+    let exact = filled(128 * 1024, "é");
+    let (r, is_error) = split(&h.run(json!({ "prompt": exact })));
+    assert!(is_error);
+    assert_eq!(code(&r), "spawn_failed", "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("MAX_ARG_STRLEN")),
+        "{r}"
+    );
+
+    for over in [filled(128 * 1024 + 1, "x"), filled(128 * 1024 + 1, "é")] {
+        assert_eq!(over.len(), 128 * 1024 + 1);
+        let (r, is_error) = split(&h.run(json!({ "prompt": over })));
+        assert!(is_error);
+        assert_eq!(code(&r), "invalid_arguments", "{r}");
+        assert_eq!(r["error"]["field"], "/prompt");
+    }
+}
