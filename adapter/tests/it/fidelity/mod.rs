@@ -6,17 +6,25 @@
 //! are compared:
 //! - the sequence of `stream_event` kinds (`event.type`), and separately the sequence of the other
 //!   events' `(type, subtype)` (the real CLI interleaves the two by a race, see testkit/README.md);
-//! - per event kind, the set of key paths at every depth (values ignored).
+//! - per event kind, the set of key paths at every depth (values ignored), and the order of the
+//!   keys both have (the real CLI's key order differs between kinds, e.g. a success result
+//!   starts with `duration_api_ms`, an error result with `type`).
 //!
 //! A mismatch names the scenario, the event and the keys that differ.
+//!
+//! `live_outputs_*` tests run the real CLI and fake-claude with the same argv for each output
+//! format the adapter or a vendor may use besides stream-json (`text`, `json`, `json --verbose`)
+//! and compare exit status, stderr, stdout's framing (trailing newline, line count), the text
+//! exactly, and the JSON events as above.
 //!
 //! Real streams: `real/` holds copies of `shared/reference/claude-2.1.328/streams/` and of
 //! `testkit/captures/` (each with the `.cmd` that made it). `live_*` tests also run the installed
 //! real CLI against the Messages API stand-in and compare its live stream with the fake.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -54,22 +62,33 @@ fn real_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/fidelity/real")
 }
 
-/// The stream fake-claude writes for `pair`.
-fn fake_stream(pair: &Pair) -> Vec<Value> {
+/// `flags`, `extra` and the prompt: the argv of a comparison.
+fn argv<'a>(flags: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
+    let mut a = flags.to_vec();
+    a.extend_from_slice(extra);
+    a.extend(["--", "say hi"]);
+    a
+}
+
+/// fake-claude's `scenario` run with `args`, stdin /dev/null.
+fn fake_run(scenario: &str, args: &[&str]) -> testkit::claude::Finished {
     let dir = tempfile::tempdir().expect("temp dir");
     let mut cmd = Command::new(fake_claude_bin());
-    cmd.args(pair.flags)
-        .args(pair.extra)
-        .args(["--", "say hi"])
+    cmd.args(args)
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("HOME", dir.path())
-        .env("FAKE_CLAUDE_SCENARIO", pair.scenario)
+        .env("FAKE_CLAUDE_SCENARIO", scenario)
         .current_dir(dir.path())
-        .stdin(Stdio::null());
+        .process_group(0);
     let out = testkit::claude::run_bounded(&mut cmd, Duration::from_secs(30)).expect("run fake");
-    assert!(!out.timed_out, "fake-claude {} did not end", pair.scenario);
-    testkit::claude::parse_stream(&out.stdout)
+    assert!(!out.timed_out, "fake-claude {scenario} did not end");
+    out
+}
+
+/// The stream fake-claude writes for `pair`.
+fn fake_stream(pair: &Pair) -> Vec<Value> {
+    testkit::claude::parse_stream(&fake_run(pair.scenario, &argv(pair.flags, pair.extra)).stdout)
 }
 
 fn read_stream(path: &Path) -> Vec<Value> {
@@ -125,6 +144,43 @@ fn key_paths(v: &Value, prefix: &str, out: &mut BTreeSet<String>) {
     }
 }
 
+/// Key paths per kind in document order (first event of each kind), for the order check.
+fn key_orders(events: &[Value]) -> BTreeMap<String, Vec<String>> {
+    let mut m: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for e in events {
+        m.entry(kind(e)).or_insert_with(|| {
+            let mut out = Vec::new();
+            ordered_paths(e, "", &mut out);
+            out
+        });
+    }
+    m
+}
+
+fn ordered_paths(v: &Value, prefix: &str, out: &mut Vec<String>) {
+    match v {
+        Value::Object(o) => {
+            for (k, x) in o {
+                let p = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                if !out.contains(&p) {
+                    out.push(p.clone());
+                }
+                ordered_paths(x, &p, out);
+            }
+        }
+        Value::Array(a) => {
+            for x in a {
+                ordered_paths(x, &format!("{prefix}[]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// Everything that differs between a real and a fake stream, as readable lines.
 fn differences(label: &str, real: &[Value], fake: &[Value]) -> Vec<String> {
     let mut out = Vec::new();
@@ -153,6 +209,23 @@ fn differences(label: &str, real: &[Value], fake: &[Value]) -> Vec<String> {
                 at + 1,
                 r.get(at),
                 f.get(at)
+            ));
+        }
+    }
+    let (ro, fo) = (key_orders(real), key_orders(fake));
+    for (k, rpaths) in &ro {
+        let Some(fpaths) = fo.get(k) else { continue };
+        let shared = |a: &[String], b: &[String]| -> Vec<String> {
+            a.iter().filter(|p| b.contains(p)).cloned().collect()
+        };
+        let (r, f) = (shared(rpaths, fpaths), shared(fpaths, rpaths));
+        if r != f {
+            let at = r.iter().zip(&f).position(|(a, b)| a != b).unwrap_or(0);
+            out.push(format!(
+                "{label}: event {k}: keys in another order from {:?}: real {:?}, fake {:?}",
+                r[at],
+                &r[at..],
+                &f[at..]
             ));
         }
     }
@@ -253,6 +326,20 @@ fn a_shape_difference_is_reported_with_scenario_event_and_keys() {
         "{diffs}"
     );
     assert!(diffs.contains("system/invented"), "{diffs}");
+
+    let mut reordered = real.clone();
+    let result = reordered
+        .iter_mut()
+        .find(|e| e["type"] == "result")
+        .and_then(Value::as_object_mut)
+        .expect("a result event");
+    let is_error = result.shift_remove("is_error").expect("is_error");
+    result.insert("is_error".into(), is_error);
+    let diffs = differences("scenario X vs real Y", &real, &reordered).join("\n");
+    assert!(
+        diffs.contains("event result/success: keys in another order from \"is_error\""),
+        "{diffs}"
+    );
 }
 
 /// How a live run of the real CLI is set up.
@@ -264,9 +351,10 @@ enum Live {
     NoAccount,
 }
 
-/// Runs the installed real CLI live with `pair`'s argv and compares its stream with the fake's.
-fn check_live(pair: &Pair, live: Live) {
-    let claude = testkit::require_prereq!(testkit::prereq::claude());
+/// Runs the installed real CLI live once per argv of `argvs`, all against one stand-in (or none).
+/// `None` when the CLI is not installed outside CI (the test then skips).
+fn real_runs(live: Live, argvs: &[Vec<&str>]) -> Option<Vec<testkit::claude::Finished>> {
+    let claude = testkit::prereq::require(testkit::prereq::claude())?;
     let _standin;
     let cmd = match live {
         Live::Standin(s) => {
@@ -278,14 +366,30 @@ fn check_live(pair: &Pair, live: Live) {
         }
         Live::NoAccount => testkit::claude::ClaudeCommand::not_logged_in(&claude).expect("HOME"),
     };
-    let mut c = cmd.command();
-    c.args(pair.flags).args(pair.extra).args(["--", "say hi"]);
-    let out = testkit::claude::run_bounded(&mut c, Duration::from_secs(120)).expect("run claude");
-    assert!(
-        !out.timed_out,
-        "the real CLI did not end: {}",
-        out.stderr_text()
-    );
+    let runs = argvs
+        .iter()
+        .map(|args| {
+            let mut c = cmd.command();
+            c.args(args);
+            let out =
+                testkit::claude::run_bounded(&mut c, Duration::from_secs(120)).expect("run claude");
+            assert!(
+                !out.timed_out,
+                "the real CLI did not end: {}",
+                out.stderr_text()
+            );
+            out
+        })
+        .collect();
+    Some(runs)
+}
+
+/// Runs the installed real CLI live with `pair`'s argv and compares its stream with the fake's.
+fn check_live(pair: &Pair, live: Live) {
+    let Some(mut runs) = real_runs(live, &[argv(pair.flags, pair.extra)]) else {
+        return;
+    };
+    let out = runs.remove(0);
     let real = out.events();
     assert!(
         !real.is_empty(),
@@ -296,6 +400,122 @@ fn check_live(pair: &Pair, live: Live) {
     let label = format!("fake-claude scenario {} vs a live real run", pair.scenario);
     let diffs = differences(&label, &real, &fake);
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+}
+
+/// The output formats besides stream-json: text (also with `--verbose`, which changes nothing
+/// there), json, and json with `--verbose` (one array).
+const FORMATS: [&[&str]; 4] = [
+    &["-p", "--permission-mode", "dontAsk"],
+    &["-p", "--verbose", "--permission-mode", "dontAsk"],
+    &[
+        "-p",
+        "--output-format",
+        "json",
+        "--permission-mode",
+        "dontAsk",
+    ],
+    &[
+        "-p",
+        "--output-format",
+        "json",
+        "--verbose",
+        "--permission-mode",
+        "dontAsk",
+    ],
+];
+
+/// JSON lines of `stdout`, an array's elements in its place.
+fn json_values(stdout: &[u8]) -> Vec<Value> {
+    testkit::claude::parse_stream(stdout)
+        .into_iter()
+        .flat_map(|v| match v {
+            Value::Array(a) => a,
+            other => vec![other],
+        })
+        .collect()
+}
+
+/// For each of [`FORMATS`], the real CLI live and fake-claude's `scenario` with the same argv:
+/// the same exit status, the same stderr, stdout framed alike (lines, trailing newline), text
+/// equal, and JSON events of the same kinds, keys and key order.
+fn check_live_formats(scenario: &str, live: Live, extra: &[&str]) {
+    let argvs: Vec<Vec<&str>> = FORMATS.iter().map(|f| argv(f, extra)).collect();
+    let Some(real) = real_runs(live, &argvs) else {
+        return;
+    };
+    let mut diffs = Vec::new();
+    for (args, real) in argvs.iter().zip(&real) {
+        let fake = fake_run(scenario, args);
+        let label = format!("fake-claude scenario {scenario} vs a live real run of {args:?}");
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        let (rout, fout) = (text(&real.stdout), text(&fake.stdout));
+        if real.status.code() != fake.status.code() {
+            diffs.push(format!(
+                "{label}: exit {:?}, fake {:?}",
+                real.status.code(),
+                fake.status.code()
+            ));
+        }
+        if real.stderr != fake.stderr {
+            diffs.push(format!(
+                "{label}: stderr {:?}, fake {:?}",
+                real.stderr_text(),
+                fake.stderr_text()
+            ));
+        }
+        if rout.lines().count() != fout.lines().count()
+            || rout.ends_with('\n') != fout.ends_with('\n')
+        {
+            diffs.push(format!(
+                "{label}: stdout framed otherwise: real {:?}, fake {:?}",
+                rout.chars().take(300).collect::<String>(),
+                fout.chars().take(300).collect::<String>()
+            ));
+        }
+        if args.contains(&"json") {
+            diffs.extend(differences(
+                &label,
+                &json_values(&real.stdout),
+                &json_values(&fake.stdout),
+            ));
+        } else if rout != fout {
+            diffs.push(format!("{label}: text {rout:?}, fake {fout:?}"));
+        }
+    }
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+}
+
+macro_rules! live_formats {
+    ($($test:ident: $scenario:literal ~ $live:expr, $extra:expr;)*) => {
+        $(
+            #[test]
+            fn $test() {
+                check_live_formats($scenario, $live, $extra);
+            }
+        )*
+    };
+}
+
+live_formats! {
+    live_outputs_of_success_agree_per_format:
+        "success" ~ Live::Standin(testkit::standin::Scenario::Text), &[];
+    live_outputs_of_a_denied_tool_agree_per_format:
+        "tool-denied" ~ Live::Standin(testkit::standin::Scenario::Tool), &[];
+    live_outputs_of_an_allowed_tool_agree_per_format:
+        "tool-allowed" ~ Live::Standin(testkit::standin::Scenario::ToolEcho), &[];
+    live_outputs_of_an_api_error_agree_per_format:
+        "is-error-success"
+            ~ Live::Standin(testkit::standin::Scenario::HttpError(
+                testkit::standin::ApiError::Authentication,
+            )),
+            &[];
+    live_outputs_of_max_turns_agree_per_format:
+        "max-turns" ~ Live::Standin(testkit::standin::Scenario::ToolLoop), &["--max-turns", "1"];
+    live_outputs_of_an_unknown_resume_agree_per_format:
+        "unknown-resume" ~ Live::Standin(testkit::standin::Scenario::Text),
+            &["--resume", "99999999-2222-4333-8444-555555555555"];
+    live_outputs_of_no_account_agree_per_format:
+        "not-logged-in" ~ Live::NoAccount, &[];
 }
 
 macro_rules! live_pairs {
