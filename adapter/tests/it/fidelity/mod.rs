@@ -485,6 +485,69 @@ fn check_live_formats(scenario: &str, live: Live, extra: &[&str]) {
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }
 
+/// `--input-format stream-json` with two user lines: the real CLI answers both turns in one
+/// session, and so does the fake (same kinds, keys and key order; same exit status).
+#[test]
+fn live_stream_json_input_turns_agree() {
+    let args = [
+        "-p",
+        "--input-format",
+        "stream-json",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+    ];
+    let line = |t: &str| {
+        format!(
+            "{}\n",
+            serde_json::json!({"type": "user", "message": {"role": "user", "content": t}})
+        )
+    };
+    let input = format!("{}{}", line("say hi"), line("say hi again"));
+    let Some(claude) = testkit::prereq::require(testkit::prereq::claude()) else {
+        return;
+    };
+    let standin =
+        testkit::standin::Standin::start(testkit::standin::Scenario::Turns).expect("stand-in");
+    let cmd =
+        testkit::claude::ClaudeCommand::for_standin(&claude, &standin.base_url()).expect("HOME");
+    let mut c = cmd.command();
+    c.args(args);
+    let real = testkit::claude::run_bounded_with_input(
+        &mut c,
+        Some(input.as_bytes()),
+        Duration::from_secs(120),
+    )
+    .expect("run claude");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut f = Command::new(fake_claude_bin());
+    f.args(args)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", dir.path())
+        .current_dir(dir.path())
+        .process_group(0);
+    let fake = testkit::claude::run_bounded_with_input(
+        &mut f,
+        Some(input.as_bytes()),
+        Duration::from_secs(30),
+    )
+    .expect("run fake");
+    let (r, f) = (real.events(), fake.events());
+    let diffs = differences(
+        "fake-claude success per turn vs two live real turns",
+        &r,
+        &f,
+    );
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+    assert_eq!(real.status.code(), fake.status.code());
+    assert_eq!(
+        r.iter().filter(|e| e["type"] == "result").count(),
+        2,
+        "two turns, two results"
+    );
+}
+
 macro_rules! live_formats {
     ($($test:ident: $scenario:literal ~ $live:expr, $extra:expr;)*) => {
         $(
