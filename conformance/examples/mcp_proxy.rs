@@ -166,6 +166,8 @@ enum Mutation {
     SchemaNotClosed,
     /// resources/read of an unknown URI answered with empty contents, not an error (MCP resources).
     UnknownResourceEmpty,
+    /// resources/read of an unknown URI answered -32603, not resource-not-found (MCP resources).
+    UnknownResourceWrongCode,
     /// With --gateway: `claude.run.cancel` keeps its continuation declaration (META-CONN-1).
     GatewayKeepsCancelContinuation,
 }
@@ -699,6 +701,12 @@ impl Proxy {
                 && obj.remove("error").is_some()
             {
                 obj.insert("result".into(), json!({"contents": []}));
+                return true;
+            }
+            if self.is(Mutation::UnknownResourceWrongCode)
+                && let Some(error) = m.get_mut("error").and_then(Value::as_object_mut)
+            {
+                error.insert("code".into(), json!(-32603));
                 return true;
             }
             return false;

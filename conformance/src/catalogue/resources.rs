@@ -75,9 +75,13 @@ async fn read_unknown(ctx: Ctx) -> CheckResult {
             Some(json!({"uri": "mcp-conformance://no/such/resource"})),
         )
         .await?;
+    // MCP server/resources (Error Handling): servers SHOULD answer "Resource not found" with a
+    // standard error, -32002 in 2025-06-18 as first published and -32602 since SEP-2164; any
+    // other code (or an empty result) is a SHOULD deviation.
+    let code = crate::client::error_code(&answer);
     ensure(
-        answer.get("error").is_some(),
-        "an error response (resource not found)",
+        matches!(code, Some(-32002 | -32602)),
+        "an error response -32002 or -32602 (resource not found)",
         show(&answer),
     )?;
     Ok(Check::Pass)

@@ -514,3 +514,11 @@ mutant!(
         "lifecycle/ping/after-initialize"
     ]
 );
+
+// MCP server/resources (Error Handling): an unknown URI answered -32603 instead of the
+// resource-not-found code (-32002, or -32602 since SEP-2164). The runner once took any error.
+mutant!(
+    an_unknown_resource_with_the_wrong_code_fails_only_read_unknown,
+    "unknown-resource-wrong-code",
+    ["resources/read/unknown"]
+);
