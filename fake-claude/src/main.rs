@@ -26,6 +26,18 @@ use validate::{Decision, Host, OutputFormat, Plan};
 const FAKE_ERROR: i32 = 2;
 /// The model the real CLI reports when none is chosen (captures in reference/streams).
 const DEFAULT_MODEL: &str = "claude-opus-5-5";
+/// `--model` aliases as the real 2.1.328 resolves them in print mode (probed: the `model` of
+/// `init` and the `modelUsage` key; case and a `[1m]` suffix do not matter; `opusplan` is sonnet
+/// in plan mode too). Any other value is used as given.
+const MODEL_ALIASES: &[(&str, &str)] = &[
+    ("opus", "claude-opus-5-5"),
+    ("default", "claude-opus-5-5"),
+    ("best", "claude-opus-5-5"),
+    ("sonnet", "claude-sonnet-5-5"),
+    ("opusplan", "claude-sonnet-5-5"),
+    ("haiku", "claude-haiku-5-5"),
+    ("fable", "claude-fable-5-2"),
+];
 /// Built-in scenario used for `--resume` values the fake cannot resolve.
 const RESUME_INVALID: &str = "resume-invalid";
 const HELP: &str = include_str!("../assets/help.txt");
@@ -256,12 +268,7 @@ fn vars_for(plan: &Plan, prompt: &str) -> Vars {
     v.set("cwd", cwd);
     v.set("cwd_slug", slug);
     v.set("home", std::env::var("HOME").unwrap_or_default());
-    v.set(
-        "model",
-        plan.model
-            .clone()
-            .unwrap_or_else(|| DEFAULT_MODEL.to_owned()),
-    );
+    v.set("model", model_name(plan.model.as_deref()));
     v.set("prompt", prompt);
     v.set("permission_mode", permission_mode);
     v.set("resume", plan.resume.clone().unwrap_or_default());
@@ -276,4 +283,17 @@ fn vars_for(plan: &Plan, prompt: &str) -> Vars {
         },
     );
     v
+}
+
+/// The model the real CLI reports for `--model` (an alias resolved, else as given).
+fn model_name(arg: Option<&str>) -> String {
+    let Some(given) = arg else {
+        return DEFAULT_MODEL.to_owned();
+    };
+    let key = given.trim().to_ascii_lowercase();
+    let key = key.strip_suffix("[1m]").unwrap_or(&key);
+    MODEL_ALIASES
+        .iter()
+        .find(|(alias, _)| *alias == key)
+        .map_or_else(|| given.to_owned(), |(_, full)| (*full).to_owned())
 }

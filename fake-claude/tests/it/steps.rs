@@ -84,6 +84,34 @@ fn emit_fills_placeholders_and_keeps_key_order() {
     assert_eq!(out.status.code(), Some(0), "no final: exit 0");
 }
 
+/// `{{model}}` is the model the real 2.1.328 reports for `--model`: aliases resolved (any case,
+/// a `[1m]` suffix ignored, `opusplan` is sonnet), anything else as given, the default without.
+#[test]
+fn model_placeholder_resolves_aliases_like_the_real_cli() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let steps = json!([{"emit": {"type": "system", "subtype": "init", "model": "{{model}}"}}]);
+    let model = |extra: &[&str]| {
+        let mut args = vec!["-p", "--output-format", "stream-json", "--verbose"];
+        args.extend_from_slice(extra);
+        args.push("x");
+        json_lines(&play(dir.path(), steps.clone(), Some(&args)).stdout)[0]["model"].clone()
+    };
+    assert_eq!(model(&[]), "claude-opus-5-5");
+    for (given, reported) in [
+        ("sonnet", "claude-sonnet-5-5"),
+        ("Sonnet", "claude-sonnet-5-5"),
+        ("opus[1m]", "claude-opus-5-5"),
+        ("opusplan", "claude-sonnet-5-5"),
+        ("haiku", "claude-haiku-5-5"),
+        ("fable", "claude-fable-5-2"),
+        ("default", "claude-opus-5-5"),
+        ("claude-sonnet-4-5", "claude-sonnet-4-5"),
+        ("bogus-model-x", "bogus-model-x"),
+    ] {
+        assert_eq!(model(&["--model", given]), reported, "--model {given}");
+    }
+}
+
 #[test]
 fn session_id_is_the_flag_else_the_resumed_id_else_fresh() {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -548,6 +548,39 @@ fn live_stream_json_input_turns_agree() {
     );
 }
 
+/// `--model` as the real CLI reports it in `init` (aliases resolved) and as the fake does.
+#[test]
+fn live_model_names_agree() {
+    let models = [
+        "sonnet",
+        "opus[1m]",
+        "opusplan",
+        "haiku",
+        "fable",
+        "claude-sonnet-4-5",
+    ];
+    let argvs: Vec<Vec<&str>> = models
+        .iter()
+        .map(|m| argv(&[PLAIN, &["--model", m]].concat(), &[]))
+        .collect();
+    let Some(real) = real_runs(Live::Standin(testkit::standin::Scenario::Text), &argvs) else {
+        return;
+    };
+    let init_model = |out: &testkit::claude::Finished| {
+        out.events()
+            .into_iter()
+            .find(|e| e["subtype"] == "init")
+            .map(|e| e["model"].clone())
+    };
+    for ((model, args), real) in models.iter().zip(&argvs).zip(&real) {
+        assert_eq!(
+            init_model(&fake_run("success", args)),
+            init_model(real),
+            "--model {model}"
+        );
+    }
+}
+
 macro_rules! live_formats {
     ($($test:ident: $scenario:literal ~ $live:expr, $extra:expr;)*) => {
         $(
