@@ -133,10 +133,24 @@ pub fn role_of(tool: &Value) -> Option<Role> {
 /// Fallback for names without a recognisable suffix (a gateway that renamed the tools): the
 /// computer-mcp metadata and the schema together. Only unambiguous combinations count; cancel
 /// and release cannot be told apart this way and stay unknown.
+///
+/// RUN-0's argument sets fingerprint the run, start and events tools whatever risk they
+/// declare, so a gateway that renames them and lowers their risk is graded by META-RISK-2
+/// instead of hiding the tool (deciding their role by the risk made a wrong risk unseeable).
 fn by_metadata(tool: &Value, has: &dyn Fn(&str) -> bool) -> Option<Role> {
     let meta = tool.get("_meta")?;
     let risk = meta.get("io.github.computer-mcp/risk")?.as_str()?;
     let continues = meta.get("io.github.computer-mcp/continuation").is_some();
+    if has("prompt") && has("permission_mode") && has("timeout_s") {
+        return Some(if has("detach_after_s") {
+            Role::Run
+        } else {
+            Role::Start
+        });
+    }
+    if has("run_id") && has("cursor") && has("limit") {
+        return Some(Role::Events);
+    }
     match (risk, continues) {
         ("full-shell", false) if has("prompt") && has("detach_after_s") => Some(Role::Run),
         ("full-shell", false) if has("prompt") => Some(Role::Start),
@@ -228,6 +242,23 @@ mod tests {
         t["_meta"] = json!({"io.github.computer-mcp/risk": "destructive",
                             "io.github.computer-mcp/continuation": {}});
         assert_eq!(role_of(&t), None, "cancel and release cannot be told apart");
+        // RUN-0's arguments give run, start and events away whatever risk is declared, so a
+        // lowered risk is graded instead of hiding the tool.
+        let mut t = tool(
+            "t5",
+            &["prompt", "permission_mode", "timeout_s", "detach_after_s"],
+        );
+        t["_meta"] = json!({"io.github.computer-mcp/risk": "read-only"});
+        assert_eq!(role_of(&t), Some(Role::Run));
+        let mut t = tool("t6", &["prompt", "permission_mode", "timeout_s"]);
+        t["_meta"] = json!({"io.github.computer-mcp/risk": "destructive"});
+        assert_eq!(role_of(&t), Some(Role::Start));
+        let mut t = tool("t7", &["run_id", "cursor", "limit"]);
+        t["_meta"] = json!({"io.github.computer-mcp/risk": "destructive"});
+        assert_eq!(role_of(&t), Some(Role::Events));
+        let mut t = tool("t8", &["prompt"]);
+        t["_meta"] = json!({"io.github.computer-mcp/risk": "read-only"});
+        assert_eq!(role_of(&t), None, "a prompt alone is no run tool");
         assert_eq!(
             role_of(&tool("t4", &["prompt"])),
             None,

@@ -39,6 +39,7 @@ async fn stripped(ctx: Ctx) -> CheckResult {
             bad.push(format!("{name}: continuation declaration kept"));
         }
     }
+    bad.extend(super::meta_risk::unnamed_run_id_tool_problems(&ctx));
     for (role, name, i) in &ctx.roles().found {
         let t = &ctx.discovery.tools()[*i];
         if risk_of(t) != Some(role.risk()) {

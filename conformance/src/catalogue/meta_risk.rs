@@ -56,6 +56,49 @@ async fn declared(ctx: Ctx) -> CheckResult {
     Ok(Check::Pass)
 }
 
+/// META-RISK-2 on tools whose role is unknown but whose schema is RUN-0's `{run_id}` alone:
+/// behind opaque names result, cancel and release cannot be told apart, yet their risks are
+/// bound together: at most one of them is read-only (result), none is full-shell. Without this a
+/// gateway that renames its tools and lowers cancel to read-only passed unseen.
+#[must_use]
+pub fn unnamed_run_id_tool_problems(ctx: &Ctx) -> Vec<String> {
+    let tools = ctx.discovery.tools();
+    let found: Vec<usize> = ctx.roles().found.iter().map(|(_, _, i)| *i).collect();
+    let only_run_id = |t: &Value| {
+        t.get("inputSchema")
+            .and_then(|s| s.get("properties"))
+            .and_then(Value::as_object)
+            .is_some_and(|p| p.len() == 1 && p.contains_key("run_id"))
+    };
+    let unnamed: Vec<(&str, &str)> = tools
+        .iter()
+        .enumerate()
+        .filter(|(i, t)| !found.contains(i) && only_run_id(t))
+        .filter_map(|(_, t)| Some((name(t), risk_of(t)?)))
+        .collect();
+    let mut bad = Vec::new();
+    let read_only: Vec<&str> = unnamed
+        .iter()
+        .filter(|(_, r)| *r == "read-only")
+        .map(|(n, _)| *n)
+        .collect();
+    if read_only.len() > 1 {
+        bad.push(format!(
+            "{} read-only among the unnamed result/cancel/release tools (only result is): {}",
+            read_only.len(),
+            read_only.join(", ")
+        ));
+    }
+    for (n, r) in &unnamed {
+        if *r == "full-shell" {
+            bad.push(format!(
+                "{n}: full-shell on a result/cancel/release tool (read-only or destructive)"
+            ));
+        }
+    }
+    bad
+}
+
 async fn by_role(ctx: Ctx) -> CheckResult {
     if ctx.roles().is_empty() {
         return Err(match ctx.profile {
@@ -63,7 +106,7 @@ async fn by_role(ctx: Ctx) -> CheckResult {
             _ => Check::fail("the provider's tools (found by role)", "no tool has a role"),
         });
     }
-    let mut bad = Vec::new();
+    let mut bad = unnamed_run_id_tool_problems(&ctx);
     for (role, tool_name, i) in &ctx.roles().found {
         let got = ctx.discovery.tools().get(*i).and_then(risk_of);
         if got != Some(role.risk()) {

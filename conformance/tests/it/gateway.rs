@@ -50,8 +50,8 @@ fn a_prefixing_gateway_passes_with_every_role_found_by_name_suffix() {
 fn a_gateway_with_opaque_tool_names_passes() {
     let suite = Suite::run("gateway", &["--gateway", "--hex-names"]);
     suite.assert_exactly("the opaque-names gateway", &[], &["resources/read/listed"]);
-    // Without name suffixes and without continuations only run, start and list can be told from
-    // metadata and schema: reported, never gating.
+    // Without name suffixes and without continuations only run, start, events (RUN-0's
+    // arguments) and list can be told from metadata and schema: reported, never gating.
     assert_eq!(
         suite.outcome("tools/catalogue/roles"),
         "info",
@@ -89,6 +89,24 @@ fn a_gateway_that_keeps_a_renamed_tools_continuation_fails_meta_conn_1() {
             actual.contains("continuation declaration kept")
                 && !actual.contains("work declaration"),
             "{actual}"
+        );
+    }
+}
+
+// META-CONN-1 keeps risk, META-RISK-2 says which: a gateway that lowers cancel to read-only
+// fails the two risk checks whether its names give the role away (a prefix) or not (opaque ids).
+// Behind opaque names the runner once could not see it: it told run and start apart by their
+// declared risk, and result, cancel and release not at all.
+#[test]
+fn a_gateway_lowering_a_risk_fails_the_risk_checks_behind_any_names() {
+    for names in [&["--hex-names"][..], &["--prefix", "kit."]] {
+        let mut args = vec!["--gateway", "--mutate", "wrong-risk"];
+        args.extend_from_slice(names);
+        let suite = Suite::run("gateway", &args);
+        suite.assert_exactly(
+            &format!("the gateway declaring cancel read-only {names:?}"),
+            &["meta-risk/by-role", META_CONN_1],
+            &["resources/read/listed"],
         );
     }
 }
