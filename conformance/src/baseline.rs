@@ -27,6 +27,35 @@ pub enum BaselineError {
         /// The offending text.
         text: String,
     },
+    /// An id is listed twice: the baseline says exactly what is known to be broken, and a
+    /// repeated line is usually a different id mistyped as this one.
+    #[error("baseline {path} line {line}: {id:?} is already listed on line {first}")]
+    Duplicate {
+        /// The file.
+        path: String,
+        /// 1-based line number of the repetition.
+        line: usize,
+        /// 1-based line number of the first listing.
+        first: usize,
+        /// The id.
+        id: String,
+    },
+}
+
+/// Why a baseline's text is not a baseline (line numbers 1-based).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParseError {
+    /// Line `0` holds `1`, which is not a case id.
+    NotAnId(usize, String),
+    /// Line `line` repeats `id`, first listed on line `first`.
+    Duplicate {
+        /// The repetition.
+        line: usize,
+        /// The first listing.
+        first: usize,
+        /// The id.
+        id: String,
+    },
 }
 
 /// The ids listed in a baseline.
@@ -43,16 +72,23 @@ impl Baseline {
             path: path.display().to_string(),
             source,
         })?;
-        Self::parse(&text).map_err(|(line, text)| BaselineError::Syntax {
-            path: path.display().to_string(),
-            line,
-            text,
+        let path = path.display().to_string();
+        Self::parse(&text).map_err(|e| match e {
+            ParseError::NotAnId(line, text) => BaselineError::Syntax { path, line, text },
+            ParseError::Duplicate { line, first, id } => BaselineError::Duplicate {
+                path,
+                line,
+                first,
+                id,
+            },
         })
     }
 
-    /// Parses baseline text; `Err((line, text))` names the first line that is not an id.
-    pub fn parse(text: &str) -> Result<Self, (usize, String)> {
-        let mut ids = BTreeSet::new();
+    /// Parses baseline text; the error names the first line that is not an id or repeats one.
+    pub fn parse(text: &str) -> Result<Self, ParseError> {
+        let mut first_lines = std::collections::BTreeMap::new();
+        // A byte-order mark some editors write is not part of the first id.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         for (i, raw) in text.lines().enumerate() {
             let line = raw.split('#').next().unwrap_or("").trim();
             if line.is_empty() {
@@ -62,11 +98,19 @@ impl Baseline {
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '-' | '_' | '.'));
             if !valid {
-                return Err((i + 1, line.to_owned()));
+                return Err(ParseError::NotAnId(i + 1, line.to_owned()));
             }
-            ids.insert(line.to_owned());
+            if let Some(first) = first_lines.insert(line.to_owned(), i + 1) {
+                return Err(ParseError::Duplicate {
+                    line: i + 1,
+                    first,
+                    id: line.to_owned(),
+                });
+            }
         }
-        Ok(Self { ids })
+        Ok(Self {
+            ids: first_lines.into_keys().collect(),
+        })
     }
 
     /// Whether `id` is listed.
@@ -89,6 +133,28 @@ mod tests {
 
     #[test]
     fn a_line_with_spaces_inside_is_rejected() {
-        assert_eq!(Baseline::parse("a b\n").unwrap_err().0, 1);
+        assert_eq!(
+            Baseline::parse("a b\n").unwrap_err(),
+            ParseError::NotAnId(1, "a b".into())
+        );
+    }
+
+    #[test]
+    fn a_byte_order_mark_and_crlf_line_ends_are_not_part_of_ids() {
+        let b = Baseline::parse("\u{feff}jsonrpc/ids/zero\r\njsonrpc/ids/string\r\n").unwrap();
+        assert!(b.lists("jsonrpc/ids/zero") && b.lists("jsonrpc/ids/string"));
+    }
+
+    #[test]
+    fn an_id_listed_twice_is_rejected_with_both_lines() {
+        let text = "jsonrpc/ids/zero\n# again:\n  jsonrpc/ids/zero  # T3a\n";
+        assert_eq!(
+            Baseline::parse(text).unwrap_err(),
+            ParseError::Duplicate {
+                line: 3,
+                first: 1,
+                id: "jsonrpc/ids/zero".into()
+            }
+        );
     }
 }

@@ -204,6 +204,25 @@ fn the_baseline_is_strict_both_ways() {
         report.unwrap()["baseline"]["unknown"][0],
         "jsonrpc/no-such-case"
     );
+
+    // An id listed twice is a broken baseline (usually another id mistyped): exit 2, naming
+    // both lines, and nothing runs.
+    std::fs::write(
+        &baseline,
+        "lifecycle/ping/after-initialize\nlifecycle/ping/after-initialize\n",
+    )
+    .unwrap();
+    let (out, report) = run_json(
+        &["--baseline", b.as_str(), "--case", "lifecycle/ping"],
+        &[&toy_str()],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    assert!(report.is_none());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("already listed on line 1"),
+        "{}",
+        describe(&out)
+    );
 }
 
 #[test]
