@@ -18,10 +18,10 @@ use crate::engine::{RunRequest, ToolError};
 /// which can be a 128 KiB prompt).
 const MESSAGE_MAX: usize = 240;
 
-/// Validates `args` with the tool's compiled schema, then the byte bounds.
-pub fn validate(tool: &Tool, args: &Map<String, Value>) -> Result<(), ToolError> {
-    let instance = Value::Object(args.clone());
-    if let Some(err) = tool.validator.iter_errors(&instance).next() {
+/// Validates `args` (an object) with the tool's compiled schema, then the byte bounds. Takes the
+/// value as it came, so arguments near the frame bound are never copied.
+pub fn validate(tool: &Tool, instance: &Value) -> Result<(), ToolError> {
+    if let Some(err) = tool.validator.iter_errors(instance).next() {
         let pointer = pointer_of(&err);
         let message = truncate(&err.to_string());
         return Err(ToolError::invalid_argument(
@@ -31,7 +31,7 @@ pub fn validate(tool: &Tool, args: &Map<String, Value>) -> Result<(), ToolError>
     }
     // RUN-0: JSON Schema's maxLength counts characters; the contract bounds UTF-8 bytes.
     for (key, max) in &tool.byte_bounds {
-        if let Some(Value::String(s)) = args.get(key)
+        if let Some(Value::String(s)) = instance.get(key)
             && s.len() > *max
         {
             return Err(ToolError::invalid_argument(
@@ -189,10 +189,8 @@ mod tests {
         )
         .expect("catalogue");
         let t = c.get(tool).expect("tool");
-        let Value::Object(m) = args else {
-            panic!("object")
-        };
-        let e = validate(t, &m).expect_err("invalid");
+        assert!(args.is_object());
+        let e = validate(t, &args).expect_err("invalid");
         e.extra["field"].as_str().expect("field").to_owned()
     }
 

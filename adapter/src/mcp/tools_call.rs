@@ -46,8 +46,8 @@ fn prepare(server: &Server, params: Option<Value>) -> Prepared {
         return Err(errors::unknown_tool(name));
     };
     let args = match params.remove("arguments") {
-        None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(m)) => m,
+        None | Some(Value::Null) => Value::Object(Map::new()),
+        Some(v @ Value::Object(_)) => v,
         Some(_) => {
             return Err(ErrorObject::invalid_params(
                 "tools/call \"arguments\" must be an object",
@@ -66,6 +66,12 @@ fn prepare(server: &Server, params: Option<Value>) -> Prepared {
     if let Err(e) = arguments::validate(tool, &args) {
         return Ok(Err(e));
     }
+    let Value::Object(args) = args else {
+        return Ok(Err(ToolError::invalid_argument(
+            "",
+            "arguments must be an object",
+        )));
+    };
     let acquired_by = match arguments::work_invocation(meta) {
         Ok(u) => u,
         Err(e) => return Ok(Err(e)),

@@ -176,3 +176,33 @@ fn a_host_that_never_reads_stops_the_server_instead_of_growing_it() {
         "VmRSS grew from {settled} to {later} KiB while the host did not read"
     );
 }
+
+#[test]
+fn tool_arguments_at_the_frame_bound_are_validated_without_copies() {
+    // T6, TOOL-3: a 4 MiB `tools/call` whose arguments hold two million numbers. Parsing it
+    // costs what serde_json's values cost (about 150 MiB); validating it once more copied them
+    // (about 300 MiB). The answer is invalid_arguments naming the unknown argument.
+    let mut s = Session::start();
+    s.init();
+    assert!(s.call("tools/list", None).get("result").is_some());
+    let base = crate::support::vm_hwm_kib(s.pid()).expect("VmHWM");
+    let head = r#"{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"claude.run.list","arguments":{"a":["#;
+    let mut line = head.to_owned();
+    while line.len() < 4 * 1024 * 1024 - 16 {
+        line.push_str("0,");
+    }
+    line.push_str("0]}}}\n");
+    s.send_raw(line.as_bytes());
+    let v = s.recv_expect();
+    assert_eq!(v["id"], "big", "{v}");
+    let r = &v["result"]["structuredContent"]["result"];
+    assert_eq!(r["error"]["code"], "invalid_arguments", "{v}");
+    assert_eq!(r["error"]["field"], "/a");
+    let peak = crate::support::vm_hwm_kib(s.pid()).expect("VmHWM");
+    let growth = peak.saturating_sub(base);
+    eprintln!("VmHWM grew by {growth} KiB for one 4 MiB tools/call");
+    assert!(
+        growth < 230 * 1024,
+        "VmHWM grew by {growth} KiB for one 4 MiB tools/call"
+    );
+}
