@@ -230,7 +230,12 @@ async fn run_inner(
             // Show what the server said: usually its stderr explains why it would not start.
             eprintln!("mcp-conformance: discovery session transcript:");
             for entry in transcript.entries() {
-                eprintln!("  {:>6} ms {:<6} {}", entry.ms, entry.dir, entry.line);
+                eprintln!(
+                    "  {:>6} ms {:<6} {}",
+                    entry.ms,
+                    entry.dir,
+                    report::pretty::printable(&entry.line)
+                );
             }
             return Err(anyhow::Error::new(e).context("the server would not start or initialize"));
         }

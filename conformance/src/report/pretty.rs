@@ -1,7 +1,9 @@
 //! The human report: a tree by section, then failures again with Expected / Actual and the wire
 //! transcript, then warnings, and exactly one closing line `N passed, N failed, N skipped`
 //! (warn, info and baselined counts on the line before). No colours: it must read the same in
-//! a CI log and a terminal.
+//! a CI log and a terminal. Everything a server can influence (serverInfo, expected / actual
+//! texts, reasons, transcripts) is shown without control characters, so a hostile server
+//! cannot move the cursor, clear the screen or hide a failure in the report.
 
 use std::fmt::Write as _;
 
@@ -44,7 +46,7 @@ pub fn render(report: &Report) -> String {
     let _ = writeln!(
         out,
         "server:  {}{}",
-        report.server.command.join(" "),
+        printable(&report.server.command.join(" ")),
         if report.server.builtin {
             "  (built-in: reference adapter wired to fake-claude)"
         } else {
@@ -54,17 +56,17 @@ pub fn render(report: &Report) -> String {
     let info = report.server.server_info.as_ref().map_or_else(
         || "-".to_owned(),
         |i| {
-            format!(
+            printable(&format!(
                 "{} {}",
                 i.get("name").and_then(|v| v.as_str()).unwrap_or("?"),
                 i.get("version").and_then(|v| v.as_str()).unwrap_or("?")
-            )
+            ))
         },
     );
     let _ = writeln!(
         out,
         "         serverInfo {info}, protocol {}",
-        report.server.protocol_version.as_deref().unwrap_or("-")
+        printable(report.server.protocol_version.as_deref().unwrap_or("-"))
     );
     let mut flags = vec![report.profile.name().to_owned()];
     if report.strict {
@@ -96,7 +98,7 @@ pub fn render(report: &Report) -> String {
         if c.outcome == Outcome::Skip
             && let Some(r) = &c.reason
         {
-            let _ = write!(out, "  ({r})");
+            let _ = write!(out, "  ({})", printable(r));
         }
         out.push('\n');
     }
@@ -154,13 +156,13 @@ fn detail(out: &mut String, c: &CaseResult, transcript: bool) {
         return;
     }
     if let Some(e) = &c.expected {
-        let _ = writeln!(out, "        Expected: {e}");
+        let _ = writeln!(out, "        Expected: {}", printable(e));
     }
     if let Some(a) = &c.actual {
-        let _ = writeln!(out, "        Actual:   {a}");
+        let _ = writeln!(out, "        Actual:   {}", printable(a));
     }
     if let Some(r) = &c.reason {
-        let _ = writeln!(out, "        Reason:   {r}");
+        let _ = writeln!(out, "        Reason:   {}", printable(r));
     }
     if transcript && !c.transcript.is_empty() {
         let _ = writeln!(out, "        Transcript:");
@@ -176,9 +178,10 @@ fn detail(out: &mut String, c: &CaseResult, transcript: bool) {
     }
 }
 
-/// A transcript line safe for a terminal: control characters (a server may write anything)
-/// become U+FFFD, so they cannot move the cursor or hide text.
-fn printable(line: &str) -> String {
+/// A text safe for a terminal: control characters (a server may write anything) become
+/// U+FFFD, so they cannot move the cursor or hide text.
+#[must_use]
+pub fn printable(line: &str) -> String {
     line.chars()
         .map(|c| {
             if c.is_control() && c != '\t' {

@@ -179,3 +179,26 @@ fn junit_report_matches_its_golden_file() {
         text.contains("name=\"lifecycle/ping/after-initialize\" time=\"0.012\">\n      <error")
     );
 }
+
+#[test]
+fn the_pretty_report_shows_no_control_character_a_server_sent() {
+    // Expected / actual texts, reasons and serverInfo come from the server: an escape sequence
+    // there must not reach the terminal (it could clear the screen or hide a failure).
+    let mut r = synthetic();
+    r.server.server_info = Some(json!({"name": "evil\u{1b}[2J", "version": "1\u{7}"}));
+    for c in &mut r.cases {
+        if let Some(a) = &mut c.actual {
+            a.push_str(" \u{1b}[2K\r");
+        }
+        if let Some(reason) = &mut c.reason {
+            reason.push('\u{1b}');
+        }
+    }
+    let text = report::pretty::render(&r);
+    let bad: Vec<char> = text
+        .chars()
+        .filter(|c| c.is_control() && *c != '\n')
+        .collect();
+    assert!(bad.is_empty(), "control characters in the report: {bad:?}");
+    assert!(text.contains("evil\u{FFFD}[2J"));
+}
