@@ -3,6 +3,7 @@
 //! Flags make it misbehave on purpose: `--drop-malformed` drops bad lines silently (as the
 //! TypeScript and Python SDK servers do), `--hang-initialize` never answers `initialize`,
 //! `--exit-at-start` exits at once, `--hang-method M` never answers M after initialize.
+//! `--wrong-id-method M` answers M (after initialize) with another id than the request's.
 //! `--invalid-args-protocol-error` answers wrong-typed `echo` arguments -32602 instead of an
 //! `isError` result (what MCP 2025-06-18 allows, TOOL-3 forbids). `--ping-client` pings the client before answering `initialize` and writes a line that is not
 //! JSON-RPC (a T1 violation the runner reports) unless the client answers with the empty result
@@ -23,6 +24,8 @@ struct Server {
     drop_malformed: bool,
     /// A method never answered (after initialize): a hung server for timeout tests.
     hang_method: Option<String>,
+    /// A method answered with a wrong id (after initialize).
+    wrong_id_method: Option<String>,
     hang_initialize: bool,
     ping_client: bool,
     invalid_args_protocol_error: bool,
@@ -40,6 +43,9 @@ impl Server {
         let params = params.unwrap_or(Value::Null);
         if self.version.is_some() && self.hang_method.as_deref() == Some(method.as_str()) {
             return None;
+        }
+        if self.version.is_some() && self.wrong_id_method.as_deref() == Some(method.as_str()) {
+            return Some(response(&json!(format!("wrong-{id}")), json!({})));
         }
         let result = match method.as_str() {
             "initialize" => {
@@ -178,6 +184,10 @@ fn main() {
         hang_method: args
             .iter()
             .position(|a| a == "--hang-method")
+            .and_then(|i| args.get(i + 1).cloned()),
+        wrong_id_method: args
+            .iter()
+            .position(|a| a == "--wrong-id-method")
             .and_then(|i| args.get(i + 1).cloned()),
         version: None,
     };

@@ -65,22 +65,46 @@ pub enum ClientError {
         source: std::io::Error,
     },
     /// Nothing arrived before the case's deadline.
-    #[error("no answer to {waiting_for} within {ms} ms")]
+    #[error("no answer to {waiting_for} within {ms} ms{}", meanwhile(unmatched))]
     Timeout {
         /// What the case was waiting for.
         waiting_for: String,
         /// How long it waited.
         ms: u64,
+        /// Responses that arrived meanwhile with another id (a server echoing ids wrongly),
+        /// compact and clipped, at most a few.
+        unmatched: Vec<String>,
     },
     /// The server closed stdout (or stdin) while the case still needed it.
-    #[error("the server closed the connection while waiting for {waiting_for}")]
+    #[error(
+        "the server closed the connection while waiting for {waiting_for}{}",
+        meanwhile(unmatched)
+    )]
     Closed {
         /// What the case was waiting for.
         waiting_for: String,
+        /// As for [`ClientError::Timeout`].
+        unmatched: Vec<String>,
     },
     /// An I/O error of the runner's own.
     #[error("i/o error: {0}")]
     Io(std::io::Error),
+}
+
+/// How many unmatched responses a timeout or close reports.
+const MAX_UNMATCHED: usize = 3;
+
+/// The text added to an error for the responses that answered something else.
+#[must_use]
+pub fn meanwhile(unmatched: &[String]) -> String {
+    if unmatched.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " (meanwhile, responses with other ids: {})",
+            unmatched.join(" | ")
+        )
+    }
 }
 
 /// One frame read from the server's stdout.
@@ -373,6 +397,7 @@ impl Client {
         let Some(stdin) = self.stdin.as_mut() else {
             return Err(ClientError::Closed {
                 waiting_for: "writing (stdin already closed)".into(),
+                unmatched: Vec::new(),
             });
         };
         let res = async {
@@ -383,6 +408,7 @@ impl Client {
         res.map_err(|e| match e.kind() {
             std::io::ErrorKind::BrokenPipe => ClientError::Closed {
                 waiting_for: "writing to the server's stdin".into(),
+                unmatched: Vec::new(),
             },
             _ => ClientError::Io(e),
         })
@@ -454,16 +480,33 @@ impl Client {
                 None if self.closed => {
                     return Err(ClientError::Closed {
                         waiting_for: what.to_owned(),
+                        unmatched: self.unmatched_responses(),
                     });
                 }
                 None => {
                     return Err(ClientError::Timeout {
                         waiting_for: what.to_owned(),
                         ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+                        unmatched: self.unmatched_responses(),
                     });
                 }
             }
         }
+    }
+
+    /// Responses seen so far that no wait took (another id than asked), for error messages.
+    fn unmatched_responses(&self) -> Vec<String> {
+        self.seen
+            .iter()
+            .filter_map(Frame::json)
+            .filter(|m| {
+                m.get("method").is_none()
+                    && m.get("id").is_some()
+                    && (m.get("result").is_some() || m.get("error").is_some())
+            })
+            .take(MAX_UNMATCHED)
+            .map(|m| crate::transcript::clip_to(m.to_string().as_bytes(), 200))
+            .collect()
     }
 
     /// Every frame that arrives within `wait` (bounded by the deadline), after those already

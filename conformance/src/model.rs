@@ -207,13 +207,23 @@ impl From<ClientError> for Check {
             ClientError::Timeout {
                 ref waiting_for,
                 ms,
+                ref unmatched,
             } => Check::fail(
                 format!("an answer to {waiting_for}"),
-                format!("nothing within {ms} ms"),
+                format!(
+                    "nothing within {ms} ms{}",
+                    crate::client::meanwhile(unmatched)
+                ),
             ),
-            ClientError::Closed { ref waiting_for } => Check::fail(
+            ClientError::Closed {
+                ref waiting_for,
+                ref unmatched,
+            } => Check::fail(
                 format!("the server to stay up ({waiting_for})"),
-                "the server closed the connection (exited or crashed?)".to_owned(),
+                format!(
+                    "the server closed the connection (exited or crashed?){}",
+                    crate::client::meanwhile(unmatched)
+                ),
             ),
         }
     }

@@ -440,3 +440,26 @@ fn invalid_arguments_as_a_protocol_error_are_info_outside_the_provider_profile()
     assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
     assert_eq!(outcome(&report.unwrap(), case), "fail");
 }
+
+#[test]
+fn a_wrong_id_is_shown_in_the_actual_not_only_a_timeout() {
+    // T3a: an answer under another id is no answer, and the verdict says what came instead.
+    let (out, report) = run_json(
+        &[
+            "--timeout-ms",
+            "1500",
+            "--case",
+            "lifecycle/ping/after-initialize",
+        ],
+        &[&toy_str(), "--wrong-id-method", "ping"],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    let report = report.unwrap();
+    let case = crate::support::case(&report, "lifecycle/ping/after-initialize");
+    assert_eq!(case["outcome"], "fail");
+    let actual = case["actual"].as_str().unwrap();
+    assert!(
+        actual.contains("other ids") && actual.contains("wrong-"),
+        "{actual}"
+    );
+}
