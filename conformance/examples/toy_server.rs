@@ -3,6 +3,7 @@
 //! Flags make it misbehave on purpose: `--drop-malformed` drops bad lines silently (as the
 //! TypeScript and Python SDK servers do), `--hang-initialize` never answers `initialize`,
 //! `--exit-at-start` exits at once, `--hang-method M` never answers M after initialize.
+//! `--empty-resource` lists one resource whose read returns no contents (legal, if odd).
 //! `--wrong-id-method M` answers M (after initialize) with another id than the request's.
 //! `--invalid-args-protocol-error` answers wrong-typed `echo` arguments -32602 instead of an
 //! `isError` result (what MCP 2025-06-18 allows, TOOL-3 forbids). `--ping-client` pings the client before answering `initialize` and writes a line that is not
@@ -29,6 +30,7 @@ struct Server {
     hang_initialize: bool,
     ping_client: bool,
     invalid_args_protocol_error: bool,
+    empty_resource: bool,
     version: Option<String>,
 }
 
@@ -62,7 +64,12 @@ impl Server {
                     "2025-06-18"
                 };
                 self.version = Some(v.to_owned());
-                json!({"protocolVersion": v, "capabilities": {"tools": {}},
+                let capabilities = if self.empty_resource {
+                    json!({"tools": {}, "resources": {}})
+                } else {
+                    json!({"tools": {}})
+                };
+                json!({"protocolVersion": v, "capabilities": capabilities,
                        "serverInfo": {"name": "toy-server", "version": "1.0.0"}})
             }
             "ping" => json!({}),
@@ -82,6 +89,18 @@ impl Server {
                 json!({"tools": [{"name": "echo", "description": "Echoes text",
                     "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}},
                                     "required": ["text"], "additionalProperties": false}}]})
+            }
+            "resources/list" if self.empty_resource => {
+                json!({"resources": [{"uri": "toy://empty", "name": "empty"}]})
+            }
+            "resources/read" if self.empty_resource => {
+                if params.get("uri").and_then(Value::as_str) != Some("toy://empty") {
+                    return Some(error_response(
+                        Some(&id),
+                        &ErrorObject::new(-32002, "resource not found"),
+                    ));
+                }
+                json!({"contents": []})
             }
             "tools/call" => {
                 if params.get("name").and_then(Value::as_str) != Some("echo") {
@@ -181,6 +200,7 @@ fn main() {
         hang_initialize: has("--hang-initialize"),
         ping_client: has("--ping-client"),
         invalid_args_protocol_error: has("--invalid-args-protocol-error"),
+        empty_resource: has("--empty-resource"),
         hang_method: args
             .iter()
             .position(|a| a == "--hang-method")

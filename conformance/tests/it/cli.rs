@@ -463,3 +463,18 @@ fn a_wrong_id_is_shown_in_the_actual_not_only_a_timeout() {
         "{actual}"
     );
 }
+
+#[test]
+fn a_resource_read_with_no_contents_is_info_not_a_failure() {
+    // MCP schema: ReadResourceResult.contents is an array with no minimum length, so an empty
+    // read is legal; the MUST case once failed it.
+    let (out, report) = run_json(
+        &["--strict", "--case", "resources"],
+        &[&toy_str(), "--empty-resource"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let report = report.unwrap();
+    assert_eq!(outcome(&report, "resources/read/listed"), "info");
+    assert_eq!(outcome(&report, "resources/list/shape"), "pass");
+    assert_eq!(outcome(&report, "resources/read/unknown"), "pass");
+}
