@@ -77,8 +77,8 @@ fn run(args: &[String], record: &serde_json::Value) -> i32 {
     }
     match decision {
         Decision::Version => version::answer(),
-        Decision::Help => {
-            let _ = std::io::stdout().write_all(HELP.as_bytes());
+        Decision::Help { print_mode } => {
+            let _ = std::io::stdout().write_all(help_text(print_mode).as_bytes());
             0
         }
         Decision::Fail(e) => {
@@ -283,6 +283,19 @@ fn vars_for(plan: &Plan, prompt: &str) -> Vars {
         },
     );
     v
+}
+
+/// `--help` as the real CLI prints it: in print mode without the `Commands:` section and with
+/// `Usage: claude [options] [prompt]` (probed, byte for byte).
+fn help_text(print_mode: bool) -> String {
+    if !print_mode {
+        return HELP.to_owned();
+    }
+    let options = HELP.split("\n\nCommands:\n").next().unwrap_or(HELP);
+    let body = options
+        .strip_prefix("Usage: claude [options] [command] [prompt]")
+        .unwrap_or(options);
+    format!("Usage: claude [options] [prompt]{body}\n")
 }
 
 /// The model the real CLI reports for `--model` (an alias resolved, else as given).

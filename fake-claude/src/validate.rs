@@ -15,6 +15,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
+use crate::cli::flags::Arity;
 use crate::cli::jsc_json;
 use crate::cli::parse::{Outcome, Parsed, Value, parse};
 use crate::errors::{CliError, ErrorId};
@@ -53,7 +54,10 @@ pub struct Plan {
 #[derive(Debug)]
 pub enum Decision {
     Version,
-    Help,
+    /// `--help`; `print_mode`: `-p`/`--print` stands in argv ([`print_flag_given`]).
+    Help {
+        print_mode: bool,
+    },
     Fail(CliError),
     /// A `--resume` failure: the error on stderr, and with stream-json output a result line.
     ResumeFail(CliError, Plan),
@@ -70,12 +74,45 @@ pub fn validate(args: &[String], host: &Host) -> (Vec<String>, Decision) {
     let result = parse(args, true);
     let decision = match result.outcome {
         Outcome::Version => Decision::Version,
-        Outcome::Help => Decision::Help,
+        Outcome::Help => Decision::Help {
+            print_mode: print_flag_given(args),
+        },
         Outcome::Error(e) => Decision::Fail(e),
         Outcome::Parsed(p) if !p.has("--print") => Decision::NotPrint,
         Outcome::Parsed(p) => judge(&p, host),
     };
     (result.warnings, decision)
+}
+
+/// Whether `-p` or `--print` stands in argv as an option word before `--`: the real CLI's
+/// pre-scan (read out of 2.1.328) skips the values of options the way the parser takes them, and
+/// a combined `-pc` does not count. It picks the help text: print mode's lists no commands
+/// (probed: `-p --help`, `--help --print`; not `-pc --help`, `--model -p --help`, `--help -- -p`).
+pub fn print_flag_given(args: &[String]) -> bool {
+    let option_like = |w: &str| w.len() > 1 && w.starts_with('-');
+    let mut i = 0;
+    while i < args.len() {
+        let word = args[i].as_str();
+        if word == "--" {
+            return false;
+        }
+        if word == "-p" || word == "--print" {
+            return true;
+        }
+        match crate::cli::options::find(word).map(|o| o.arity()) {
+            Some(Arity::Required) => i += 1,
+            Some(Arity::Variadic) => {
+                i += 1;
+                while args.get(i + 1).is_some_and(|w| !option_like(w)) {
+                    i += 1;
+                }
+            }
+            Some(Arity::Optional) if args.get(i + 1).is_some_and(|w| !option_like(w)) => i += 1,
+            _ => {}
+        }
+        i += 1;
+    }
+    false
 }
 
 fn err(id: ErrorId) -> CliError {

@@ -130,8 +130,14 @@ fn every_argv_case_answers_like_the_real_cli() {
                     }
                 }
                 "help" => {
-                    if !stdout.starts_with("Usage: claude [options] [command] [prompt]") {
-                        return Err(format!("help stdout {stdout:.80?}"));
+                    let usage = real["help_usage"].as_str().unwrap_or_default();
+                    let commands = real["help_commands"].as_bool().unwrap_or_default();
+                    if stdout.lines().next() != Some(usage)
+                        || stdout.contains("\nCommands:\n") != commands
+                    {
+                        return Err(format!(
+                            "help stdout {stdout:.80?}, want usage {usage:?}, commands {commands}"
+                        ));
                     }
                 }
                 "empty" => {
@@ -352,4 +358,27 @@ fn stream_json_input_answers_a_turn_before_stdin_ends() {
     assert!(answered, "no result while stdin was open");
     assert!(still_running, "it waits for further turns until EOF");
     assert_eq!(status.code(), Some(0), "EOF ends it");
+}
+
+/// Print mode's help (probed byte for byte against 2.1.328) is the full help with the usage line
+/// `Usage: claude [options] [prompt]` and without the `Commands:` section.
+#[test]
+fn print_mode_help_is_the_full_help_without_commands() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let help = |args: &[&str]| {
+        String::from_utf8_lossy(&fake(dir.path()).args(args).output().expect("run").stdout)
+            .into_owned()
+    };
+    let full = help(&["--help"]);
+    let print = help(&["-p", "--help"]);
+    let (options, _) = full
+        .split_once("\n\nCommands:\n")
+        .expect("the full help lists commands");
+    let options = options
+        .strip_prefix("Usage: claude [options] [command] [prompt]")
+        .expect("full usage line");
+    assert_eq!(
+        print,
+        format!("Usage: claude [options] [prompt]{options}\n")
+    );
 }
