@@ -162,7 +162,6 @@ impl ClaudeProvider {
         deadline: tokio::time::Instant,
     ) -> Result<Checked, PreflightError> {
         let program = self.resolve().map_err(PreflightError::Refused)?;
-        let expected = self.tree.version.line.clone();
         let spec = SpawnSpec {
             program: program.clone(),
             args: self.tree.version.argv.iter().map(OsString::from).collect(),
@@ -180,6 +179,31 @@ impl ClaudeProvider {
                 .with("os_error", e.into()),
             )
         })?;
+        let verdict = self.judge(&mut check, &program, deadline).await;
+        // Ends members the check left in its group (bounded); RUN-10 when that is not confirmed.
+        let report = check.cleanup().await;
+        if report.confirmed {
+            return verdict;
+        }
+        Err(PreflightError::Uncleaned {
+            verdict: Box::new(verdict),
+            cleanup: super::outcome::Cleanup {
+                confirmed: false,
+                survivors: report.survivors,
+                error: report.error,
+            },
+        })
+    }
+
+    /// Reads the check's answer (bounded by the run's deadline and [`VERSION_TIMEOUT`]; a check
+    /// that does not answer in time is killed) and judges it against the pinned line.
+    async fn judge(
+        &self,
+        check: &mut supervisor::Supervised,
+        program: &std::path::Path,
+        deadline: tokio::time::Instant,
+    ) -> Result<Checked, PreflightError> {
+        let expected = self.tree.version.line.clone();
         let stdout = check.stdout.take();
         let stderr = check.stderr.take();
         let mut out = Vec::new();
@@ -199,41 +223,34 @@ impl ClaudeProvider {
             check.exited().await
         };
         let limit = deadline.min(tokio::time::Instant::now() + VERSION_TIMEOUT);
-        let outcome = tokio::time::timeout_at(limit, work).await;
-        let status = match outcome {
-            Ok(status) => {
-                // Ends members the check left in its group; bounded.
-                let _ = check.cleanup().await;
-                status
+        let Ok(status) = tokio::time::timeout_at(limit, work).await else {
+            // Bounded: SIGKILL to the check's group at once; the caller awaits its cleanup.
+            check.terminate();
+            check.kill_now();
+            if deadline <= tokio::time::Instant::now() {
+                return Err(PreflightError::DeadlinePassed);
             }
-            Err(_) => {
-                // Bounded: SIGKILL to the check's group at once, and its cleanup awaited.
-                check.terminate();
-                check.kill_now();
-                let _ = check.cleanup().await;
-                if deadline <= tokio::time::Instant::now() {
-                    return Err(PreflightError::DeadlinePassed);
-                }
-                return Err(PreflightError::Refused(
-                    ToolError::new(
-                        ErrorCode::VersionMismatch,
-                        format!(
-                            "{} {} did not answer within {} s",
-                            program.display(),
-                            self.tree.version.argv.join(" "),
-                            VERSION_TIMEOUT.as_secs()
-                        ),
-                    )
-                    .with("expected", expected.into())
-                    .with("actual", Value::Null),
-                ));
-            }
+            return Err(PreflightError::Refused(
+                ToolError::new(
+                    ErrorCode::VersionMismatch,
+                    format!(
+                        "{} {} did not answer within {} s",
+                        program.display(),
+                        self.tree.version.argv.join(" "),
+                        VERSION_TIMEOUT.as_secs()
+                    ),
+                )
+                .with("expected", expected.into())
+                .with("actual", Value::Null),
+            ));
         };
         let text = String::from_utf8_lossy(&out);
         let actual = text.lines().next().unwrap_or("").trim().to_owned();
         let status_ok = status.is_some_and(|s| s.code == Some(0));
         if actual == expected && status_ok {
-            return Ok(Checked { program });
+            return Ok(Checked {
+                program: program.to_owned(),
+            });
         }
         let mut message = format!(
             "{} reports version {actual:?}, this adapter is pinned to {expected:?}",

@@ -113,7 +113,31 @@ async fn execute(
 
     // pending: NAT-2. Not interrupted by a cancel (it is short and bounded, and ending it here
     // keeps the check's own cleanup in one place); the cancel is honoured right after.
-    let checked = match provider.preflight(deadline).await {
+    let mut verdict = provider.preflight(deadline).await;
+    while let Err(PreflightError::Uncleaned {
+        verdict: v,
+        cleanup,
+    }) = verdict
+    {
+        // RUN-10: the check's group was not confirmed gone; nothing more runs. Its verdict
+        // still names the primary cause; a check that passed leaves the cleanup as the cause.
+        verdict = match *v {
+            Ok(_) => Err(PreflightError::Refused(ToolError::new(
+                if cleanup.survivors.is_empty() {
+                    super::ErrorCode::CleanupUnconfirmed
+                } else {
+                    super::ErrorCode::CleanupFailed
+                },
+                format!(
+                    "the version check's processes were not confirmed gone: {}",
+                    cleanup.error_text().unwrap_or_default()
+                ),
+            ))),
+            other => other,
+        };
+        exec.cleanup.get_or_insert(cleanup);
+    }
+    let checked = match verdict {
         Ok(c) => c,
         Err(PreflightError::Refused(e)) => {
             exec.cancelled = *cancel.borrow_and_update();
@@ -125,6 +149,8 @@ async fn execute(
             exec.timed_out = true;
             return exec;
         }
+        // Unwrapped by the loop above.
+        Err(PreflightError::Uncleaned { .. }) => return exec,
     };
     if *cancel.borrow_and_update() {
         exec.cancelled = true;

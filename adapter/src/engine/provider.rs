@@ -55,6 +55,14 @@ pub enum PreflightError {
     Refused(ToolError),
     /// The run's deadline passed during the check (the check was killed and reaped).
     DeadlinePassed,
+    /// The check's own processes were not confirmed gone (RUN-10): nothing more runs, and the
+    /// run is `uncertain`. `verdict` is what the check established otherwise.
+    Uncleaned {
+        /// The check's verdict apart from its cleanup.
+        verdict: Box<Result<Checked, PreflightError>>,
+        /// The check's cleanup, not confirmed.
+        cleanup: Cleanup,
+    },
 }
 
 /// A native agent CLI.

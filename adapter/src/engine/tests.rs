@@ -45,6 +45,8 @@ struct Script {
     hold_stdout: bool,
     /// The provider panics while spawning (a bug in a provider).
     panic_on_spawn: bool,
+    /// The version check's own cleanup, when not confirmed (the `Gate` preflight).
+    preflight_cleanup: Option<Cleanup>,
 }
 
 impl Script {
@@ -129,11 +131,18 @@ impl Provider for Gate {
         let s = self.0.script("preflight");
         Box::pin(async move {
             tokio::time::sleep(s.preflight_delay).await;
-            match s.refuse {
+            let verdict = match s.refuse {
                 Some(e) => Err(PreflightError::Refused(e)),
                 None => Ok(Checked {
                     program: "/sim".into(),
                 }),
+            };
+            match s.preflight_cleanup {
+                Some(cleanup) => Err(PreflightError::Uncleaned {
+                    verdict: Box::new(verdict),
+                    cleanup,
+                }),
+                None => verdict,
             }
         })
     }
@@ -368,6 +377,56 @@ async fn version_refusal_fails_the_run_and_starts_nothing() {
         gate.0.spawned.lock().expect("lock").is_empty(),
         "NAT-2: nothing executed"
     );
+}
+
+#[tokio::test]
+async fn a_version_check_whose_cleanup_is_unconfirmed_leaves_the_run_uncertain() {
+    // RUN-10: the check is a process of the run too; when its group is not confirmed gone the
+    // run starts nothing and is `uncertain`, the check's verdict still naming the primary cause.
+    for (refuse, survivors, want) in [
+        (None, vec![], "cleanup_unconfirmed"),
+        (None, vec![77], "cleanup_failed"),
+        (
+            Some(ToolError::new(
+                ErrorCode::VersionMismatch,
+                "pinned elsewhere",
+            )),
+            vec![77],
+            "version_mismatch",
+        ),
+    ] {
+        let p = ScriptProvider::default();
+        p.scripts.lock().expect("lock").insert(
+            "preflight".into(),
+            Script {
+                refuse,
+                preflight_cleanup: Some(Cleanup {
+                    confirmed: false,
+                    survivors,
+                    error: Some("the check's supervisor vanished".into()),
+                }),
+                ..Script::default()
+            },
+        );
+        let gate = Arc::new(Gate(p));
+        let e = engine_with(gate.clone());
+        let id = e.start(req("x"), None).expect("start");
+        let r = settle(&e, &id).await;
+        assert_eq!(r["state"], "uncertain", "{want}: {r}");
+        assert_eq!(code(&r), want, "{r}");
+        assert_eq!(r["cleanup_confirmed"], false);
+        assert!(
+            r["cleanup_error"]
+                .as_str()
+                .is_some_and(|c| c.contains("vanished")),
+            "{r}"
+        );
+        assert!(gate.0.spawned.lock().expect("lock").is_empty(), "{want}");
+        assert_eq!(
+            e.release(&id).expect_err("kept").code,
+            ErrorCode::CleanupUnconfirmed
+        );
+    }
 }
 
 #[tokio::test]

@@ -114,3 +114,25 @@ async fn a_process_the_version_check_leaves_in_its_group_is_ended() {
         "{left}, left behind by the version check, survived it"
     );
 }
+
+#[tokio::test]
+async fn a_version_check_whose_supervisor_dies_is_not_confirmed_clean() {
+    // RUN-10 for the check: its supervisor (its parent) is killed, so nobody can confirm that
+    // its group is gone. The verdict stays available; the engine makes the run `uncertain`.
+    let dir = tempfile::tempdir().expect("dir");
+    let s = script(
+        dir.path(),
+        "orphaned",
+        "kill -9 $PPID; echo '2.1.328 (Claude Code)'",
+    );
+    match provider(&s).preflight(far()).await {
+        Err(PreflightError::Uncleaned { verdict, cleanup }) => {
+            assert!(!cleanup.confirmed);
+            assert!(cleanup.error.is_some(), "{cleanup:?}");
+            // Its exit could not be observed either, so it did not pass.
+            let e = refused(*verdict);
+            assert_eq!(e.code, ErrorCode::VersionMismatch);
+        }
+        other => panic!("expected an unconfirmed cleanup, got {other:?}"),
+    }
+}
