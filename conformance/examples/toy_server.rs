@@ -3,6 +3,7 @@
 //! Flags make it misbehave on purpose: `--drop-malformed` drops bad lines silently (as the
 //! TypeScript and Python SDK servers do), `--hang-initialize` never answers `initialize`,
 //! `--exit-at-start` exits at once, `--hang-method M` never answers M after initialize.
+//! `--batches-always` answers batches under every revision (JSON-RPC 2.0 §6), not only 2025-03-26.
 //! `--empty-resource` lists one resource whose read returns no contents (legal, if odd).
 //! `--wrong-id-method M` answers M (after initialize) with another id than the request's.
 //! `--invalid-args-protocol-error` answers wrong-typed `echo` arguments -32602 instead of an
@@ -31,6 +32,7 @@ struct Server {
     ping_client: bool,
     invalid_args_protocol_error: bool,
     empty_resource: bool,
+    batches_always: bool,
     version: Option<String>,
 }
 
@@ -169,7 +171,8 @@ impl Server {
                 vec![error_response(Some(&inv.reply_id()), &inv.error())]
             }
             Ok(Inbound::Batch(items))
-                if self.version.as_deref() == Some("2025-03-26") && !items.is_empty() =>
+                if (self.version.as_deref() == Some("2025-03-26") || self.batches_always)
+                    && !items.is_empty() =>
             {
                 let out: Vec<Value> = items
                     .into_iter()
@@ -201,6 +204,7 @@ fn main() {
         ping_client: has("--ping-client"),
         invalid_args_protocol_error: has("--invalid-args-protocol-error"),
         empty_resource: has("--empty-resource"),
+        batches_always: has("--batches-always"),
         hang_method: args
             .iter()
             .position(|a| a == "--hang-method")

@@ -478,3 +478,37 @@ fn a_resource_read_with_no_contents_is_info_not_a_failure() {
     assert_eq!(outcome(&report, "resources/list/shape"), "pass");
     assert_eq!(outcome(&report, "resources/read/unknown"), "pass");
 }
+
+#[test]
+fn a_batch_answered_under_a_revision_without_batches_is_info_outside_the_provider_profile() {
+    // T5 (reject batches outside 2025-03-26) is the contract's: MCP's 2024-11-05 and 2025-06-18
+    // schemas have no batch, but all messages follow JSON-RPC 2.0, whose §6 answers a batch with
+    // an array. A plain server doing so is reported (info), never warned; a provider fails T5.
+    let server = [toy_str(), "--batches-always".to_owned()];
+    let server: Vec<&str> = server.iter().map(String::as_str).collect();
+    let (out, report) = run_json(&["--strict", "--case", "jsonrpc/batch"], &server);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let report = report.unwrap();
+    for id in [
+        "jsonrpc/batch/rejected-2025-06-18",
+        "jsonrpc/batch/rejected-2024-11-05",
+    ] {
+        assert_eq!(outcome(&report, id), "info", "{id}");
+    }
+    assert_eq!(outcome(&report, "jsonrpc/batch/2025-03-26"), "pass");
+    let (out, report) = run_json(
+        &[
+            "--profile",
+            "provider",
+            "--no-drive-fake",
+            "--case",
+            "jsonrpc/batch/rejected-2025-06-18",
+        ],
+        &server,
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    assert_eq!(
+        outcome(&report.unwrap(), "jsonrpc/batch/rejected-2025-06-18"),
+        "fail"
+    );
+}
