@@ -80,9 +80,23 @@ enum Format {
     Junit,
 }
 
+/// Writes `text` to stdout, ignoring errors: a closed stdout (`| head`, a pager quit) must not
+/// turn a verdict into a panic and exit status 101 (exit statuses are 0, 1, 2 and 130 only).
+fn out(text: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush());
+}
+
+/// Writes one line to stderr, ignoring errors (as [`out`]).
+fn err_line(text: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{text}");
+}
+
 /// A usage error found after parsing (exit 2, like clap's own).
 fn usage(msg: &str) -> ExitCode {
-    eprintln!("mcp-conformance: {msg}");
+    err_line(&format!("mcp-conformance: {msg}"));
     ExitCode::from(2)
 }
 
@@ -116,7 +130,7 @@ fn main() -> ExitCode {
                 .collect();
             listing::text(&every, None)
         };
-        print!("{shown}");
+        out(&shown);
         return ExitCode::SUCCESS;
     }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -132,7 +146,7 @@ fn main() -> ExitCode {
             () = interrupted() => {
                 // Ctrl-C or SIGTERM of the runner: every spawned server group dies with it.
                 process::kill_all();
-                eprintln!("mcp-conformance: interrupted; every server process group was killed");
+                err_line("mcp-conformance: interrupted; every server process group was killed");
                 ExitCode::from(130)
             }
         }
@@ -192,7 +206,7 @@ async fn run(cli: Cli, profile: Profile, outputs: Vec<(Format, Option<PathBuf>)>
     match run_inner(cli, profile, outputs).await {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("mcp-conformance: {e:#}");
+            err_line(&format!("mcp-conformance: {e:#}"));
             ExitCode::from(2)
         }
     }
@@ -228,14 +242,14 @@ async fn run_inner(
         Ok(d) => d,
         Err(e) => {
             // Show what the server said: usually its stderr explains why it would not start.
-            eprintln!("mcp-conformance: discovery session transcript:");
+            err_line("mcp-conformance: discovery session transcript:");
             for entry in transcript.entries() {
-                eprintln!(
+                err_line(&format!(
                     "  {:>6} ms {:<6} {}",
                     entry.ms,
                     entry.dir,
                     report::pretty::printable(&entry.line)
-                );
+                ));
             }
             return Err(anyhow::Error::new(e).context("the server would not start or initialize"));
         }
@@ -273,9 +287,9 @@ async fn run_inner(
             let graded = verdict::grade(&ran, profile, strict, &printer_baseline);
             let line = report::pretty::progress_line(done, total, &graded);
             if progress_to_stdout {
-                println!("{line}");
+                out(&format!("{line}\n"));
             } else {
-                eprintln!("{line}");
+                err_line(&line);
             }
         }
     });
@@ -325,21 +339,20 @@ async fn run_inner(
                 .with_context(|| format!("cannot write {}", path.display()))?,
             None => {
                 if progress_to_stdout {
-                    println!();
+                    out("\n");
                 }
-                let mut out = std::io::stdout().lock();
                 // A closed stdout (a pager quit) is not the server's failure.
-                let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+                out(&text);
             }
         }
     }
     if !outputs.iter().any(|(_, f)| f.is_none()) {
         // Every report went to a file: still close with the summary line for logs.
-        println!(
-            "{}\n{}",
+        out(&format!(
+            "{}\n{}\n",
             report.summary.detail_line(),
             report.summary.last_line()
-        );
+        ));
     }
     Ok(ExitCode::from(exit_code))
 }

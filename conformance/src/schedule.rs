@@ -188,7 +188,11 @@ pub async fn run_all(
             Err(e) => {
                 // A panicking check is the runner's bug: reported as an error of that case
                 // (its index is unknown here, so it is filled below).
-                eprintln!("mcp-conformance: a case task failed: {e}");
+                use std::io::Write as _;
+                let _ = writeln!(
+                    std::io::stderr().lock(),
+                    "mcp-conformance: a case task failed: {e}"
+                );
             }
         }
     }

@@ -512,3 +512,30 @@ fn a_batch_answered_under_a_revision_without_batches_is_info_outside_the_provide
         "fail"
     );
 }
+
+#[test]
+fn a_closed_stdout_does_not_turn_the_verdict_into_a_panic() {
+    // `mcp-conformance … | head -1`: the pretty report's progress and the report itself meet a
+    // closed pipe. The exit status still says the verdict (0 here), never 101 from a panic.
+    for format in ["pretty", "json"] {
+        let mut child = runner()
+            .args(["--format", format, "--case", "lifecycle", "--", &toy_str()])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "--format {format}: {}",
+            describe(&out)
+        );
+        assert!(
+            !String::from_utf8_lossy(&out.stderr).contains("panicked"),
+            "{}",
+            describe(&out)
+        );
+    }
+}
