@@ -2,7 +2,8 @@
 //! grades: one `echo` tool, no resources, bounded frames (T6) and exact error answers (T4).
 //! Flags make it misbehave on purpose: `--drop-malformed` drops bad lines silently (as the
 //! TypeScript and Python SDK servers do), `--hang-initialize` never answers `initialize`,
-//! `--exit-at-start` exits at once, `--hang-method M` never answers M after initialize.
+//! `--exit-at-start` exits at once, `--exit-leaving-child` exits at once leaving a child that
+//! holds stdout open, `--hang-method M` never answers M after initialize.
 //! `--batches-always` answers batches under every revision (JSON-RPC 2.0 §6), not only 2025-03-26.
 //! `--empty-resource` lists one resource whose read returns no contents (legal, if odd).
 //! `--wrong-id-method M` answers M (after initialize) with another id than the request's.
@@ -197,6 +198,11 @@ fn main() {
     let has = |f: &str| args.iter().any(|a| a == f);
     if has("--exit-at-start") {
         std::process::exit(3);
+    }
+    if has("--exit-leaving-child") {
+        // A child inherits stdout and outlives the server: stdout stays open after it exits.
+        let _ = std::process::Command::new("sleep").arg("30").spawn();
+        std::process::exit(0);
     }
     let mut server = Server {
         drop_malformed: has("--drop-malformed"),

@@ -484,6 +484,17 @@ impl Client {
                     });
                 }
                 None => {
+                    if let Some(status) = self.exited() {
+                        // The server is gone though its stdout is not closed: a process it
+                        // started holds the pipe. Say so rather than "no answer in time".
+                        return Err(ClientError::Closed {
+                            waiting_for: format!(
+                                "{what}; the server exited ({status}) while a process it left \
+                                 behind keeps its stdout open"
+                            ),
+                            unmatched: self.unmatched_responses(),
+                        });
+                    }
                     return Err(ClientError::Timeout {
                         waiting_for: what.to_owned(),
                         ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
@@ -492,6 +503,12 @@ impl Client {
                 }
             }
         }
+    }
+
+    /// The server's exit status when it has exited (without waiting).
+    fn exited(&self) -> Option<ExitStatus> {
+        let mut child = self.proc.child.try_lock().ok()?;
+        child.try_wait().ok().flatten()
     }
 
     /// Responses seen so far that no wait took (another id than asked), for error messages.

@@ -82,6 +82,16 @@ fn a_server_that_will_not_start_or_initialize_exits_2() {
             describe(&out)
         );
     }
+    // A server that exits at once but leaves a child holding its stdout: the verdict says the
+    // server exited, not that it was slow to answer. The child is in the server's group and
+    // dies with it.
+    let (out, _) = run_json(&["--timeout-ms", "1500"], &[&toy, "--exit-leaving-child"]);
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("the server exited (exit status: 0)"),
+        "{}",
+        describe(&out)
+    );
 }
 
 #[test]
