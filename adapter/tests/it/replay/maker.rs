@@ -174,7 +174,8 @@ pub fn make(def: &Definition) {
     );
     drop(client);
 
-    let rows = std::fs::read_to_string(&record).expect("read the recording");
+    let rows =
+        super::canonical::canonical(&std::fs::read_to_string(&record).expect("read the recording"));
     let mut meta = Map::new();
     meta.insert("dir".into(), "meta".into());
     meta.insert("ms".into(), 0.into());

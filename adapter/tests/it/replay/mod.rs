@@ -13,8 +13,10 @@
 //! - `player`: the replay and its pacing.
 //! - `compare`: transcripts, normalisation, diffs.
 //! - `sessions` / `maker`: the catalogue of sessions and the `BLESS` maker.
+//! - `canonical`: the form the maker writes, stable from one remake to the next.
 //! - `recorder`: what `--record` writes.
 
+mod canonical;
 pub mod client;
 pub mod compare;
 pub mod maker;
@@ -210,6 +212,25 @@ fn every_recording_has_a_header_and_a_session_that_remakes_it() {
             NAMES.contains(&def.name),
             "session {} has no recording test",
             def.name
+        );
+    }
+}
+
+/// Every golden is in the canonical form the maker writes (so a remake of an unchanged session
+/// changes no byte, and a hand edit that breaks the form shows).
+#[test]
+fn every_golden_is_in_canonical_form() {
+    for name in NAMES {
+        let text = std::fs::read_to_string(golden_path(name)).expect("read golden");
+        let (header, rows) = text.split_once('\n').expect("a header row and rows");
+        assert!(
+            header.starts_with("{\"dir\":\"meta\""),
+            "{name}: header first"
+        );
+        assert!(
+            canonical::canonical(rows) == rows,
+            "{name} is not in canonical form; remake it with `{}`",
+            maker::REMAKE
         );
     }
 }
