@@ -162,6 +162,8 @@ enum Mutation {
     NativeErrorDropped,
     /// claude.run.list entries lose `acquired_by`, also for bound runs (RUN-3).
     ListWithoutAcquiredBy,
+    /// Run results lose `stderr_tail` (RUN-11: the last 8 KiB of the native stderr are kept).
+    StderrTailDropped,
     /// `claude.run.list`'s inputSchema no longer sets additionalProperties false (TOOL-2).
     SchemaNotClosed,
     /// resources/read of an unknown URI answered with empty contents, not an error (MCP resources).
@@ -645,7 +647,10 @@ impl Proxy {
                 return true;
             }
         }
-        if self.is(Mutation::NativeErrorDropped) || self.is(Mutation::ListWithoutAcquiredBy) {
+        if self.is(Mutation::NativeErrorDropped)
+            || self.is(Mutation::ListWithoutAcquiredBy)
+            || self.is(Mutation::StderrTailDropped)
+        {
             let mut edited = false;
             if let Some(inner) = result
                 .get_mut("structuredContent")
@@ -656,6 +661,11 @@ impl Proxy {
                 {
                     inner["native_error"] = Value::Null;
                     edited = true;
+                }
+                if self.is(Mutation::StderrTailDropped)
+                    && let Some(obj) = inner.as_object_mut()
+                {
+                    edited |= obj.remove("stderr_tail").is_some();
                 }
                 if self.is(Mutation::ListWithoutAcquiredBy)
                     && let Some(runs) = inner.get_mut("runs").and_then(Value::as_array_mut)

@@ -522,3 +522,11 @@ mutant!(
     "unknown-resource-wrong-code",
     ["resources/read/unknown"]
 );
+
+// RUN-11: run results without stderr_tail. The runner once read a missing tail as an empty one,
+// which is "at most 8 KiB".
+mutant!(
+    a_result_without_stderr_tail_fails_only_stderr_noise,
+    "stderr-tail-dropped",
+    ["runs/run/stderr-noise"]
+);
