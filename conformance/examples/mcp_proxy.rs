@@ -164,6 +164,9 @@ enum Mutation {
     ListWithoutAcquiredBy,
     /// Run results lose `stderr_tail` (RUN-11: the last 8 KiB of the native stderr are kept).
     StderrTailDropped,
+    /// A run of the `grandchild` scenario leaves a native process carrying its prompt alive (in
+    /// the proxy's group) while the run reports its cleanup confirmed (SUP-1).
+    LeakRunProcess,
     /// `claude.run.list`'s inputSchema no longer sets additionalProperties false (TOOL-2).
     SchemaNotClosed,
     /// resources/read of an unknown URI answered with empty contents, not an error (MCP resources).
@@ -368,6 +371,32 @@ impl Proxy {
                     .and_then(Value::as_str)
                 {
                     self.state().last_invocation = Some(inv.to_owned());
+                }
+                if self.is(Mutation::LeakRunProcess)
+                    && let Some(prompt) = params
+                        .get("arguments")
+                        .and_then(|a| a.get("prompt"))
+                        .and_then(Value::as_str)
+                    && prompt.starts_with("fake-claude:scenario=grandchild\n")
+                {
+                    // The leak: a native process of the run (`claude` on PATH is the fake,
+                    // argv holding the run's prompt) that nobody supervises or kills; the
+                    // runner's group kill ends it after the case.
+                    let hang =
+                        prompt.replacen("scenario=grandchild", "scenario=hang-before-final", 1);
+                    let _ = std::process::Command::new("claude")
+                        .args([
+                            "-p",
+                            "--output-format",
+                            "stream-json",
+                            "--verbose",
+                            "--",
+                            &hang,
+                        ])
+                        .stdin(Stdio::null())
+                        .stdout(Stdio::null())
+                        .stderr(Stdio::null())
+                        .spawn();
                 }
                 if self.gateway {
                     // An answer of the gateway's own goes out as a single message, even for an

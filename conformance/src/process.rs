@@ -86,6 +86,60 @@ pub fn group_rss_kib(pgid: i32) -> Option<u64> {
     seen.then_some(total)
 }
 
+/// Live processes of executable `exe` (zombies excluded) whose command line holds `marker`,
+/// except session leaders.
+///
+/// The run cases put a unique marker in each prompt, which reaches the native process's argv
+/// (NAT-7: the prompt after `--`) and every child it forks without exec, so what outlives a
+/// run can be seen from `/proc` instead of trusting the provider's `cleanup_confirmed`. Only
+/// processes of the native executable count: a provider's own helper (a supervisor that keeps
+/// the prompt in its argv and lives until release) is none of the run's. A session leader is
+/// left out: a descendant that deliberately left with `setsid` may survive
+/// (SUP-4: owned group cleanup, not a sandbox), and leaving such leaders out can only miss a
+/// survivor, never blame a provider for one the contract allows.
+#[must_use]
+pub fn live_with_marker(marker: &[u8], exe: &std::path::Path) -> Vec<i32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for entry in dir.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+            continue;
+        };
+        if marker.is_empty() || !cmdline.windows(marker.len()).any(|w| w == marker) {
+            continue;
+        }
+        if std::fs::read_link(format!("/proc/{pid}/exe"))
+            .ok()
+            .as_deref()
+            != Some(exe)
+        {
+            continue;
+        }
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        let zombie = fields.first().is_none_or(|s| *s == "Z" || *s == "X");
+        let session = fields.get(3).and_then(|s| s.parse::<i32>().ok());
+        if !zombie && session != Some(pid) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
 /// The process-group field of a `/proc/PID/stat` line (the command may hold spaces and parens,
 /// so fields are counted after the last `)`).
 fn stat_pgrp(stat: &str) -> Option<i32> {
@@ -108,6 +162,42 @@ mod tests {
     fn pgrp_is_read_after_a_command_with_parens() {
         let stat = "123 (a) b (c)) S 1 77 77 0 -1";
         assert_eq!(stat_pgrp(stat), Some(77));
+    }
+
+    #[test]
+    fn a_marked_process_is_found_until_it_dies() {
+        let marker = format!("mcp-conformance-marker-{}", std::process::id());
+        // `read` keeps the shell itself waiting (no child of its own to leak when it is killed).
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", "read line", &marker])
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+            .expect("sh");
+        let pid = i32::try_from(child.id()).expect("pid");
+        // The shell's executable as /proc shows it (sh may be a link to dash or bash), read
+        // once the exec happened (the command line holds the marker).
+        let mut exe = None;
+        for _ in 0..200 {
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            if cmdline
+                .windows(marker.len())
+                .any(|w| w == marker.as_bytes())
+            {
+                exe = std::fs::read_link(format!("/proc/{pid}/exe")).ok();
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let exe = exe.expect("exe");
+        assert!(live_with_marker(marker.as_bytes(), &exe).contains(&pid));
+        assert!(
+            !live_with_marker(marker.as_bytes(), std::path::Path::new("/nonexistent"))
+                .contains(&pid),
+            "another executable is not counted"
+        );
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(!live_with_marker(marker.as_bytes(), &exe).contains(&pid));
     }
 
     #[test]

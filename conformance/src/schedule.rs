@@ -115,6 +115,12 @@ impl Ctx {
         self.transcript.note(text);
     }
 
+    /// The fake-claude executable driving the server, when one does.
+    #[must_use]
+    pub fn fake_exe(&self) -> Option<&std::path::Path> {
+        self.target.fake_exe.as_deref()
+    }
+
     /// Ends a case that needs fake-claude when it does not drive the server.
     pub fn require_fake(&self) -> Result<(), Check> {
         if self.drive_fake {

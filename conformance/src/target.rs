@@ -44,6 +44,9 @@ pub struct Target {
     pub builtin: bool,
     /// Whether fake-claude is first on the server's PATH as `claude`.
     pub drives_fake: bool,
+    /// The fake-claude executable (symlinks resolved) when it drives the server: what
+    /// `/proc/PID/exe` of a run's native processes shows.
+    pub fake_exe: Option<PathBuf>,
     fake_dir: Option<PathBuf>,
 }
 
@@ -83,6 +86,7 @@ impl Target {
             ),
         };
         let mut fake_dir = None;
+        let mut fake_exe = None;
         if drive_fake {
             let fake = match fake_claude {
                 Some(p) => p.to_path_buf(),
@@ -104,11 +108,13 @@ impl Target {
             }
             spec.env.push(("PATH".into(), path));
             fake_dir = Some(dir);
+            fake_exe = std::fs::canonicalize(&fake).ok();
         }
         Ok(Self {
             spec,
             builtin,
             drives_fake: drive_fake,
+            fake_exe,
             fake_dir,
         })
     }

@@ -28,6 +28,9 @@ pub struct Runs {
     /// The connection.
     pub c: Client,
     ctx: Ctx,
+    /// A marker unique to this case's runs, in every prompt: it reaches the native argv and
+    /// lets [`Runs::survivors`] find what a run left behind.
+    marker: String,
 }
 
 impl Runs {
@@ -37,6 +40,7 @@ impl Runs {
         Ok(Self {
             c: ctx.session().await?,
             ctx: ctx.clone(),
+            marker: format!("mcp-conformance-run-{}", uuid::Uuid::new_v4().simple()),
         })
     }
 
@@ -44,9 +48,34 @@ impl Runs {
     #[must_use]
     pub fn prompt(&self, scenario: &str) -> String {
         format!(
-            "fake-claude:scenario={scenario}\nmcp-conformance case {}",
-            self.ctx.case_id
+            "fake-claude:scenario={scenario}\nmcp-conformance case {} {}",
+            self.ctx.case_id, self.marker
         )
+    }
+
+    /// Fails when a process of this case's runs is still alive a short while after the
+    /// provider confirmed its cleanup (SUP-1, SUP-3): `cleanup_confirmed` is the provider's
+    /// word, `/proc` is the truth. Descendants that left with `setsid` are not counted (SUP-4).
+    pub async fn no_survivors(&self, rule: &str) -> Result<(), Check> {
+        let Some(exe) = self.ctx.fake_exe() else {
+            // Without the fake's path the run's processes cannot be told apart: nothing to add.
+            return Ok(());
+        };
+        // Reaping may trail the confirmation by a moment; a real leak outlives this.
+        let until = Instant::now() + Duration::from_secs(2).min(self.c.remaining());
+        loop {
+            let live = crate::process::live_with_marker(self.marker.as_bytes(), exe);
+            if live.is_empty() {
+                return Ok(());
+            }
+            if Instant::now() >= until {
+                return Err(Check::fail(
+                    format!("no process of the run left once cleanup is confirmed ({rule})"),
+                    format!("still running: pid {live:?}"),
+                ));
+            }
+            tokio::time::sleep(POLL).await;
+        }
     }
 
     /// Calls the tool of `role`: `(isError, structuredContent.result, whole answer)`.
@@ -691,6 +720,8 @@ async fn cancel_active(ctx: Ctx, scenario: &'static str) -> CheckResult {
         "state cancelled, error.code cancelled, cleanup confirmed",
         show(&done),
     )?;
+    r.no_survivors("RUN-6, SUP-3: cancel kills the run's group")
+        .await?;
     Ok(Check::Pass)
 }
 
@@ -768,6 +799,7 @@ async fn grandchild(ctx: Ctx, scenario: &'static str) -> CheckResult {
     let run_id = str_at(&inner, "run_id").unwrap_or("").to_owned();
     ensure(!run_id.is_empty(), "a run_id", show(&answer))?;
     r.cleaned(&run_id).await?;
+    r.no_survivors("SUP-1: the group dies with the run").await?;
     Ok(Check::Pass)
 }
 
@@ -833,6 +865,8 @@ async fn eof_with_run(ctx: Ctx) -> CheckResult {
         "exit status 0",
         status.to_string(),
     )?;
+    r.no_survivors("T8: stdin EOF cancels every active run")
+        .await?;
     Ok(Check::Pass)
 }
 

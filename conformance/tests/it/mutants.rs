@@ -530,3 +530,12 @@ mutant!(
     "stderr-tail-dropped",
     ["runs/run/stderr-noise"]
 );
+
+// SUP-1: a process of the run outlives it while the run reports cleanup confirmed. The runner
+// once took cleanup_confirmed on the provider's word; it now looks for the run's processes in
+// /proc by a marker its prompt carries.
+mutant!(
+    a_process_left_behind_by_a_run_fails_only_supervision_grandchild,
+    "leak-run-process",
+    ["runs/supervision/grandchild"]
+);
