@@ -4,6 +4,8 @@
 //! TypeScript and Python SDK servers do), `--hang-initialize` never answers `initialize`,
 //! `--exit-at-start` exits at once, `--exit-leaving-child` exits at once leaving a child that
 //! holds stdout open, `--hang-method M` never answers M after initialize.
+//! `--null-id-for-invalid` answers invalid requests -32600 with id null even when their id
+//! can be read (JSON-RPC 2.0 §5's "e.g. Invalid Request" taken literally).
 //! `--batches-always` answers batches under every revision (JSON-RPC 2.0 §6), not only 2025-03-26.
 //! `--empty-resource` lists one resource whose read returns no contents (legal, if odd).
 //! `--wrong-id-method M` answers M (after initialize) with another id than the request's.
@@ -34,6 +36,7 @@ struct Server {
     invalid_args_protocol_error: bool,
     empty_resource: bool,
     batches_always: bool,
+    null_id_for_invalid: bool,
     version: Option<String>,
 }
 
@@ -169,7 +172,12 @@ impl Server {
             Err(_) => vec![],
             Ok(Inbound::Single(Ok(m))) => self.handle(m).into_iter().collect(),
             Ok(Inbound::Single(Err(inv))) if !self.drop_malformed => {
-                vec![error_response(Some(&inv.reply_id()), &inv.error())]
+                let id = if self.null_id_for_invalid {
+                    Value::Null
+                } else {
+                    inv.reply_id()
+                };
+                vec![error_response(Some(&id), &inv.error())]
             }
             Ok(Inbound::Batch(items))
                 if (self.version.as_deref() == Some("2025-03-26") || self.batches_always)
@@ -211,6 +219,7 @@ fn main() {
         invalid_args_protocol_error: has("--invalid-args-protocol-error"),
         empty_resource: has("--empty-resource"),
         batches_always: has("--batches-always"),
+        null_id_for_invalid: has("--null-id-for-invalid"),
         hang_method: args
             .iter()
             .position(|a| a == "--hang-method")

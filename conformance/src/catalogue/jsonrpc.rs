@@ -204,6 +204,27 @@ async fn bad_line(ctx: Ctx, line: &'static [u8], code: i64, id_text: &'static st
     let answers = send_bad_line(&mut c, line).await?;
     match grade_error_answer(&answers, code, &id) {
         Check::Pass => Ok(Check::Pass),
+        // JSON-RPC 2.0 §5: "If there was an error in detecting the id in the Request object
+        // (e.g. Parse error/Invalid Request), it MUST be Null." Reading that as allowing null
+        // for every invalid request is common; only T4 asks for the request's id when it can be
+        // read, so outside the provider profile a null id is reported, not warned.
+        other
+            if !id.is_null()
+                && ctx.profile != Profile::Provider
+                && grade_error_answer(&answers, code, &Value::Null) == Check::Pass =>
+        {
+            let (expected, actual) = match other {
+                Check::Fail { expected, actual } => (expected, actual),
+                _ => (
+                    format!("an error response with code {code} and id {id}"),
+                    String::new(),
+                ),
+            };
+            Ok(Check::note(
+                expected,
+                format!("{actual} (id null: JSON-RPC 2.0 §5 allows it for an invalid request)"),
+            ))
+        }
         other => Err(other),
     }
 }

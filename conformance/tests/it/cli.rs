@@ -549,3 +549,40 @@ fn a_closed_stdout_does_not_turn_the_verdict_into_a_panic() {
         );
     }
 }
+
+#[test]
+fn an_invalid_request_answered_with_id_null_is_info_outside_the_provider_profile() {
+    // JSON-RPC 2.0 §5 lets the id be null when it cannot be detected, "e.g. Parse error/Invalid
+    // Request"; only T4 asks for the request's id when one can be read. A plain server answering
+    // -32600 with id null is reported, not warned; a provider fails T4.
+    let server = [toy_str(), "--null-id-for-invalid".to_owned()];
+    let server: Vec<&str> = server.iter().map(String::as_str).collect();
+    let (out, report) = run_json(&["--strict", "--case", "jsonrpc/invalid"], &server);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let report = report.unwrap();
+    for id in [
+        "jsonrpc/invalid/wrong-version",
+        "jsonrpc/invalid/method-not-string",
+        "jsonrpc/invalid/params-not-structured",
+    ] {
+        assert_eq!(outcome(&report, id), "info", "{id}");
+    }
+    for id in ["jsonrpc/invalid/not-an-object", "jsonrpc/invalid/null-id"] {
+        assert_eq!(outcome(&report, id), "pass", "{id}");
+    }
+    let (out, report) = run_json(
+        &[
+            "--profile",
+            "provider",
+            "--no-drive-fake",
+            "--case",
+            "jsonrpc/invalid/wrong-version",
+        ],
+        &server,
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    assert_eq!(
+        outcome(&report.unwrap(), "jsonrpc/invalid/wrong-version"),
+        "fail"
+    );
+}
