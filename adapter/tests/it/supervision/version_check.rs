@@ -123,7 +123,9 @@ async fn a_version_check_whose_supervisor_dies_is_not_confirmed_clean() {
     let s = script(
         dir.path(),
         "orphaned",
-        "kill -9 $PPID; echo '2.1.328 (Claude Code)'",
+        // After a pause, so the supervisor has reported the spawn (a supervisor dying before
+        // that is a spawn failure, not this case).
+        "sleep 1; kill -9 $PPID; echo '2.1.328 (Claude Code)'",
     );
     match provider(&s).preflight(far()).await {
         Err(PreflightError::Uncleaned { verdict, cleanup }) => {
