@@ -137,7 +137,7 @@ enum Ended {
 /// Runs one print-mode call and prints the native JSON result.
 pub fn run(args: CliRunArgs) -> ExitCode {
     let fail = |code: u8, msg: &str| {
-        eprintln!("claude-mcp-adapter cli run: {msg}");
+        crate::diag::now(&format!("claude-mcp-adapter cli run: {msg}"));
         ExitCode::from(code)
     };
     let args = *args.run;
@@ -240,9 +240,11 @@ fn report(result: &Value) -> ExitCode {
         .and_then(Value::as_str)
         .unwrap_or("the run did not succeed");
     let state = result.get("state").and_then(Value::as_str).unwrap_or("?");
-    eprintln!("claude-mcp-adapter cli run: {code}: {message} (state {state})");
+    crate::diag::now(&format!(
+        "claude-mcp-adapter cli run: {code}: {message} (state {state})"
+    ));
     if let Some(c) = result.get("cleanup_error").and_then(Value::as_str) {
-        eprintln!("claude-mcp-adapter cli run: cleanup: {c}");
+        crate::diag::now(&format!("claude-mcp-adapter cli run: cleanup: {c}"));
     }
     ExitCode::from(EXIT_FAILED)
 }

@@ -10,10 +10,12 @@
 //! - [`cli_projection`]: the one-shot `cli run` projection (CLI-1).
 //! - [`drift`]: the maintainer's cli-tree drift check.
 //! - [`record`]: the wire recorder behind `--record`.
+//! - [`diag`]: diagnostics on stderr that never block or panic.
 
 pub mod cli_projection;
 pub mod cli_tree;
 pub mod config;
+pub mod diag;
 pub mod drift;
 pub mod engine;
 pub mod mcp;

@@ -65,7 +65,9 @@ fn main() -> ExitCode {
         {
             Ok(rt) => rt.block_on(mcp::serve(cli.serve)),
             Err(e) => {
-                eprintln!("claude-mcp-adapter: cannot start the runtime: {e}");
+                claude_mcp_adapter::diag::now(&format!(
+                    "claude-mcp-adapter: cannot start the runtime: {e}"
+                ));
                 ExitCode::from(2)
             }
         },

@@ -112,7 +112,7 @@ impl Recorder {
         let res = inner.out.write_all(&bytes).and_then(|()| inner.out.flush());
         if let Err(e) = res {
             inner.failed = true;
-            eprintln!("claude-mcp-adapter: recording stopped: {e}");
+            crate::diag::emit(format!("claude-mcp-adapter: recording stopped: {e}"));
         }
     }
 }

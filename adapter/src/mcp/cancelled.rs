@@ -94,9 +94,9 @@ pub fn handle(server: &mut Server, params: Option<Value>) {
     if let Some(run_id) = server.inflight.cancel(request_id)
         && let Err(e) = server.engine.cancel(&run_id)
     {
-        eprintln!(
+        crate::diag::emit(format!(
             "claude-mcp-adapter: cancelling run {run_id} for request {request_id}: {}",
             e.message
-        );
+        ));
     }
 }

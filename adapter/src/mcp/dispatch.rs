@@ -215,7 +215,7 @@ impl Server {
             Ok(Message::Notification { method, params }) => self.notification(&method, params),
             Ok(Message::Response { .. } | Message::ErrorResponse { .. }) => {
                 // This server sends no requests, so no response can be expected: drop it.
-                eprintln!("claude-mcp-adapter: ignoring a response to no request");
+                crate::diag::emit("claude-mcp-adapter: ignoring a response to no request");
             }
         }
     }

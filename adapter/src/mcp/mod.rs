@@ -113,6 +113,8 @@ pub const SHUTDOWN_BOUND: Duration =
 const ANSWER_GRACE: Duration = Duration::from_secs(2);
 /// How long the last answers get to be written to stdout.
 const FLUSH_GRACE: Duration = Duration::from_secs(2);
+/// How long the last diagnostics get to reach stderr (a host may not read it at all).
+const DIAG_GRACE: Duration = Duration::from_millis(500);
 /// Deferred answers (waiting `claude.run` calls and batches) outstanding at most: at this many,
 /// no frame is read until one is sent. At most four runs are active (RUN-8), so the rest wait on
 /// a host that does not read its stdout, and every new call would add an answer held in memory.
@@ -155,7 +157,7 @@ pub async fn serve(args: ServeArgs) -> ExitCode {
     match run(args).await {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("claude-mcp-adapter: {e}");
+            crate::diag::now(&format!("claude-mcp-adapter: {e}"));
             ExitCode::from(2)
         }
     }
@@ -239,21 +241,25 @@ async fn run(args: ServeArgs) -> Result<ExitCode, ServeError> {
                 if let Err(e) = done
                     && e.is_panic()
                 {
-                    eprintln!("claude-mcp-adapter: a tool call task panicked: {e}");
+                    crate::diag::emit(format!(
+                        "claude-mcp-adapter: a tool call task panicked: {e}"
+                    ));
                 }
             }
         }
     };
     // Stop reading: the reader thread ends at its next frame.
     drop(frames);
-    eprintln!("claude-mcp-adapter: shutting down ({stop:?})");
+    crate::diag::emit(format!("claude-mcp-adapter: shutting down ({stop:?})"));
 
     let graceful = async {
         if tokio::time::timeout(SHUTDOWN_BOUND, engine.shutdown())
             .await
             .is_err()
         {
-            eprintln!("claude-mcp-adapter: run cleanup did not finish within {SHUTDOWN_BOUND:?}");
+            crate::diag::emit(format!(
+                "claude-mcp-adapter: run cleanup did not finish within {SHUTDOWN_BOUND:?}"
+            ));
         }
         let _ = tokio::time::timeout(ANSWER_GRACE, async {
             while server.tasks.join_next().await.is_some() {}
@@ -268,9 +274,13 @@ async fn run(args: ServeArgs) -> Result<ExitCode, ServeError> {
         _ = sigint.recv() => Some(libc::SIGINT),
     };
     Ok(match forced {
-        None => ExitCode::SUCCESS,
+        None => {
+            crate::diag::flush(DIAG_GRACE);
+            ExitCode::SUCCESS
+        }
         Some(sig) => {
-            eprintln!("claude-mcp-adapter: second signal during shutdown, exiting now");
+            crate::diag::emit("claude-mcp-adapter: second signal during shutdown, exiting now");
+            crate::diag::flush(DIAG_GRACE);
             ExitCode::from(128 + sig as u8)
         }
     })

@@ -67,7 +67,7 @@ fn read_loop(max_frame_bytes: usize, tx: &mpsc::Sender<Frame>) {
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => {
-                eprintln!("claude-mcp-adapter: reading stdin failed: {e}");
+                crate::diag::emit(format!("claude-mcp-adapter: reading stdin failed: {e}"));
                 0
             }
         };
@@ -200,7 +200,9 @@ pub fn spawn_writer(
                             r.line(Dir::S2c, bytes.strip_suffix(b"\n").unwrap_or(&bytes));
                         }
                         if let Err(e) = stdout.write_all(&bytes).and_then(|()| stdout.flush()) {
-                            eprintln!("claude-mcp-adapter: writing stdout failed: {e}");
+                            crate::diag::emit(format!(
+                                "claude-mcp-adapter: writing stdout failed: {e}"
+                            ));
                             if let Some(tx) = closed_tx.take() {
                                 let _ = tx.send(());
                             }

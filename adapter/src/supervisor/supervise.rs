@@ -96,7 +96,10 @@ pub fn main(argv: &[OsString]) -> ExitCode {
     let control = match take_control_socket() {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("claude-mcp-adapter: {} is internal: {e}", super::SUBCOMMAND);
+            crate::diag::now(&format!(
+                "claude-mcp-adapter: {} is internal: {e}",
+                super::SUBCOMMAND
+            ));
             return ExitCode::from(2);
         }
     };

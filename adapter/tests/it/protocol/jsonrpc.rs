@@ -250,3 +250,55 @@ fn garbage_between_valid_requests_loses_nothing() {
     assert_eq!(null_errors, want, "every garbage line answered as T4 says");
     assert!(s.call("ping", None).get("result").is_some());
 }
+
+#[test]
+fn endless_stray_responses_do_not_fill_an_unread_stderr() {
+    // T1 (diagnostics go to stderr) with bounds: a host may pipe stderr and never read it. What a
+    // client sends must not make the server write without bound there, or a full pipe stops it.
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(crate::support::adapter_bin())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn the adapter");
+    let _unread_stderr = child.stderr.take();
+    let mut stdin = child.stdin.take().expect("stdin");
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().expect("stdout");
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#;
+    writeln!(stdin, "{init}").expect("write");
+    assert!(
+        rx.recv_timeout(crate::support::TIMEOUT).is_ok(),
+        "initialize"
+    );
+    // A pipe holds 64 KiB; each stray response used to cost a 55-byte line of stderr.
+    let mut strays = String::new();
+    for i in 0..20_000 {
+        strays.push_str(&format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{i},\"result\":{{}}}}\n"
+        ));
+    }
+    strays.push_str("{\"jsonrpc\":\"2.0\",\"id\":\"after\",\"method\":\"ping\"}\n");
+    // From a thread: a server stuck on its stderr stops reading, and this write would block.
+    std::thread::spawn(move || {
+        let _ = stdin.write_all(strays.as_bytes());
+        let _ = stdin.flush();
+        std::thread::sleep(crate::support::TIMEOUT);
+    });
+    let answer = rx.recv_timeout(crate::support::TIMEOUT);
+    let _ = child.kill();
+    let _ = child.wait();
+    let answer = answer.expect("the ping after the stray responses was never answered");
+    let v: Value = serde_json::from_str(&answer).expect("json");
+    assert_eq!(v["id"], "after", "{v}");
+}

@@ -258,3 +258,48 @@ fn sigterm_during_a_run_call_answers_it_cancelled_then_exits_zero() {
     let st = s.wait_exit(TIMEOUT).expect("exits after SIGTERM");
     assert_eq!(st.code(), Some(0), "stderr: {}", s.stderr_text());
 }
+
+#[test]
+fn stdin_eof_exits_zero_when_the_host_closed_stderr() {
+    // T8 whatever happened to stderr: a host that stopped reading it (its read end closed) must
+    // still see a clean exit 0 after EOF, not a panic on the diagnostics write.
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(crate::support::adapter_bin())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn the adapter");
+    drop(child.stderr.take());
+    let mut stdin = child.stdin.take().expect("stdin");
+    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#;
+    writeln!(stdin, "{init}").expect("write");
+    // A stray response makes the server write a diagnostic before the EOF does.
+    writeln!(stdin, r#"{{"jsonrpc":"2.0","id":5,"result":{{}}}}"#).expect("write");
+    writeln!(stdin, r#"{{"jsonrpc":"2.0","id":1,"method":"ping"}}"#).expect("write");
+    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let mut answered = 0;
+    while answered < 2 {
+        match lines.next() {
+            Some(Ok(_)) => answered += 1,
+            _ => break,
+        }
+    }
+    drop(stdin);
+    let deadline = std::time::Instant::now() + TIMEOUT;
+    let status = loop {
+        if let Ok(Some(st)) = child.try_wait() {
+            break Some(st);
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert_eq!(answered, 2, "initialize and ping were answered");
+    let status = status.expect("exits after EOF");
+    assert_eq!(status.code(), Some(0), "{status:?}");
+}
