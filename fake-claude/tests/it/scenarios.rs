@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::{crate_dir, fake, json_lines, kinds, run_scenario};
+use crate::{STREAM_PARTIAL, crate_dir, fake, json_lines, kinds, run_scenario};
 
 /// Keys whose values differ between runs (ids, clock, machine paths).
 const VOLATILE: &[&str] = &[
@@ -57,15 +57,6 @@ fn run(scenario: &str, args: &[&str]) -> std::process::Output {
         .expect("run fake")
 }
 
-const STREAM_PARTIAL: &[&str] = &[
-    "-p",
-    "--output-format",
-    "stream-json",
-    "--verbose",
-    "--include-partial-messages",
-    "--permission-mode",
-    "dontAsk",
-];
 const STREAM: &[&str] = &[
     "-p",
     "--output-format",

@@ -117,31 +117,11 @@ fn kind(e: &Value) -> String {
 fn shapes(events: &[Value]) -> BTreeMap<String, BTreeSet<String>> {
     let mut m: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for e in events {
-        key_paths(e, "", m.entry(kind(e)).or_default());
+        let mut paths = Vec::new();
+        ordered_paths(e, "", &mut paths);
+        m.entry(kind(e)).or_default().extend(paths);
     }
     m
-}
-
-fn key_paths(v: &Value, prefix: &str, out: &mut BTreeSet<String>) {
-    match v {
-        Value::Object(o) => {
-            for (k, x) in o {
-                let p = if prefix.is_empty() {
-                    k.clone()
-                } else {
-                    format!("{prefix}.{k}")
-                };
-                key_paths(x, &p, out);
-                out.insert(p);
-            }
-        }
-        Value::Array(a) => {
-            for x in a {
-                key_paths(x, &format!("{prefix}[]"), out);
-            }
-        }
-        _ => {}
-    }
 }
 
 /// Key paths per kind in document order (first event of each kind), for the order check.
@@ -157,6 +137,7 @@ fn key_orders(events: &[Value]) -> BTreeMap<String, Vec<String>> {
     m
 }
 
+/// The key paths of `v` in document order, each once, appended to `out`.
 fn ordered_paths(v: &Value, prefix: &str, out: &mut Vec<String>) {
     match v {
         Value::Object(o) => {
