@@ -4,6 +4,8 @@
 //! TypeScript and Python SDK servers do), `--hang-initialize` never answers `initialize`,
 //! `--exit-at-start` exits at once, `--exit-leaving-child` exits at once leaving a child that
 //! holds stdout open, `--hang-method M` never answers M after initialize.
+//! `--flood` answers a ping after initialize with an endless stream of 1 MiB notifications
+//! instead (a server that floods its client).
 //! `--null-id-for-invalid` answers invalid requests -32600 with id null even when their id
 //! can be read (JSON-RPC 2.0 §5's "e.g. Invalid Request" taken literally).
 //! `--batches-always` answers batches under every revision (JSON-RPC 2.0 §6), not only 2025-03-26.
@@ -37,6 +39,9 @@ struct Server {
     empty_resource: bool,
     batches_always: bool,
     null_id_for_invalid: bool,
+    flood: bool,
+    /// Set when `--flood` starts: the main loop writes notifications for ever.
+    flooding: bool,
     version: Option<String>,
 }
 
@@ -77,6 +82,10 @@ impl Server {
                 };
                 json!({"protocolVersion": v, "capabilities": capabilities,
                        "serverInfo": {"name": "toy-server", "version": "1.0.0"}})
+            }
+            "ping" if self.flood && self.version.is_some() => {
+                self.flooding = true;
+                return None;
             }
             "ping" => json!({}),
             _ if self.version.is_none() => {
@@ -220,6 +229,8 @@ fn main() {
         empty_resource: has("--empty-resource"),
         batches_always: has("--batches-always"),
         null_id_for_invalid: has("--null-id-for-invalid"),
+        flood: has("--flood"),
+        flooding: false,
         hang_method: args
             .iter()
             .position(|a| a == "--hang-method")
@@ -251,6 +262,13 @@ fn main() {
             }
             _ => {}
         });
+        if server.flooding {
+            let note =
+                mcp_wire::encode(&json!({"jsonrpc": "2.0", "method": "notifications/message",
+                "params": {"level": "info", "data": "y".repeat(1024 * 1024)}}));
+            while out.write_all(&note).and_then(|()| out.flush()).is_ok() {}
+            return;
+        }
         for r in replies {
             // A string reply is raw text, not JSON: the toy's deliberate T1 violations.
             let bytes = match &r {

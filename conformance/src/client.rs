@@ -27,6 +27,15 @@ pub const MAX_SERVER_LINE: usize = 16 * 1024 * 1024;
 const MAX_STDERR_LINES: usize = 40;
 /// Frames buffered between the reader task and the case before the reader waits.
 const FRAME_QUEUE: usize = 4096;
+/// Bytes of frames queued between the reader task and the case before the reader waits (the
+/// server's stdout pipe then fills and slows it): the runner's memory stays flat whatever a
+/// server writes.
+const QUEUE_BYTES: usize = 32 * 1024 * 1024;
+/// Bytes and frames kept for the case to read later ([`Client::take_seen`]); beyond them the
+/// oldest unread frames are dropped (a flooding server cannot grow the runner either).
+const SEEN_BYTES: usize = 16 * 1024 * 1024;
+/// See [`SEEN_BYTES`].
+const MAX_SEEN: usize = 4096;
 /// stdout lines that are not valid JSON-RPC messages kept per server (T1); later ones are counted.
 const MAX_STDOUT_PROBLEMS: usize = 20;
 
@@ -245,14 +254,62 @@ impl ProcHandle {
     }
 }
 
+/// A frame on its way from the reader task to the case, holding its share of [`QUEUE_BYTES`].
+#[derive(Debug)]
+struct Incoming {
+    frame: Frame,
+    size: usize,
+    _budget: tokio::sync::OwnedSemaphorePermit,
+}
+
+/// Frames read while waiting for something else, in arrival order, bounded by [`SEEN_BYTES`]
+/// and [`MAX_SEEN`].
+#[derive(Debug, Default)]
+struct Seen {
+    frames: VecDeque<(Frame, usize)>,
+    bytes: usize,
+    dropped: u64,
+}
+
+impl Seen {
+    /// Keeps `frame`; returns whether older frames had to be dropped for it (first time only).
+    fn push(&mut self, frame: Frame, size: usize) -> bool {
+        self.frames.push_back((frame, size));
+        self.bytes += size;
+        let before = self.dropped;
+        while (self.bytes > SEEN_BYTES || self.frames.len() > MAX_SEEN) && self.frames.len() > 1 {
+            if let Some((_, n)) = self.frames.pop_front() {
+                self.bytes -= n;
+                self.dropped += 1;
+            }
+        }
+        before == 0 && self.dropped > 0
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &Frame> {
+        self.frames.iter().map(|(f, _)| f)
+    }
+
+    fn remove(&mut self, pos: usize) -> Option<Frame> {
+        let (f, n) = self.frames.remove(pos)?;
+        self.bytes -= n;
+        Some(f)
+    }
+
+    fn drain(&mut self) -> Vec<Frame> {
+        self.bytes = 0;
+        self.frames.drain(..).map(|(f, _)| f).collect()
+    }
+}
+
 /// A connection to one server process.
 #[derive(Debug)]
 pub struct Client {
     proc: ProcHandle,
     stdin: Option<ChildStdin>,
-    frames: mpsc::Receiver<Option<Frame>>,
+    frames: mpsc::Receiver<Option<Incoming>>,
     /// Frames read while waiting for something else, in arrival order.
-    seen: VecDeque<Frame>,
+    seen: Seen,
     closed: bool,
     transcript: Transcript,
     deadline: Instant,
@@ -313,6 +370,7 @@ impl Client {
                 tx,
                 transcript.clone(),
                 stdout_problems.clone(),
+                Arc::new(tokio::sync::Semaphore::new(QUEUE_BYTES)),
             ));
         }
         if let Some(stderr) = child.stderr.take() {
@@ -325,7 +383,7 @@ impl Client {
             },
             stdin,
             frames: rx,
-            seen: VecDeque::new(),
+            seen: Seen::default(),
             closed: false,
             transcript,
             deadline,
@@ -464,10 +522,11 @@ impl Client {
         what: &str,
         deadline: Instant,
     ) -> Result<Value, ClientError> {
-        if let Some(pos) = self
+        let earlier = self
             .seen
             .iter()
-            .position(|f| f.json().is_some_and(|m| is_response_to(m, id)))
+            .position(|f| f.json().is_some_and(|m| is_response_to(m, id)));
+        if let Some(pos) = earlier
             && let Some(Frame::Json(m)) = self.seen.remove(pos)
         {
             return Ok(m);
@@ -475,8 +534,8 @@ impl Client {
         let started = Instant::now();
         loop {
             match self.next_until(deadline).await? {
-                Some(Frame::Json(m)) if is_response_to(&m, id) => return Ok(m),
-                Some(frame) => self.seen.push_back(frame),
+                Some((Frame::Json(m), _)) if is_response_to(&m, id) => return Ok(m),
+                Some((frame, size)) => self.keep(frame, size),
                 None if self.closed => {
                     return Err(ClientError::Closed {
                         waiting_for: what.to_owned(),
@@ -526,38 +585,53 @@ impl Client {
             .collect()
     }
 
+    /// Keeps a frame no wait took, for [`Client::take_seen`] (bounded: see [`SEEN_BYTES`]).
+    fn keep(&mut self, frame: Frame, size: usize) {
+        if self.seen.push(frame, size) {
+            self.transcript.note(&format!(
+                "the server sent more than the runner keeps unread ({} MiB, {MAX_SEEN} frames): \
+                 the oldest unread frames are dropped",
+                SEEN_BYTES / (1024 * 1024)
+            ));
+        }
+    }
+
     /// Every frame that arrives within `wait` (bounded by the deadline), after those already
-    /// seen. Ends early when the server closes stdout.
+    /// seen (bounded as [`Client::take_seen`]). Ends early when the server closes stdout.
     pub async fn collect(&mut self, wait: Duration) -> Result<Vec<Frame>, ClientError> {
         let deadline = (Instant::now() + wait).min(self.deadline);
-        let mut out: Vec<Frame> = self.seen.drain(..).collect();
-        while let Some(frame) = self.next_until(deadline).await? {
-            out.push(frame);
+        while let Some((frame, size)) = self.next_until(deadline).await? {
+            self.keep(frame, size);
         }
-        Ok(out)
+        Ok(self.seen.drain())
     }
 
     /// Takes the frames seen so far while waiting for other things.
     pub fn take_seen(&mut self) -> Vec<Frame> {
-        self.seen.drain(..).collect()
+        self.seen.drain()
     }
 
     /// The next frame before `deadline`, `None` on timeout or when stdout closed. Requests the
     /// server sends to the runner are answered at once so no server waits on us, and are also
     /// passed on: see [`reply_to_server_request`].
-    async fn next_until(&mut self, deadline: Instant) -> Result<Option<Frame>, ClientError> {
+    async fn next_until(
+        &mut self,
+        deadline: Instant,
+    ) -> Result<Option<(Frame, usize)>, ClientError> {
         if self.closed {
             return Ok(None);
         }
         match tokio::time::timeout_at(deadline.into(), self.frames.recv()).await {
-            Ok(Some(Some(frame))) => {
+            Ok(Some(Some(incoming))) => {
+                // Its queue budget goes back to the reader here.
+                let Incoming { frame, size, .. } = incoming;
                 if let Frame::Json(m) = &frame
                     && let Some(reply) = reply_to_server_request(m)
                 {
                     // Best effort: a server that stopped reading is graded elsewhere.
                     let _ = self.send(&reply).await;
                 }
-                Ok(Some(frame))
+                Ok(Some((frame, size)))
             }
             Ok(Some(None) | None) => {
                 self.closed = true;
@@ -652,9 +726,10 @@ pub fn reply_to_server_request(msg: &Value) -> Option<Value> {
 /// channel means EOF.
 async fn read_stdout(
     mut stdout: tokio::process::ChildStdout,
-    tx: mpsc::Sender<Option<Frame>>,
+    tx: mpsc::Sender<Option<Incoming>>,
     transcript: Transcript,
     problems: Arc<std::sync::Mutex<StdoutProblems>>,
+    budget: Arc<tokio::sync::Semaphore>,
 ) {
     let mut decoder = FrameDecoder::new(MAX_SERVER_LINE);
     let mut buf = vec![0u8; 64 * 1024];
@@ -667,24 +742,49 @@ async fn read_stdout(
         decoder.decode(&buf[..n], &mut |ev| {
             push_event(ev, &mut frames, &transcript, &problems);
         });
-        for f in frames {
-            if tx.send(Some(f)).await.is_err() {
+        for (frame, size) in frames {
+            if send_frame(&tx, &budget, frame, size).await.is_err() {
                 return;
             }
         }
     }
     let mut frames = Vec::new();
     decoder.finish(&mut |ev| push_event(ev, &mut frames, &transcript, &problems));
-    for f in frames {
-        let _ = tx.send(Some(f)).await;
+    for (frame, size) in frames {
+        if send_frame(&tx, &budget, frame, size).await.is_err() {
+            return;
+        }
     }
     transcript.note("server closed stdout");
     let _ = tx.send(None).await;
 }
 
+/// Queues one frame once its size fits the queue's byte budget (waiting for the case to take
+/// earlier ones: backpressure on the server instead of growth in the runner).
+async fn send_frame(
+    tx: &mpsc::Sender<Option<Incoming>>,
+    budget: &Arc<tokio::sync::Semaphore>,
+    frame: Frame,
+    size: usize,
+) -> Result<(), ()> {
+    let share = u32::try_from(size.clamp(1, QUEUE_BYTES)).unwrap_or(u32::MAX);
+    let permit = budget
+        .clone()
+        .acquire_many_owned(share)
+        .await
+        .map_err(|_| ())?;
+    tx.send(Some(Incoming {
+        frame,
+        size,
+        _budget: permit,
+    }))
+    .await
+    .map_err(|_| ())
+}
+
 fn push_event(
     ev: DecodeEvent<'_>,
-    frames: &mut Vec<Frame>,
+    frames: &mut Vec<(Frame, usize)>,
     transcript: &Transcript,
     problems: &std::sync::Mutex<StdoutProblems>,
 ) {
@@ -701,11 +801,12 @@ fn push_event(
             let problem = match serde_json::from_slice::<Value>(line) {
                 Ok(v) => {
                     let p = message_problem(&v);
-                    frames.push(Frame::Json(v));
+                    frames.push((Frame::Json(v), line.len()));
                     p
                 }
                 Err(_) => {
-                    frames.push(Frame::NotJson(String::from_utf8_lossy(line).into_owned()));
+                    let text = String::from_utf8_lossy(line).into_owned();
+                    frames.push((Frame::NotJson(text), line.len()));
                     Some("not JSON".into())
                 }
             };
@@ -718,7 +819,7 @@ fn push_event(
         }
         DecodeEvent::OversizedEnd { len } => {
             transcript.note(&format!("server sent a line of {len} bytes (not kept)"));
-            frames.push(Frame::Oversized(len));
+            frames.push((Frame::Oversized(len), 1));
         }
         DecodeEvent::OversizedStart | DecodeEvent::OversizedChunk(_) => {}
     }

@@ -586,3 +586,54 @@ fn an_invalid_request_answered_with_id_null_is_info_outside_the_provider_profile
         "fail"
     );
 }
+
+/// The largest resident set of `pid` seen while it runs, sampled from /proc (KiB).
+fn peak_rss_kib(child: &mut std::process::Child) -> u64 {
+    let mut peak = 0;
+    while child.try_wait().expect("try_wait").is_none() {
+        if let Ok(status) = std::fs::read_to_string(format!("/proc/{}/status", child.id())) {
+            let rss = status
+                .lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0);
+            peak = peak.max(rss);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    peak
+}
+
+#[test]
+fn a_flooding_server_does_not_grow_the_runner() {
+    // The toy answers ping with an endless stream of 1 MiB notifications. The runner once kept
+    // every frame it read while waiting (hundreds of MiB within seconds); now frames in flight
+    // and frames kept unread are bounded, and the flood slows the server, not the runner.
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report.json");
+    let mut child = runner()
+        .args([
+            "--timeout-ms",
+            "8000",
+            "--case",
+            "lifecycle/ping/after-initialize",
+            "--format",
+        ])
+        .arg(format!("json={}", report.display()))
+        .args(["--", &toy_str(), "--flood"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let peak = peak_rss_kib(&mut child);
+    eprintln!("runner peak RSS {peak} KiB");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(outcome(&report, "lifecycle/ping/after-initialize"), "fail");
+    assert!(
+        peak < 150 * 1024,
+        "the runner grew to {} MiB while a server flooded it",
+        peak / 1024
+    );
+}
