@@ -65,8 +65,9 @@ const BEFORE_INITIALIZE: &[&str] = &["initialize", "ping"];
 
 /// C-T5: most elements of one batch. A larger batch is one `-32600` with `id: null` and none
 /// of it runs, as for an oversized frame (T6): two million one-byte elements fit in a 4 MiB frame,
-/// and an answer for each would be hundreds of megabytes.
-pub const MAX_BATCH_ELEMENTS: usize = 1024;
+/// and building and answering each would take gigabytes. At this bound a batch costs tens of
+/// megabytes at most (its values, and one small error entry per element past the answer bound).
+pub const MAX_BATCH_ELEMENTS: usize = 65_536;
 
 /// C-T5: bytes of answers one batch collects. Once reached, the batch's later requests are not
 /// executed and are answered `-32603` (see [`errors::batch_answer_full`]): a batch of `tools/list`

@@ -56,12 +56,10 @@ pub fn batch_too_large(len: usize, bound: usize) -> ErrorObject {
 /// `-32603` (internal error): the request is valid, the server declined to run it.
 #[must_use]
 pub fn batch_answer_full(bound: usize) -> ErrorObject {
+    // Short: a batch may hold tens of thousands of these.
     ErrorObject::new(
         code::INTERNAL_ERROR,
-        format!(
-            "not executed: this batch's answers reached their bound of {bound} bytes; \
-             send the request again"
-        ),
+        format!("not executed: the batch's answers reached {bound} bytes"),
     )
 }
 

@@ -149,7 +149,7 @@ const FRAME_PEAK_SLACK_KIB: u64 = 96 * 1024;
 
 #[test]
 fn a_batch_of_two_million_elements_is_one_invalid_request_with_bounded_memory() {
-    // T5, T6: a batch holds at most 1024 elements (C-T5); a larger one is one -32600 with
+    // T5, T6: a batch holds at most 65536 elements (C-T5); a larger one is one -32600 with
     // `id: null`, nothing in it runs, and answering it costs about the frame, not an answer per
     // element. Also under a version without batches, where only one error is due anyway.
     for version in ["2025-03-26", "2025-06-18"] {
@@ -178,18 +178,25 @@ fn a_batch_of_two_million_elements_is_one_invalid_request_with_bounded_memory() 
 }
 
 #[test]
-fn a_batch_of_1024_elements_is_answered_and_1025_is_refused_whole() {
-    // C-T5: the element bound is inclusive; over it nothing runs (no run is started).
+fn a_batch_of_65536_elements_is_answered_and_65537_is_refused_whole() {
+    // C-T5: the element bound is inclusive (ten thousand pings are simply answered); over it
+    // nothing runs: the run the batch starts first is never started.
     let mut s = session("2025-03-26");
     let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
-    let v = send_batch(&mut s, &huge_batch(ping, 1024));
-    assert_eq!(v.as_array().map(Vec::len), Some(1024));
-    let start = r#"{"jsonrpc":"2.0","id":"s","method":"tools/call","params":{"name":"claude.run.start","arguments":{"prompt":"hi","cwd":"/nonexistent-dir-of-the-test"}}}"#;
-    let mut line = huge_batch(ping, 1024);
+    let v = send_batch(&mut s, &huge_batch(ping, 65_536));
+    assert_eq!(v.as_array().map(Vec::len), Some(65_536));
+    assert!(
+        v.as_array()
+            .is_some_and(|a| a.iter().all(|e| e["result"] == json!({})))
+    );
+    let start = r#"{"jsonrpc":"2.0","id":"s","method":"tools/call","params":{"name":"claude.run.start","arguments":{"prompt":"hi"}}}"#;
+    let mut line = huge_batch(ping, 65_536);
     line.insert_str(1, &format!("{start},"));
     let v = send_batch(&mut s, &line);
     assert_eq!(v["error"]["code"], -32600, "{:.200}", v.to_string());
     assert_eq!(v["id"], Value::Null);
+    let runs = s.call_tool("claude.run.list", json!({}), None);
+    assert_eq!(runs["structuredContent"]["result"]["runs"], json!([]));
 }
 
 #[test]
