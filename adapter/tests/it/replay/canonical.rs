@@ -19,8 +19,8 @@
 //! - Durations the real CLI measures (`duration_ms`, `ttft_ms`, …) are 0.
 //!
 //! Left as recorded: everything else, including the order of native rows (the real CLI's own
-//! races, e.g. a denied tool's `permission_denied` before or after `message_delta`, still show
-//! in a remake).
+//! races, e.g. a denied tool's `permission_denied` and `user` lines before or after
+//! `message_stop`, still show in a remake).
 
 use std::collections::HashMap;
 
