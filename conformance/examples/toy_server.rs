@@ -4,6 +4,7 @@
 //! TypeScript and Python SDK servers do), `--hang-initialize` never answers `initialize`,
 //! `--exit-at-start` exits at once, `--exit-leaving-child` exits at once leaving a child that
 //! holds stdout open, `--hang-method M` never answers M after initialize.
+//! `--ping-flood` never reads its stdin and sends the client ping requests for ever.
 //! `--flood` answers a ping after initialize with an endless stream of 1 MiB notifications
 //! instead (a server that floods its client).
 //! `--null-id-for-invalid` answers invalid requests -32600 with id null even when their id
@@ -215,6 +216,20 @@ fn main() {
     let has = |f: &str| args.iter().any(|a| a == f);
     if has("--exit-at-start") {
         std::process::exit(3);
+    }
+    if has("--ping-flood") {
+        let mut out = std::io::stdout().lock();
+        for i in 0u64.. {
+            let ping = json!({"jsonrpc": "2.0", "id": format!("toy-ping-{i}"), "method": "ping"});
+            if out
+                .write_all(&mcp_wire::encode(&ping))
+                .and_then(|()| out.flush())
+                .is_err()
+            {
+                break;
+            }
+        }
+        return;
     }
     if has("--exit-leaving-child") {
         // A child inherits stdout and outlives the server: stdout stays open after it exits.

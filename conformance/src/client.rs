@@ -458,11 +458,19 @@ impl Client {
                 unmatched: Vec::new(),
             });
         };
-        let res = async {
+        // Bounded by the deadline: a server that stops reading its stdin (while it floods us
+        // with requests to answer, or before a 64 MiB line is through) must not hang the runner.
+        let write = async {
             stdin.write_all(bytes).await?;
             stdin.flush().await
-        }
-        .await;
+        };
+        let Ok(res) = tokio::time::timeout_at(self.deadline.into(), write).await else {
+            return Err(ClientError::Timeout {
+                waiting_for: "the server to read its stdin (a write did not complete)".into(),
+                ms: 0,
+                unmatched: Vec::new(),
+            });
+        };
         res.map_err(|e| match e.kind() {
             std::io::ErrorKind::BrokenPipe => ClientError::Closed {
                 waiting_for: "writing to the server's stdin".into(),

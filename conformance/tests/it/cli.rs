@@ -82,6 +82,12 @@ fn a_server_that_will_not_start_or_initialize_exits_2() {
             describe(&out)
         );
     }
+    // A server that never reads its stdin and floods the runner with requests: the runner's
+    // answers fill the pipe, and its writes, once unbounded, hung it for ever.
+    let started = Instant::now();
+    let (out, _) = run_json(&["--timeout-ms", "1500"], &[&toy, "--ping-flood"]);
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    assert!(started.elapsed() < Duration::from_secs(30));
     // A server that exits at once but leaves a child holding its stdout: the verdict says the
     // server exited, not that it was slow to answer. The child is in the server's group and
     // dies with it.
