@@ -227,6 +227,16 @@ async fn run_inner(
     } else {
         cli.drive_fake || builtin
     };
+    // A selection that matches nothing is a usage error: found before any server starts.
+    let all = catalogue::all();
+    let cases = select::select(&all, profile, &cli.cases);
+    if cases.is_empty() {
+        anyhow::bail!(
+            "no case matches --case {:?} under --profile {}",
+            cli.cases,
+            profile.name()
+        );
+    }
     let target = Arc::new(Target::prepare(
         &cli.command,
         drive_fake,
@@ -261,15 +271,6 @@ async fn run_inner(
     handle.shutdown().await;
     let discovery = Arc::new(discovery);
 
-    let all = catalogue::all();
-    let cases = select::select(&all, profile, &cli.cases);
-    if cases.is_empty() {
-        anyhow::bail!(
-            "no case matches --case {:?} under --profile {}",
-            cli.cases,
-            profile.name()
-        );
-    }
     let total = cases.len();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let settings = Settings {

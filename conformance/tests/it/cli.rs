@@ -63,6 +63,19 @@ fn usage_errors_exit_2() {
         let out = runner().args(args).args(["--", "true"]).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", describe(&out));
     }
+    // A selection that matches nothing is a usage error found before any server starts (the
+    // server here cannot start at all, which would be reported otherwise).
+    let out = runner()
+        .args(["--case", "no/such/case", "--", "/nonexistent/mcp-server"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("no case matches") && !stderr.contains("would not start"),
+        "{}",
+        describe(&out)
+    );
 }
 
 #[test]
