@@ -248,11 +248,7 @@ async fn sigterm_to_the_supervisor_terminates_the_run_and_the_supervisor_exits()
     let mut s = spawn(sh("echo ready; exec sleep 60", TERM_GRACE)).await;
     let pid = s.native_pid().expect("pid");
     assert_eq!(first_line(&mut s).await, "ready");
-    let sup = procfs::scan()
-        .into_iter()
-        .find(|p| p.pid == pid)
-        .expect("native in /proc")
-        .ppid;
+    let sup = supervisor_of(pid);
     let raw = i32::try_from(sup).expect("pid");
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(raw),
@@ -307,11 +303,7 @@ async fn a_dead_supervisor_leaves_cleanup_unconfirmed() {
     let mut s = spawn(sh("echo ready; exec sleep 60", TERM_GRACE)).await;
     let pid = s.native_pid().expect("pid");
     assert_eq!(first_line(&mut s).await, "ready");
-    let sup = procfs::scan()
-        .into_iter()
-        .find(|p| p.pid == pid)
-        .expect("native in /proc")
-        .ppid;
+    let sup = supervisor_of(pid);
     kill_pid(sup);
     let c = tokio::time::timeout(BOUND, s.cleanup())
         .await
@@ -366,4 +358,13 @@ fn the_supervise_subcommand_refuses_to_run_without_its_control_socket() {
         .expect("run");
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("control socket"));
+}
+
+/// The supervisor of a native process: its parent, read from /proc.
+fn supervisor_of(native: u32) -> u32 {
+    procfs::scan()
+        .into_iter()
+        .find(|p| p.pid == native)
+        .expect("native in /proc")
+        .ppid
 }
