@@ -14,7 +14,8 @@
 //! its memory sampling (T6) cover the whole chain. When the proxy ends on its own it ends the
 //! upstream too: on stdin EOF it closes the upstream's stdin and waits for it (T8: the upstream
 //! cancels its runs and exits), on SIGTERM/SIGINT/SIGHUP it forwards SIGTERM; after a bounded
-//! grace the upstream is SIGKILLed and reaped before the proxy exits.
+//! grace the upstream is SIGKILLed and reaped before the proxy exits. After SIGTERM or SIGINT
+//! the proxy exits 0 when the upstream exited 0 (T8), else with 128 + the signal number.
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
@@ -153,6 +154,8 @@ enum Mutation {
     ResponseWithoutJsonrpc,
     /// Exit status 1 after a clean stdin EOF shutdown (T8).
     EofExitNonzero,
+    /// Exit status 1 after SIGTERM, although the upstream was still ended and reaped (T8).
+    SigtermExitNonzero,
     /// An unknown notification is answered -32601 (T3: notifications are never answered).
     UnknownNotificationAnswered,
     /// `server/discover` answered with a result instead of -32601 (T3: not a method of the
@@ -1145,19 +1148,21 @@ enum End {
     Signal(i32),
 }
 
-/// SIGTERM to the upstream, a grace, then SIGKILL; always reaped.
-async fn terminate(child: &mut Child) {
+/// SIGTERM to the upstream, a grace, then SIGKILL; always reaped. Returns the upstream's status
+/// when it exited on its own within the grace.
+async fn terminate(child: &mut Child) -> Option<ExitStatus> {
     if let Some(pid) = child.id().and_then(|p| i32::try_from(p).ok()) {
         let _ = nix::sys::signal::kill(
             nix::unistd::Pid::from_raw(pid),
             nix::sys::signal::Signal::SIGTERM,
         );
     }
-    if tokio::time::timeout(TERM_GRACE, child.wait())
-        .await
-        .is_err()
-    {
-        let _ = child.kill().await;
+    match tokio::time::timeout(TERM_GRACE, child.wait()).await {
+        Ok(status) => status.ok(),
+        Err(_) => {
+            let _ = child.kill().await;
+            None
+        }
     }
 }
 
@@ -1213,9 +1218,11 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             _ = hup.recv() => break End::Signal(libc::SIGHUP),
         }
     };
-    if !matches!(end, End::Exited(_)) {
-        terminate(&mut child).await;
-    }
+    let terminated = if matches!(end, End::Exited(_)) {
+        None
+    } else {
+        terminate(&mut child).await
+    };
     c2s.abort();
     if tokio::time::timeout(DRAIN, &mut s2c).await.is_err() {
         s2c.abort();
@@ -1230,6 +1237,12 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 .unwrap_or(1),
         ),
         End::Stuck => ExitCode::from(1),
+        End::Signal(libc::SIGTERM) if proxy.is(Mutation::SigtermExitNonzero) => ExitCode::from(1),
+        // T8 / C-T8: SIGTERM or SIGINT is a clean shutdown; an upstream that ended cleanly on
+        // the forwarded SIGTERM makes the proxy's exit clean too (status 0).
+        End::Signal(libc::SIGTERM | libc::SIGINT) if terminated.is_some_and(|s| s.success()) => {
+            ExitCode::SUCCESS
+        }
         End::Signal(sig) => ExitCode::from(u8::try_from(128 + sig).unwrap_or(1)),
     })
 }

@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
 use serde_json::{Value, json};
 
 use super::support::{ensure, result_of, show, str_at};
@@ -14,6 +16,9 @@ use crate::schedule::Ctx;
 pub const FALLBACK_VERSION: &str = "2025-06-18";
 /// How long a server may take to exit after stdin EOF (T8: cleanup is bounded).
 pub const EOF_EXIT_WAIT: Duration = Duration::from_secs(5);
+/// How long a server may take to exit after SIGTERM (T8; C-T8: an idle server has no run to
+/// cancel, so its bounded cleanup is short).
+pub const SIGTERM_EXIT_WAIT: Duration = Duration::from_secs(5);
 
 /// The cases of this section.
 pub const CASES: &[Case] = &[
@@ -102,6 +107,9 @@ pub const CASES: &[Case] = &[
     case!("lifecycle/shutdown/stdin-eof", "T8", Levels::CONTRACT_MUST, Server,
         "After stdin EOF the server exits on its own within 5 s (a provider with status 0)",
         stdin_eof[]),
+    case!("lifecycle/shutdown/sigterm", "T8", Levels::CONTRACT_MUST, Server,
+        "After SIGTERM to the server's process (not its group) the server exits within 5 s (a provider with status 0)",
+        sigterm[]),
 ];
 
 fn is_date(v: &str) -> bool {
@@ -286,6 +294,50 @@ async fn stdin_eof(ctx: Ctx) -> CheckResult {
     // Drain what is left so the transcript shows it.
     let rest = c.collect(Duration::from_millis(50)).await?;
     let _: Vec<Frame> = rest;
+    if ctx.profile == Profile::Provider {
+        ensure(
+            status.code() == Some(0),
+            "exit status 0",
+            format!("{status}"),
+        )?;
+    }
+    Ok(Check::Pass)
+}
+
+async fn sigterm(ctx: Ctx) -> CheckResult {
+    let mut c = ctx.session().await?;
+    let answer = c.request("ping", None).await?;
+    result_of(&answer, "ping")?;
+    // The process the runner started, not its group: a wrapper or gateway must pass the
+    // shutdown on to what it started itself (T8); the runner's group kill is only the backstop.
+    let pid = c.pid();
+    if pid <= 1 {
+        return Err(Check::fail(
+            "a server process to signal",
+            format!("pid {pid}"),
+        ));
+    }
+    c.transcript().note(&format!("SIGTERM to pid {pid}"));
+    if let Err(e) = kill(Pid::from_raw(pid), Signal::SIGTERM) {
+        return Err(Check::fail(
+            "the server process alive to receive SIGTERM",
+            format!("kill: {e}"),
+        ));
+    }
+    let Some(status) = c.wait_exit(SIGTERM_EXIT_WAIT).await else {
+        return Err(Check::fail(
+            format!(
+                "an exit within {} s of SIGTERM",
+                SIGTERM_EXIT_WAIT.as_secs()
+            ),
+            "still running",
+        ));
+    };
+    // Drain what is left so the transcript shows it.
+    let rest = c.collect(Duration::from_millis(50)).await?;
+    let _: Vec<Frame> = rest;
+    // Outside provider, SIGTERM's default action (death by the signal) is an ordinary exit;
+    // T8 and C-T8 make SIGTERM a clean shutdown with status 0 for a provider.
     if ctx.profile == Profile::Provider {
         ensure(
             status.code() == Some(0),

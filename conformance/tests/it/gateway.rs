@@ -138,8 +138,20 @@ fn started_gateway() -> (
     std::process::ChildStdin,
     BufReader<std::process::ChildStdout>,
 ) {
+    started_proxy(&["--gateway"])
+}
+
+/// Starts `mcp_proxy ARGS -- claude-mcp-adapter` as [`started_gateway`] does.
+fn started_proxy(
+    args: &[&str],
+) -> (
+    std::process::Child,
+    std::process::ChildStdin,
+    BufReader<std::process::ChildStdout>,
+) {
     let mut child = Command::new(proxy())
-        .args(["--gateway", "--", &adapter()])
+        .args(args)
+        .args(["--", &adapter()])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -201,15 +213,30 @@ fn the_proxy_ends_its_upstream_on_stdin_eof_and_exits_with_its_status() {
     assert_eq!(status.code(), Some(0), "{status}");
 }
 
-#[test]
-fn the_proxy_ends_its_upstream_on_sigterm() {
-    let (mut child, _stdin, _stdout) = started_gateway();
-    // Only the proxy gets the signal (not the group): it must pass it on to its upstream.
+/// SIGTERMs the proxy only (not the group): it must pass the signal on to its upstream.
+fn sigterm(child: &std::process::Child) {
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("pid")),
         nix::sys::signal::Signal::SIGTERM,
     )
     .expect("SIGTERM the proxy");
+}
+
+#[test]
+fn the_proxy_ends_its_upstream_on_sigterm_and_exits_0_as_the_upstream_does() {
+    let (mut child, _stdin, _stdout) = started_gateway();
+    sigterm(&child);
     let status = exits_and_leaves_nothing(&mut child);
-    assert_eq!(status.code(), Some(128 + 15), "{status}");
+    // T8: the adapter exits 0 on SIGTERM and the proxy passes that clean shutdown on.
+    assert_eq!(status.code(), Some(0), "{status}");
+}
+
+#[test]
+fn the_sigterm_exit_nonzero_mutant_still_ends_its_upstream() {
+    let (mut child, _stdin, _stdout) = started_proxy(&["--mutate", "sigterm-exit-nonzero"]);
+    sigterm(&child);
+    // Only the status is wrong (T8): containment holds, so the runner's case fails on the
+    // status alone.
+    let status = exits_and_leaves_nothing(&mut child);
+    assert_eq!(status.code(), Some(1), "{status}");
 }

@@ -408,6 +408,14 @@ mutant!(
     ["lifecycle/shutdown/stdin-eof", "runs/eof/cancels-runs"]
 );
 
+// T8: exit status 1 after SIGTERM (the upstream is still ended and reaped). Only the SIGTERM
+// case signals the server; every EOF case still sees the upstream's clean status.
+mutant!(
+    a_nonzero_exit_after_sigterm_fails_only_the_sigterm_case,
+    "sigterm-exit-nonzero",
+    ["lifecycle/shutdown/sigterm"]
+);
+
 // T3: an unknown notification is answered.
 mutant!(
     answering_an_unknown_notification_fails_only_unknown_notification,
