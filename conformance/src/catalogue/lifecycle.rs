@@ -7,7 +7,7 @@ use nix::unistd::Pid;
 use serde_json::{Value, json};
 
 use super::support::{ensure, result_of, show, str_at};
-use crate::client::{Frame, error_code};
+use crate::client::{Client, Frame, error_code};
 use crate::discovery::{DEFAULT_VERSION, init_params};
 use crate::model::{Case, Check, CheckResult, Level, Levels, Profile};
 use crate::schedule::Ctx;
@@ -285,23 +285,7 @@ async fn stdin_eof(ctx: Ctx) -> CheckResult {
     let answer = c.request("ping", None).await?;
     result_of(&answer, "ping")?;
     c.close_stdin();
-    let Some(status) = c.wait_exit(EOF_EXIT_WAIT).await else {
-        return Err(Check::fail(
-            format!("an exit within {} s of stdin EOF", EOF_EXIT_WAIT.as_secs()),
-            "still running",
-        ));
-    };
-    // Drain what is left so the transcript shows it.
-    let rest = c.collect(Duration::from_millis(50)).await?;
-    let _: Vec<Frame> = rest;
-    if ctx.profile == Profile::Provider {
-        ensure(
-            status.code() == Some(0),
-            "exit status 0",
-            format!("{status}"),
-        )?;
-    }
-    Ok(Check::Pass)
+    expect_shutdown(&ctx, c, EOF_EXIT_WAIT, "stdin EOF").await
 }
 
 async fn sigterm(ctx: Ctx) -> CheckResult {
@@ -324,20 +308,22 @@ async fn sigterm(ctx: Ctx) -> CheckResult {
             format!("kill: {e}"),
         ));
     }
-    let Some(status) = c.wait_exit(SIGTERM_EXIT_WAIT).await else {
+    expect_shutdown(&ctx, c, SIGTERM_EXIT_WAIT, "SIGTERM").await
+}
+
+/// T8: after `cause` the server exits within `wait`. Outside provider any exit counts (SIGTERM's
+/// default action, death by the signal, is an ordinary exit); T8 and C-T8 make a provider's
+/// shutdown clean, with status 0.
+async fn expect_shutdown(ctx: &Ctx, mut c: Client, wait: Duration, cause: &str) -> CheckResult {
+    let Some(status) = c.wait_exit(wait).await else {
         return Err(Check::fail(
-            format!(
-                "an exit within {} s of SIGTERM",
-                SIGTERM_EXIT_WAIT.as_secs()
-            ),
+            format!("an exit within {} s of {cause}", wait.as_secs()),
             "still running",
         ));
     };
     // Drain what is left so the transcript shows it.
     let rest = c.collect(Duration::from_millis(50)).await?;
     let _: Vec<Frame> = rest;
-    // Outside provider, SIGTERM's default action (death by the signal) is an ordinary exit;
-    // T8 and C-T8 make SIGTERM a clean shutdown with status 0 for a provider.
     if ctx.profile == Profile::Provider {
         ensure(
             status.code() == Some(0),
