@@ -218,7 +218,11 @@ fn in_memory(fake: &Path, mib: u64) -> Result<(u64, f64), String> {
         println!("  split only: {:.3} s ({c})", t.elapsed().as_secs_f64());
     }
     let started = Instant::now();
-    let mut ing = claude_mcp_adapter::engine::ingest::Ingest::new(1, None);
+    let mut ing = claude_mcp_adapter::engine::ingest::Ingest::new(
+        1,
+        None,
+        std::sync::Arc::new(claude_mcp_adapter::providers::claude::stream::StreamJson),
+    );
     for chunk in data.chunks(128 * 1024) {
         ing.stdout(chunk);
     }

@@ -14,10 +14,10 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::cli_tree::{CliTree, Mode};
 use crate::config::DEFAULT_MAX_TIMEOUT_S;
-use crate::engine::claude::ClaudeProvider;
 use crate::engine::{Engine, EngineConfig, ErrorCode, RunRequest, ToolError};
+use crate::providers::claude::ClaudeProvider;
+use crate::providers::cli_tree::{CliTree, Mode};
 
 /// Exit status of a failed run.
 const EXIT_FAILED: u8 = 1;
@@ -98,19 +98,35 @@ impl RunOptions {
             ),
             other => other.clone(),
         };
+        let mut options = serde_json::Map::new();
+        let mut text = |name: &str, v: &Option<String>| {
+            if let Some(v) = v {
+                options.insert(name.to_owned(), v.clone().into());
+            }
+        };
+        text("permission_mode", &Some(self.permission_mode.clone()));
+        text("model", &self.model);
+        text("effort", &self.effort);
+        text("append_system_prompt", &self.append_system_prompt);
+        text("resume_session_id", &self.resume);
+        text("session_id", &self.session_id);
+        if let Some(n) = self.max_budget_usd {
+            let n = serde_json::Number::from_f64(n).ok_or_else(|| {
+                "invalid --max-budget-usd: max_budget_usd must be a finite number".to_owned()
+            })?;
+            options.insert("max_budget_usd".into(), Value::Number(n));
+        }
+        if self.continue_previous {
+            options.insert("continue_previous".into(), true.into());
+        }
+        if self.no_session_persistence {
+            options.insert("no_session_persistence".into(), true.into());
+        }
         Ok(RunRequest {
             prompt: self.prompt.clone(),
             cwd,
             timeout_s: self.timeout_s,
-            permission_mode: Some(self.permission_mode.clone()),
-            model: self.model.clone(),
-            effort: self.effort.clone(),
-            append_system_prompt: self.append_system_prompt.clone(),
-            max_budget_usd: self.max_budget_usd,
-            resume_session_id: self.resume.clone(),
-            continue_previous: self.continue_previous.then_some(true),
-            session_id: self.session_id.clone(),
-            no_session_persistence: self.no_session_persistence.then_some(true),
+            options,
         })
     }
 }
@@ -161,8 +177,6 @@ pub fn run(args: CliRunArgs) -> ExitCode {
         Err(e) => return fail(EXIT_FAILED, &format!("cannot start the runtime: {e}")),
     };
     let cfg = EngineConfig {
-        claude: args.claude.clone(),
-        cli_tree: tree.clone(),
         max_timeout_s: DEFAULT_MAX_TIMEOUT_S,
         recorder: None,
     };
@@ -316,10 +330,10 @@ mod tests {
         ])
         .unwrap();
         let r = a.request().unwrap();
-        assert_eq!(r.permission_mode.as_deref(), Some("acceptEdits"));
-        assert_eq!(r.continue_previous, Some(true));
-        assert_eq!(r.no_session_persistence, None);
-        assert_eq!(r.max_budget_usd, Some(0.5));
+        assert_eq!(r.options["permission_mode"], "acceptEdits");
+        assert_eq!(r.options["continue_previous"], true);
+        assert!(!r.options.contains_key("no_session_persistence"));
+        assert_eq!(r.options["max_budget_usd"], 0.5);
         let cwd = r.cwd.unwrap();
         assert!(cwd.is_absolute() && cwd.ends_with("some/dir"));
     }

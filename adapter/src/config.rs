@@ -11,6 +11,13 @@ pub enum ToolNames {
     Underscore,
 }
 
+/// A provider family the server exposes (PROV-2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ProviderName {
+    /// Claude Code's print mode: the `claude.run…` tools.
+    Claude,
+}
+
 /// Default inbound frame bound (T6).
 pub const DEFAULT_MAX_FRAME_BYTES: usize = 4 * 1024 * 1024;
 /// Default configurable maximum of `timeout_s` (BND-4).
@@ -19,6 +26,10 @@ pub const DEFAULT_MAX_TIMEOUT_S: u64 = 1800;
 /// `claude-mcp-adapter [OPTIONS]`: serve MCP over stdio.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ServeArgs {
+    /// A provider whose seven tools to serve; repeat for several (one run table, one capacity
+    /// and one work snapshot hold them all, PROV-2).
+    #[arg(long = "provider", value_enum, value_name = "NAME", default_values_t = [ProviderName::Claude])]
+    pub providers: Vec<ProviderName>,
     /// The native claude binary to run (default: `claude` found on PATH at each run).
     #[arg(long, value_name = "PATH", default_value = "claude")]
     pub claude: PathBuf,

@@ -3,21 +3,19 @@
 //! The crate is a library plus a thin binary so integration tests and benchmarks can reach the
 //! pieces. Layout (see `docs/architecture.md`):
 //! - [`mcp`]: the MCP protocol surface (lifecycle, dispatch, tools/list, tools/call, resources).
-//! - [`engine`]: the provider-neutral run engine (registry, bounds, outcome rules) and the claude
-//!   provider.
+//! - [`engine`]: the provider-neutral run engine (registry, bounds, outcome rules, the provider
+//!   trait).
+//! - [`providers`]: the native CLIs (claude; their pinned command contracts and drift check).
 //! - [`supervisor`]: the private per-run supervisor process (SUP-1..4).
-//! - [`cli_tree`]: the pinned command contract of the tested claude (NAT-1).
 //! - [`cli_projection`]: the one-shot `cli run` projection (CLI-1).
-//! - [`drift`]: the maintainer's cli-tree drift check.
 //! - [`record`]: the wire recorder behind `--record`.
 //! - [`diag`]: diagnostics on stderr that never block or panic.
 
 pub mod cli_projection;
-pub mod cli_tree;
 pub mod config;
 pub mod diag;
-pub mod drift;
 pub mod engine;
 pub mod mcp;
+pub mod providers;
 pub mod record;
 pub mod supervisor;

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use claude_mcp_adapter::{cli_projection, config::ServeArgs, drift, mcp, supervisor};
+use claude_mcp_adapter::{cli_projection, config::ServeArgs, mcp, providers::drift, supervisor};
 
 /// A reference MCP server that runs Claude Code's print mode (`claude -p --output-format
 /// stream-json`) with bounded buffers, process-group supervision and strict success rules.

@@ -13,11 +13,13 @@ use tokio::io::AsyncReadExt;
 use tokio::time::{Instant, sleep_until};
 
 use super::outcome::{Cleanup, Facts, classify};
-use super::provider::{NativeProcess, NativeReader, PreflightError, Provider, RunSpec};
+use super::provider::{
+    BoxFuture, Completion, NativeProcess, NativeReader, PreflightError, Provider, RunSpec,
+};
 use super::table::{Run, Table};
 use super::{RunState, ToolError};
 use crate::record::{Dir, Recorder};
-use crate::supervisor::{ExitStatus, TERM_GRACE};
+use crate::supervisor::ExitStatus;
 
 /// After a termination, how long the exit and the cleanup report may take beyond the grace.
 pub const CLEANUP_WAIT: Duration = Duration::from_secs(10);
@@ -34,6 +36,8 @@ struct Exec {
     start_error: Option<ToolError>,
     exit: Option<ExitStatus>,
     cleanup: Option<Cleanup>,
+    /// A protocol provider's failure without a final (ACP-6).
+    protocol_error: Option<ToolError>,
 }
 
 /// Runs `spec` to the end and settles the run.
@@ -57,6 +61,7 @@ pub async fn drive(
         .cleanup
         .clone()
         .unwrap_or_else(Cleanup::nothing_started);
+    let dialect = provider.dialect();
     let outcome = {
         let mut d = run.data();
         let outcome = classify(&Facts {
@@ -69,6 +74,8 @@ pub async fn drive(
             stderr_last_line: d.ingest.stderr_last_line(),
             exit: exec.exit,
             cleanup: &cleanup,
+            dialect: dialect.as_ref(),
+            protocol_error: exec.protocol_error.clone(),
         });
         d.exit = exec.exit;
         d.cleanup = Some(cleanup);
@@ -167,6 +174,8 @@ async fn execute(
         }
     };
     table.advance(&run.run_id, RunState::Running);
+    let grace = provider.term_grace();
+    let mut completion: Option<BoxFuture<'static, Completion>> = proc.take_completion();
 
     let mut stdout: Option<NativeReader> = proc.take_stdout();
     let mut stderr: Option<NativeReader> = proc.take_stderr();
@@ -188,8 +197,8 @@ async fn execute(
     if *cancel.borrow_and_update() {
         exec.cancelled = true;
         terminated = true;
-        proc.terminate();
-        cleanup_by = Some(Instant::now() + TERM_GRACE + CLEANUP_WAIT);
+        proc.interrupt();
+        cleanup_by = Some(Instant::now() + grace + CLEANUP_WAIT);
     }
 
     let mut armed_cleanup = None;
@@ -238,7 +247,7 @@ async fn execute(
                     // Members the leader left in its group are ended too (the supervisor does
                     // this on its own; asking again is harmless).
                     proc.terminate();
-                    let by = Instant::now() + TERM_GRACE + CLEANUP_WAIT;
+                    let by = Instant::now() + grace + CLEANUP_WAIT;
                     cleanup_by = Some(cleanup_by.map_or(by, |c| c.max(by)));
                     table.advance(&run.run_id, RunState::Settling);
                 }
@@ -253,8 +262,9 @@ async fn execute(
                 } else if *cancel.borrow_and_update() {
                     exec.cancelled = true;
                     terminated = true;
-                    proc.terminate();
-                    cleanup_by = Some(Instant::now() + TERM_GRACE + CLEANUP_WAIT);
+                    // RUN-6: the provider's graceful interrupt (ACP-7), then the group's end.
+                    proc.interrupt();
+                    cleanup_by = Some(Instant::now() + grace + CLEANUP_WAIT);
                     table.advance(&run.run_id, RunState::Settling);
                 }
             },
@@ -263,7 +273,7 @@ async fn execute(
                 exec.timed_out = true;
                 terminated = true;
                 proc.terminate();
-                cleanup_by = Some(Instant::now() + TERM_GRACE + CLEANUP_WAIT);
+                cleanup_by = Some(Instant::now() + grace + CLEANUP_WAIT);
                 table.advance(&run.run_id, RunState::Settling);
             },
             () = &mut cleanup_timer, if exec.cleanup.is_none() && cleanup_by.is_some() => {
@@ -272,10 +282,25 @@ async fn execute(
                     survivors: Vec::new(),
                     error: Some(format!(
                         "no cleanup report within {} s of the termination",
-                        (TERM_GRACE + CLEANUP_WAIT).as_secs()
+                        (grace + CLEANUP_WAIT).as_secs()
                     )),
                 });
                 break;
+            },
+            c = async { completion.as_mut()?.as_mut().await.into() }, if completion.is_some() => {
+                // ACP-6: the protocol's answer settles execution; the provider ends the group
+                // after every turn (ACP-7), so asking again here is harmless and bounds it.
+                completion = None;
+                if let Some(c) = c {
+                    settle_completion(run, &mut exec, c);
+                }
+                if !terminated {
+                    terminated = true;
+                    proc.terminate();
+                    let by = Instant::now() + grace + CLEANUP_WAIT;
+                    cleanup_by = Some(cleanup_by.map_or(by, |c| c.max(by)));
+                    table.advance(&run.run_id, RunState::Settling);
+                }
             },
             () = &mut drain_timer, if drain_by.is_some() => {
                 // SUP-4: an escaped descendant may hold the pipe; what it writes is not read.
@@ -284,6 +309,22 @@ async fn execute(
         }
     }
     exec
+}
+
+/// Hands a protocol provider's completion to the run's ingest (final, session id) and execution
+/// facts (its failure).
+fn settle_completion(run: &Run, exec: &mut Exec, c: Completion) {
+    let mut d = run.data();
+    if let Some(id) = c.session_id {
+        d.ingest.learn_session_id(id);
+    }
+    if let Some(v) = c.final_value {
+        d.ingest.offer_final(v, c.final_oversized);
+    }
+    if let Some(ne) = c.native_error {
+        d.ingest.note_native_error(ne);
+    }
+    exec.protocol_error = c.error;
 }
 
 enum Report {

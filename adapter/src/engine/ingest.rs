@@ -1,17 +1,22 @@
 //! Native output ingestion with flat memory (BND-1..3, RUN-11, OUT-3..5).
 //!
 //! stdout goes through the shared bounded [`FrameDecoder`] (1 MiB per line, never holding a longer
-//! one); every line, whole or oversized, is classified by its top-level `type` with the bounded
-//! [`TopScan`]. Ordinary events (hook lines before `system/init` included, OUT-5) go to the
-//! [`EventRing`]; the result event (`type: "result"`) is counted and, when it is the first and
-//! fits [`FINAL_MAX`], parsed and kept apart as the run's `final` (OUT-4: as received). The first
-//! valid final and the first native error are never replaced by what comes later (OUT-3).
-//! stderr keeps only its last [`STDERR_TAIL`] bytes.
+//! one); every line, whole or oversized, is scanned at its top level with the bounded [`TopScan`]
+//! and classified by the provider's [`Dialect`] (PROV-1). Ordinary events (claude's hook lines
+//! before `system/init` included, OUT-5) go to the [`EventRing`]; a final event (claude's
+//! `type: "result"`) is counted and, when it is the first and fits [`FINAL_MAX`], parsed and kept
+//! apart as the run's `final` (OUT-4: as received). A protocol provider hands its final over out
+//! of band instead ([`Ingest::offer_final`], ACP-6). The first valid final and the first native
+//! error are never replaced by what comes later (OUT-3). stderr keeps only its last
+//! [`STDERR_TAIL`] bytes.
+
+use std::sync::Arc;
 
 use mcp_wire::codec::{DecodeEvent, FrameDecoder};
 use serde::de::IgnoredAny;
 use serde_json::{Map, Value};
 
+use super::provider::Dialect;
 use super::ring::EventRing;
 use super::scan::{TopLevel, TopScan};
 use crate::record::{Dir, Recorder};
@@ -34,6 +39,9 @@ pub enum NativeSource {
     Assistant,
     /// The native stderr (a failed run without a native error event).
     Stderr,
+    /// The native protocol's answer (ACP: an error answer, a refused handshake, a stop reason
+    /// other than `end_turn`).
+    Protocol,
 }
 
 impl NativeSource {
@@ -44,6 +52,7 @@ impl NativeSource {
             NativeSource::Result => "result",
             NativeSource::Assistant => "assistant",
             NativeSource::Stderr => "stderr",
+            NativeSource::Protocol => "protocol",
         }
     }
 }
@@ -118,6 +127,7 @@ pub struct Sink {
     /// Scan state of the oversized line in progress.
     over: Option<TopScan>,
     recorder: Option<Recorder>,
+    dialect: Arc<dyn Dialect>,
 }
 
 /// The ingest state of one run.
@@ -132,7 +142,7 @@ pub struct Ingest {
 impl Ingest {
     /// Fresh state; `nonce` ties event cursors to the run.
     #[must_use]
-    pub fn new(nonce: u32, recorder: Option<Recorder>) -> Self {
+    pub fn new(nonce: u32, recorder: Option<Recorder>, dialect: Arc<dyn Dialect>) -> Self {
         Self {
             decoder: FrameDecoder::new(LINE_MAX),
             sink: Sink {
@@ -144,6 +154,7 @@ impl Ingest {
                 omitted_oversized: 0,
                 over: None,
                 recorder,
+                dialect,
             },
             stderr: Vec::new(),
         }
@@ -153,6 +164,12 @@ impl Ingest {
     pub fn stdout(&mut self, data: &[u8]) {
         let sink = &mut self.sink;
         self.decoder.decode(data, &mut |ev| sink.on(ev));
+    }
+
+    /// Bytes of an unfinished line held by the decoder (never more than [`LINE_MAX`]).
+    #[must_use]
+    pub fn buffered(&self) -> usize {
+        self.decoder.buffered()
     }
 
     /// stdout ended: a last line without a newline still counts.
@@ -201,8 +218,40 @@ impl Ingest {
             .kept
             .as_ref()
             .filter(|_| self.sink.finals.kept_valid)
-            .and_then(result_native_error)
+            .and_then(|v| self.sink.dialect.final_native_error(v))
             .or_else(|| self.sink.assistant_error.clone())
+    }
+
+    /// ACP-6: a final handed over out of band by a protocol provider (never read from a line,
+    /// so no native line can forge one). Counted, bounded (BND-3) and validated like a stream's.
+    pub fn offer_final(&mut self, v: Value, oversized: Option<u64>) {
+        let len = oversized.unwrap_or_else(|| serde_json::to_vec(&v).map_or(0, |b| b.len() as u64));
+        if len > FINAL_MAX as u64 {
+            self.sink.final_seen(FinalFault::Oversized(len), None);
+            return;
+        }
+        match self.sink.dialect.validate_final(&v) {
+            Ok(()) => self.sink.final_seen_valid(v),
+            Err(why) => {
+                let kept = v.is_object().then_some(v);
+                self.sink.final_seen(FinalFault::Malformed(why), kept);
+            }
+        }
+    }
+
+    /// A native error a protocol provider learned out of band (an error answer, a refused
+    /// handshake); the first one is kept (OUT-3).
+    pub fn note_native_error(&mut self, ne: NativeError) {
+        if self.sink.assistant_error.is_none() {
+            self.sink.assistant_error = Some(ne);
+        }
+    }
+
+    /// The native session id, when the provider learned it out of band (ACP's `sessionId`).
+    pub fn learn_session_id(&mut self, id: String) {
+        if self.sink.session_id.is_none() {
+            self.sink.session_id = Some(id);
+        }
     }
 }
 
@@ -227,7 +276,8 @@ impl Sink {
                 }
                 self.events_total += 1;
                 self.learn_session(&top);
-                if is_result(&top) || is_cut_result(&top, !top.closed) {
+                let d = &self.dialect;
+                if d.is_final(&top) || (!top.closed && d.may_be_cut_final(&top)) {
                     // BND-3: recognised by the streaming scan, never held.
                     self.final_seen(FinalFault::Oversized(len), None);
                 } else {
@@ -248,7 +298,9 @@ impl Sink {
         self.events_total += 1;
         let top = TopScan::line(line);
         self.learn_session(&top);
-        if is_cut_result(&top, true) && serde_json::from_slice::<IgnoredAny>(line).is_err() {
+        if self.dialect.may_be_cut_final(&top)
+            && serde_json::from_slice::<IgnoredAny>(line).is_err()
+        {
             self.final_seen(
                 FinalFault::Malformed(
                     "a result event was cut short (not JSON, its type never came)".into(),
@@ -260,34 +312,30 @@ impl Sink {
             }
             return;
         }
-        match top.ty.as_deref() {
-            Some("result") => {
-                if line.len() > FINAL_MAX {
-                    self.final_seen(FinalFault::Oversized(line.len() as u64), None);
-                    self.ring.push_omitted();
-                    return;
-                }
-                match serde_json::from_slice::<Value>(line) {
-                    Ok(v) => match validate_final(&v) {
-                        Ok(()) => self.final_seen_valid(v),
-                        Err(why) => {
-                            let kept = v.is_object().then_some(v);
-                            self.final_seen(FinalFault::Malformed(why), kept);
-                        }
-                    },
-                    Err(e) => self.final_seen(
-                        FinalFault::Malformed(format!("the result event is not JSON: {e}")),
-                        None,
-                    ),
-                }
+        if self.dialect.is_final(&top) {
+            if line.len() > FINAL_MAX {
+                self.final_seen(FinalFault::Oversized(line.len() as u64), None);
+                self.ring.push_omitted();
+                return;
             }
-            Some("assistant") if top.has_error && self.assistant_error.is_none() => {
-                self.assistant_error = serde_json::from_slice::<Value>(line)
-                    .ok()
-                    .as_ref()
-                    .and_then(assistant_native_error);
+            match serde_json::from_slice::<Value>(line) {
+                Ok(v) => match self.dialect.validate_final(&v) {
+                    Ok(()) => self.final_seen_valid(v),
+                    Err(why) => {
+                        let kept = v.is_object().then_some(v);
+                        self.final_seen(FinalFault::Malformed(why), kept);
+                    }
+                },
+                Err(e) => self.final_seen(
+                    FinalFault::Malformed(format!("the result event is not JSON: {e}")),
+                    None,
+                ),
             }
-            _ => {}
+        } else if self.dialect.may_carry_error(&top) && self.assistant_error.is_none() {
+            self.assistant_error = serde_json::from_slice::<Value>(line)
+                .ok()
+                .as_ref()
+                .and_then(|v| self.dialect.event_native_error(v));
         }
         if !self.ring.push(line) {
             self.omitted_oversized += 1;
@@ -316,8 +364,8 @@ impl Sink {
         self.finals.count += 1;
         if !self.finals.kept_valid {
             // OUT-3: the first valid final is kept whatever follows.
-            if let Some(s) = v.get("session_id").and_then(Value::as_str) {
-                self.session_id = Some(s.to_owned());
+            if let Some(s) = self.dialect.final_session_id(&v) {
+                self.session_id = Some(s);
             }
             self.finals.kept = Some(v);
             self.finals.kept_valid = true;
@@ -325,96 +373,9 @@ impl Sink {
     }
 }
 
-/// A line whose top-level `type` is `result`.
-fn is_result(top: &TopLevel) -> bool {
-    top.ty.as_deref() == Some("result")
-}
-
-/// A result event cut short: no top-level `type` (the real CLI writes it near the end of a
-/// result) but the result-only top-level `is_error`, on a line that is not complete JSON
-/// (`broken`). A complete object without `type` is not a result event.
-fn is_cut_result(top: &TopLevel, broken: bool) -> bool {
-    broken && top.is_object && top.ty.is_none() && top.has_is_error
-}
-
-/// OUT-2: a result event is valid when it is a JSON object with a string `session_id`, a string
-/// `subtype` and a boolean `is_error`, and, for `subtype: "success"`, a string `result`. An error
-/// subtype without `result` is valid (a native error, not a malformed final).
-pub fn validate_final(v: &Value) -> Result<(), String> {
-    let Some(o) = v.as_object() else {
-        return Err("the result event is not a JSON object".into());
-    };
-    if !o.get("session_id").is_some_and(Value::is_string) {
-        return Err("the result event has no string session_id".into());
-    }
-    let Some(subtype) = o.get("subtype").and_then(Value::as_str) else {
-        return Err("the result event has no string subtype".into());
-    };
-    if !o.get("is_error").is_some_and(Value::is_boolean) {
-        return Err("the result event has no boolean is_error".into());
-    }
-    if subtype == "success" && !o.get("result").is_some_and(Value::is_string) {
-        return Err("a success result event has no string result".into());
-    }
-    Ok(())
-}
-
-/// The native error a valid final carries (`is_error: true`, or an error subtype), if any.
-#[must_use]
-pub fn result_native_error(v: &Value) -> Option<NativeError> {
-    let is_error = v.get("is_error").and_then(Value::as_bool) == Some(true);
-    let subtype = v.get("subtype").and_then(Value::as_str).unwrap_or("");
-    if !is_error && subtype == "success" {
-        return None;
-    }
-    let message = v
-        .get("result")
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-        .map(str::to_owned)
-        .or_else(|| {
-            let errs: Vec<&str> = v
-                .get("errors")?
-                .as_array()?
-                .iter()
-                .filter_map(Value::as_str)
-                .collect();
-            (!errs.is_empty()).then(|| errs.join("; "))
-        })
-        .unwrap_or_else(|| format!("native result {subtype}"));
-    Some(NativeError {
-        message: bounded(message),
-        source: NativeSource::Result,
-    })
-}
-
-/// The native error of an assistant event carrying `error`: its text content, else the error.
-fn assistant_native_error(v: &Value) -> Option<NativeError> {
-    let err = v.get("error").filter(|e| !e.is_null())?;
-    let text: Vec<&str> = v
-        .pointer("/message/content")
-        .and_then(Value::as_array)
-        .map(|blocks| {
-            blocks
-                .iter()
-                .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-                .filter_map(|b| b.get("text").and_then(Value::as_str))
-                .collect()
-        })
-        .unwrap_or_default();
-    let message = if text.is_empty() {
-        err.as_str().map_or_else(|| err.to_string(), str::to_owned)
-    } else {
-        text.join("\n")
-    };
-    Some(NativeError {
-        message: bounded(message),
-        source: NativeSource::Assistant,
-    })
-}
-
 /// Cuts a message to [`NATIVE_MESSAGE_MAX`] bytes at a char boundary.
-fn bounded(mut s: String) -> String {
+#[must_use]
+pub fn bounded(mut s: String) -> String {
     if s.len() > NATIVE_MESSAGE_MAX {
         let mut cut = NATIVE_MESSAGE_MAX;
         while !s.is_char_boundary(cut) {
@@ -423,251 +384,4 @@ fn bounded(mut s: String) -> String {
         s.truncate(cut);
     }
     s
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn feed(lines: &[&[u8]]) -> Ingest {
-        let mut ing = Ingest::new(1, None);
-        for l in lines {
-            ing.stdout(l);
-            ing.stdout(b"\n");
-        }
-        ing.stdout_eof();
-        ing
-    }
-
-    fn fixture(name: &str) -> &'static str {
-        match name {
-            "stream" => include_str!("../../tests/it/runs/fixtures/mock-stream.jsonl"),
-            "401" => include_str!("../../tests/it/runs/fixtures/mock-401-r1.jsonl"),
-            "max-turns" => include_str!("../../tests/it/runs/fixtures/mock-max-turns.jsonl"),
-            _ => unreachable!(),
-        }
-    }
-
-    #[test]
-    fn a_real_success_stream_yields_one_valid_final_as_received() {
-        let text = fixture("stream");
-        let mut ing = Ingest::new(1, None);
-        // Odd-sized reads, as a pipe delivers them.
-        for c in text.as_bytes().chunks(977) {
-            ing.stdout(c);
-        }
-        ing.stdout_eof();
-        let f = &ing.sink.finals;
-        assert_eq!(f.count, 1);
-        assert!(f.first_fault.is_none());
-        let kept = f.single_valid().expect("valid final");
-        // OUT-4: as received, key order included.
-        assert_eq!(kept.to_string(), text.lines().last().expect("last"));
-        assert_eq!(ing.sink.events_total, text.lines().count() as u64);
-        assert_eq!(
-            ing.sink.session_id.as_deref(),
-            Some("7ba98501-25dd-4f07-9763-a9d98bb88b8e")
-        );
-        assert!(ing.stream_native_error().is_none());
-    }
-
-    #[test]
-    fn a_real_api_error_is_a_native_error_from_the_result() {
-        // `subtype: "success"` with `is_error: true` (reference/claude-2.1.328/errors.md).
-        let ing = feed(
-            &fixture("401")
-                .lines()
-                .map(str::as_bytes)
-                .collect::<Vec<_>>(),
-        );
-        let f = &ing.sink.finals;
-        assert!(f.single_valid().is_some());
-        let ne = ing.stream_native_error().expect("native error");
-        assert_eq!(ne.source, NativeSource::Result);
-        assert_eq!(
-            ne.message,
-            "Failed to authenticate. API Error: 401 mock authentication_error"
-        );
-        let a = ing.sink.assistant_error.clone().expect("assistant error");
-        assert_eq!(a.source, NativeSource::Assistant);
-        assert!(a.message.contains("Failed to authenticate"));
-    }
-
-    #[test]
-    fn an_error_subtype_without_result_is_valid() {
-        let ing = feed(
-            &fixture("max-turns")
-                .lines()
-                .map(str::as_bytes)
-                .collect::<Vec<_>>(),
-        );
-        assert!(ing.sink.finals.single_valid().is_some());
-        let ne = ing.stream_native_error().expect("native error");
-        assert_eq!(ne.message, "Reached maximum number of turns (1)");
-    }
-
-    #[test]
-    fn malformed_finals_are_classified() {
-        for (line, kept) in [
-            (
-                r#"{"type":"result","subtype":"success","is_error":false,"result":"x"}"#,
-                true,
-            ),
-            (
-                r#"{"type":"result","subtype":"success","is_error":false,"session_id":"s"}"#,
-                true,
-            ),
-            (
-                r#"{"type":"result","subtype":"success","session_id":"s","result":"x"}"#,
-                true,
-            ),
-            (
-                r#"{"type":"result","subtype":"success","is_error":false,"session_id":"s","res"#,
-                false,
-            ),
-        ] {
-            let ing = feed(&[line.as_bytes()]);
-            let f = &ing.sink.finals;
-            assert_eq!(f.count, 1, "{line}");
-            assert!(
-                matches!(f.first_fault, Some(FinalFault::Malformed(_))),
-                "{line}"
-            );
-            assert_eq!(f.kept.is_some(), kept, "{line}");
-            assert!(f.single_valid().is_none());
-        }
-    }
-
-    #[test]
-    fn a_duplicate_final_keeps_the_first_valid_one() {
-        let first = r#"{"type":"result","subtype":"success","is_error":false,"session_id":"s1","result":"one"}"#;
-        let second = r#"{"type":"result","subtype":"success","is_error":false,"session_id":"s2","result":"two"}"#;
-        let ing = feed(&[first.as_bytes(), b"garbage", second.as_bytes()]);
-        let f = &ing.sink.finals;
-        assert_eq!(f.count, 2);
-        assert_eq!(f.kept.as_ref().expect("kept")["result"], "one");
-        assert_eq!(ing.sink.session_id.as_deref(), Some("s1"));
-        // The garbage line stays visible as a string event.
-        let p = ing.sink.ring.page(None, 10).expect("page");
-        assert_eq!(p.events[1], json!("garbage"));
-    }
-
-    #[test]
-    fn a_later_valid_final_replaces_an_earlier_malformed_one_as_kept() {
-        let bad = r#"{"type":"result","subtype":"success","is_error":false,"result":"x"}"#;
-        let good = r#"{"type":"result","subtype":"success","is_error":false,"session_id":"s","result":"ok"}"#;
-        let ing = feed(&[bad.as_bytes(), good.as_bytes()]);
-        assert_eq!(ing.sink.finals.kept.as_ref().expect("kept")["result"], "ok");
-        assert!(matches!(
-            ing.sink.finals.first_fault,
-            Some(FinalFault::Malformed(_))
-        ));
-    }
-
-    #[test]
-    fn an_oversized_non_final_is_omitted_and_the_run_goes_on() {
-        // BND-1.
-        let big = format!(
-            r#"{{"type":"assistant","text":"{}"}}"#,
-            "x".repeat(LINE_MAX + 10)
-        );
-        let ing = feed(&[
-            br#"{"type":"system","subtype":"init","session_id":"s"}"#,
-            big.as_bytes(),
-            b"{\"type\":\"user\"}",
-        ]);
-        assert_eq!(ing.sink.omitted_oversized, 1);
-        assert_eq!(ing.sink.events_total, 3);
-        let p = ing.sink.ring.page(None, 10).expect("page");
-        assert_eq!(p.events.len(), 2);
-        assert_eq!(p.omitted_oversized, 1);
-        assert_eq!(ing.sink.finals.count, 0);
-    }
-
-    #[test]
-    fn finals_over_128_kib_and_over_1_mib_are_oversized_not_missing() {
-        // BND-3: 200 KiB (held as a line, too big as a final) and 3 MiB (never held), both with
-        // `type` at the end as the real CLI writes it.
-        for size in [200 * 1024, 3 * 1024 * 1024] {
-            let line = format!(
-                r#"{{"session_id":"s","subtype":"success","is_error":false,"result":"{}","type":"result"}}"#,
-                "r".repeat(size)
-            );
-            let mut ing = Ingest::new(1, None);
-            for c in line.as_bytes().chunks(64 * 1024) {
-                ing.stdout(c);
-                assert!(ing.decoder.buffered() <= LINE_MAX);
-            }
-            ing.stdout(b"\n");
-            let f = &ing.sink.finals;
-            assert_eq!(f.count, 1, "size {size}");
-            assert!(
-                matches!(f.first_fault, Some(FinalFault::Oversized(_))),
-                "size {size}"
-            );
-            assert!(f.kept.is_none());
-            assert_eq!(
-                ing.sink.omitted_oversized, 0,
-                "a final is not an omitted event"
-            );
-            assert_eq!(ing.sink.session_id.as_deref(), Some("s"));
-        }
-    }
-
-    #[test]
-    fn complete_lines_without_type_are_ordinary_events_even_with_is_error() {
-        let ing = feed(&[
-            br#"{"is_error":false,"note":"no type"}"#,
-            b"{\"is_error\": oops",
-        ]);
-        assert_eq!(
-            ing.sink.finals.count, 1,
-            "only the broken one is a cut result"
-        );
-        let ing = feed(&[br#"{"is_error":false,"note":"no type"}"#]);
-        assert_eq!(ing.sink.finals.count, 0);
-        assert_eq!(ing.sink.events_total, 1);
-    }
-
-    #[test]
-    fn a_final_without_a_trailing_newline_counts() {
-        let mut ing = Ingest::new(1, None);
-        ing.stdout(br#"{"type":"result","subtype":"success","is_error":false,"session_id":"s","result":"x"}"#);
-        assert_eq!(ing.sink.finals.count, 0);
-        ing.stdout_eof();
-        assert!(ing.sink.finals.single_valid().is_some());
-    }
-
-    #[test]
-    fn hook_lines_before_init_are_ordinary_events() {
-        // OUT-5.
-        let ing = feed(&[
-            br#"{"type":"system","subtype":"hook_started","hook_name":"SessionStart"}"#,
-            br#"{"type":"system","subtype":"init","session_id":"s"}"#,
-        ]);
-        assert_eq!(ing.sink.events_total, 2);
-        assert_eq!(ing.sink.ring.page(None, 10).expect("page").events.len(), 2);
-        assert_eq!(ing.sink.finals.count, 0);
-    }
-
-    #[test]
-    fn the_stderr_tail_keeps_the_last_8_kib() {
-        let mut ing = Ingest::new(1, None);
-        for i in 0..1000 {
-            ing.stderr(format!("line {i}\n").as_bytes());
-        }
-        let tail = ing.stderr_tail();
-        assert!(tail.len() <= STDERR_TAIL);
-        assert!(tail.ends_with("line 999\n"));
-        ing.stderr(&vec![b'z'; 3 * STDERR_TAIL]);
-        assert_eq!(ing.stderr_tail().len(), STDERR_TAIL);
-        assert_eq!(ing.stderr_last_line().as_deref().map(str::len), Some(4096));
-    }
-
-    #[test]
-    fn blank_lines_are_not_events() {
-        let ing = feed(&[b"", b"  ", br#"{"type":"user"}"#]);
-        assert_eq!(ing.sink.events_total, 1);
-    }
 }

@@ -1,6 +1,8 @@
 //! The provider-neutral run engine: the run table, bounds, outcome rules and the work snapshot
-//! (RUN, BND, OUT, META-WORK-3..7). Providers (claude stream-json now, Cursor over ACP later)
-//! only produce native lines and an exit; everything here is indifferent to which CLI made them.
+//! (RUN, BND, OUT, META-WORK-3..7). Providers (claude stream-json, Cursor's agent over ACP; see
+//! `crate::providers`, which this module never imports) only produce native lines, an exit and,
+//! for protocol providers, a completion; everything here is indifferent to which CLI made them
+//! (PROV-1). Runs of every provider share one table, one capacity and one snapshot (PROV-2).
 //!
 //! THIS FILE FIXES THE API the MCP layer (`crate::mcp`) calls. The engine author may extend it
 //! (new methods, new fields) but keeps these signatures' meaning.
@@ -16,20 +18,19 @@
 //!   oversized events omitted in the range the page covers; without a cursor a page starts at
 //!   the oldest retained event and `missed_events` says how many were dropped before it.
 //! - A native line that is not JSON appears in pages as a JSON string of its text.
-//! - A result event is a line whose top-level `type` is `result`, or a line cut short before its
-//!   `type` (not complete JSON) that carries the result-only top-level `is_error`: the latter is
-//!   `malformed_final`, never `missing_final`. A result also needs a string `subtype` and a
-//!   boolean `is_error` to be valid.
-//! - `native_error` is the valid final's error (`is_error: true` or an error subtype), else the
-//!   first assistant event carrying `error`, else, for a nonzero exit, the last stderr line.
+//! - Which line is a final, and what makes it valid, is the provider's dialect (claude: a line
+//!   whose top-level `type` is `result`, or one cut short that carries `is_error`).
+//! - `native_error` is the valid final's error, else the first event carrying one, else, for a
+//!   nonzero exit that speaks for the run, the last stderr line.
+//! - A run belongs to one provider namespace: the tools of another namespace answer
+//!   `unknown_run` for it, saying which namespace holds it.
 //! - `list` entries and results carry `native_session_id` / `acquired_by` as `null` when
 //!   unknown / unbound.
 //!
-//! Layout: [`request`] (argument checks), [`provider`] (the provider boundary) and [`claude`]
-//! (the claude provider), [`table`] (run table, capacity, snapshot), [`driver`] (one run's task),
-//! [`ingest`] / [`scan`] / [`ring`] (bounded native output), [`outcome`] (OUT-1/OUT-2).
+//! Layout: [`request`] (argument checks), [`provider`] (the provider boundary and dialect),
+//! [`table`] (run table, capacity, snapshot), [`driver`] (one run's task), [`ingest`] / [`scan`]
+//! / [`ring`] (bounded native output), [`outcome`] (OUT-1/OUT-2).
 
-pub mod claude;
 pub mod driver;
 pub mod ingest;
 pub mod outcome;
@@ -43,12 +44,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use tokio::sync::watch;
 use uuid::Uuid;
 
-use crate::cli_tree::CliTree;
 use crate::record::Recorder;
 use provider::Provider;
 use table::{Run, RunData, Table};
@@ -151,43 +150,53 @@ impl ToolError {
     }
 }
 
-/// The arguments of `claude.run` / `claude.run.start` after schema validation (RUN-0).
-/// `detach_after_s` is a wait option of `claude.run`, handled by the MCP layer, not here.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// The arguments of `<ns>.run` / `<ns>.run.start` after schema validation (RUN-0): the
+/// engine's own (`prompt`, `cwd`, `timeout_s`) and the provider's options, by name.
+/// `detach_after_s` is a wait option of `<ns>.run`, handled by the MCP layer, not here.
+#[derive(Debug, Clone, Default)]
 pub struct RunRequest {
     pub prompt: String,
-    #[serde(default)]
     pub cwd: Option<PathBuf>,
-    #[serde(default)]
     pub timeout_s: Option<u64>,
-    #[serde(default)]
-    pub permission_mode: Option<String>,
-    #[serde(default)]
-    pub model: Option<String>,
-    #[serde(default)]
-    pub effort: Option<String>,
-    #[serde(default)]
-    pub append_system_prompt: Option<String>,
-    #[serde(default)]
-    pub max_budget_usd: Option<f64>,
-    #[serde(default)]
-    pub resume_session_id: Option<String>,
-    #[serde(default)]
-    pub continue_previous: Option<bool>,
-    #[serde(default)]
-    pub session_id: Option<String>,
-    #[serde(default)]
-    pub no_session_persistence: Option<bool>,
+    /// Every other argument: the provider's options (validated against the schema it declared).
+    pub options: Map<String, Value>,
+}
+
+impl RunRequest {
+    /// Splits validated arguments into the engine's own and the provider's options.
+    pub fn from_arguments(mut args: Map<String, Value>) -> Result<Self, ToolError> {
+        let prompt = match args.remove("prompt") {
+            Some(Value::String(p)) => p,
+            _ => {
+                return Err(ToolError::invalid_argument(
+                    "/prompt",
+                    "prompt must be a string",
+                ));
+            }
+        };
+        let cwd = match args.remove("cwd") {
+            None => None,
+            Some(Value::String(c)) => Some(PathBuf::from(c)),
+            Some(_) => return Err(ToolError::invalid_argument("/cwd", "cwd must be a string")),
+        };
+        let timeout_s = match args.remove("timeout_s") {
+            None => None,
+            Some(v) => Some(v.as_u64().ok_or_else(|| {
+                ToolError::invalid_argument("/timeout_s", "timeout_s must be a whole number")
+            })?),
+        };
+        Ok(Self {
+            prompt,
+            cwd,
+            timeout_s,
+            options: args,
+        })
+    }
 }
 
 /// The engine's configuration.
 #[derive(Debug, Clone)]
 pub struct EngineConfig {
-    /// The native binary.
-    pub claude: PathBuf,
-    /// The pinned command contract.
-    pub cli_tree: Arc<CliTree>,
     /// Largest `timeout_s` (BND-4).
     pub max_timeout_s: u64,
     /// The recorder, when `--record` is on.
@@ -280,28 +289,68 @@ pub const SHUTDOWN_WAIT: Duration = Duration::from_secs(20);
 #[derive(Debug, Clone)]
 pub struct Engine {
     cfg: Arc<EngineConfig>,
-    provider: Arc<dyn Provider>,
+    providers: Arc<[Arc<dyn Provider>]>,
     table: Arc<Table>,
     instance: Uuid,
 }
 
 impl Engine {
-    /// A new, empty run table with a fresh instance UUID (META-WORK-3), running `cfg.claude`.
+    /// A new, empty run table with a fresh instance UUID (META-WORK-3) shared by `providers`
+    /// (PROV-2: one table, one capacity, one snapshot), each under its own namespace. The first
+    /// is the default of [`Engine::start`].
     #[must_use]
-    pub fn new(cfg: EngineConfig) -> Self {
-        let provider = claude::ClaudeProvider::new(cfg.claude.clone(), cfg.cli_tree.clone());
-        Self::with_provider(cfg, Arc::new(provider))
-    }
-
-    /// The same with another provider (a claude provider with a custom supervisor executable,
-    /// or another CLI). `cfg.claude` is then unused.
-    #[must_use]
-    pub fn with_provider(cfg: EngineConfig, provider: Arc<dyn Provider>) -> Self {
+    pub fn new(cfg: EngineConfig, providers: Vec<Arc<dyn Provider>>) -> Self {
         Self {
             cfg: Arc::new(cfg),
-            provider,
+            providers: providers.into(),
             table: Arc::new(Table::default()),
             instance: Uuid::new_v4(),
+        }
+    }
+
+    /// An engine with one provider.
+    #[must_use]
+    pub fn with_provider(cfg: EngineConfig, provider: Arc<dyn Provider>) -> Self {
+        Self::new(cfg, vec![provider])
+    }
+
+    /// The providers, in the order given.
+    #[must_use]
+    pub fn providers(&self) -> &[Arc<dyn Provider>] {
+        &self.providers
+    }
+
+    /// The provider of a namespace.
+    fn provider(&self, namespace: Option<&str>) -> Result<&Arc<dyn Provider>, ToolError> {
+        let found = match namespace {
+            None => self.providers.first(),
+            Some(ns) => self.providers.iter().find(|p| p.namespace() == ns),
+        };
+        found.ok_or_else(|| {
+            ToolError::new(
+                ErrorCode::Unsupported,
+                format!("no provider serves {}", namespace.unwrap_or("runs")),
+            )
+        })
+    }
+
+    /// The run, when it belongs to `namespace` (any namespace when `None`).
+    fn run_in(
+        &self,
+        namespace: Option<&str>,
+        run_id: &str,
+    ) -> Result<(Arc<Run>, RunState, Option<Uuid>), ToolError> {
+        let found = self.table.get(run_id)?;
+        match namespace {
+            Some(ns) if found.0.namespace != ns => Err(ToolError::new(
+                ErrorCode::UnknownRun,
+                format!(
+                    "run {run_id} is a {0}.run run; read it with the {0}.run tools",
+                    found.0.namespace
+                ),
+            )
+            .with("run_id", run_id.into())),
+            _ => Ok(found),
         }
     }
 
@@ -316,8 +365,19 @@ impl Engine {
     /// schema cannot express (NAT-6 exclusions, cwd existence, timeout bound) are checked here
     /// and fail with `invalid_arguments` and `field`. Must be called inside a tokio runtime.
     pub fn start(&self, req: RunRequest, acquired_by: Option<Uuid>) -> Result<String, ToolError> {
+        self.start_in(None, req, acquired_by)
+    }
+
+    /// [`Engine::start`] with the provider of `namespace` (the first when `None`).
+    pub fn start_in(
+        &self,
+        namespace: Option<&str>,
+        req: RunRequest,
+        acquired_by: Option<Uuid>,
+    ) -> Result<String, ToolError> {
+        let provider = self.provider(namespace)?.clone();
         let spec = request::validate(req, self.cfg.max_timeout_s)?;
-        self.provider.check(&spec)?;
+        provider.check(&spec)?;
         let handle = tokio::runtime::Handle::try_current().map_err(|e| {
             ToolError::new(
                 ErrorCode::SpawnFailed,
@@ -329,9 +389,10 @@ impl Engine {
         let nonce = rand_u32();
         let run = Arc::new(Run {
             run_id: run_id.clone(),
+            namespace: provider.namespace(),
             timeout_s: spec.timeout.as_secs(),
             data: std::sync::Mutex::new(RunData {
-                ingest: ingest::Ingest::new(nonce, self.cfg.recorder.clone()),
+                ingest: ingest::Ingest::new(nonce, self.cfg.recorder.clone(), provider.dialect()),
                 exit: None,
                 cleanup: None,
                 outcome: None,
@@ -343,7 +404,7 @@ impl Engine {
         self.table.admit(run.clone(), acquired_by)?;
         let task = handle.spawn(driver::drive(
             self.table.clone(),
-            self.provider.clone(),
+            provider,
             run.clone(),
             spec,
             self.cfg.recorder.clone(),
@@ -403,7 +464,12 @@ impl Engine {
     /// `claude.run.result` (RUN-4): the run's current or settled result object, plus
     /// `stderr_tail` (RUN-11).
     pub fn result(&self, run_id: &str) -> Result<Value, ToolError> {
-        let (run, state, _) = self.table.get(run_id)?;
+        self.result_in(None, run_id)
+    }
+
+    /// [`Engine::result`] of a run of `namespace` only.
+    pub fn result_in(&self, namespace: Option<&str>, run_id: &str) -> Result<Value, ToolError> {
+        let (run, state, _) = self.run_in(namespace, run_id)?;
         let d = run.data();
         Ok(result_value(&run.run_id, state, &d))
     }
@@ -412,10 +478,17 @@ impl Engine {
     /// `acquired_by` are `null` when unknown / unbound.
     #[must_use]
     pub fn list(&self) -> Value {
+        self.list_in(None)
+    }
+
+    /// [`Engine::list`] of the runs of `namespace` only.
+    #[must_use]
+    pub fn list_in(&self, namespace: Option<&str>) -> Value {
         let runs: Vec<Value> = self
             .table
             .all()
             .into_iter()
+            .filter(|(run, _, _)| namespace.is_none_or(|ns| run.namespace == ns))
             .map(|(run, state, by)| {
                 let d = run.data();
                 let mut m = Map::new();
@@ -448,13 +521,24 @@ impl Engine {
         cursor: Option<&str>,
         limit: usize,
     ) -> Result<Value, ToolError> {
+        self.events_in(None, run_id, cursor, limit)
+    }
+
+    /// [`Engine::events`] of a run of `namespace` only.
+    pub fn events_in(
+        &self,
+        namespace: Option<&str>,
+        run_id: &str,
+        cursor: Option<&str>,
+        limit: usize,
+    ) -> Result<Value, ToolError> {
         if !(1..=ring::MAX_EVENTS).contains(&limit) {
             return Err(ToolError::invalid_argument(
                 "/limit",
                 format!("limit {limit} is outside 1..={}", ring::MAX_EVENTS),
             ));
         }
-        let (run, _, _) = self.table.get(run_id)?;
+        let (run, _, _) = self.run_in(namespace, run_id)?;
         let d = run.data();
         let page = d.ingest.sink.ring.page(cursor, limit).map_err(|_| {
             ToolError::invalid_argument("/cursor", "cursor was not issued for this run")
@@ -476,8 +560,20 @@ impl Engine {
         self.table.cancel(run_id)
     }
 
+    /// [`Engine::cancel`] of a run of `namespace` only.
+    pub fn cancel_in(&self, namespace: Option<&str>, run_id: &str) -> Result<Value, ToolError> {
+        self.run_in(namespace, run_id)?;
+        self.table.cancel(run_id)
+    }
+
     /// `claude.run.release` (RUN-7): `{run_id, released: true}`.
     pub fn release(&self, run_id: &str) -> Result<Value, ToolError> {
+        self.table.release(run_id)
+    }
+
+    /// [`Engine::release`] of a run of `namespace` only.
+    pub fn release_in(&self, namespace: Option<&str>, run_id: &str) -> Result<Value, ToolError> {
+        self.run_in(namespace, run_id)?;
         self.table.release(run_id)
     }
 

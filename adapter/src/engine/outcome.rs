@@ -9,6 +9,7 @@
 //! `uncertain` whenever cleanup is not confirmed, whatever the execution outcome (RUN-10).
 
 use super::ingest::{FINAL_MAX, FinalFault, Finals, LINE_MAX, NativeError, NativeSource};
+use super::provider::Dialect;
 use super::{ErrorCode, RunState, ToolError};
 use crate::supervisor::ExitStatus;
 
@@ -77,6 +78,12 @@ pub struct Facts<'a> {
     pub exit: Option<ExitStatus>,
     /// The cleanup outcome.
     pub cleanup: &'a Cleanup,
+    /// The provider's dialect: how a final carries a native error, and whether the exit status
+    /// is part of success (PROV-1).
+    pub dialect: &'a dyn Dialect,
+    /// A failure a protocol provider reported without a final (ACP-6), ranked right after a
+    /// start failure.
+    pub protocol_error: Option<ToolError>,
 }
 
 /// The classification.
@@ -95,7 +102,11 @@ pub struct Outcome {
 pub fn classify(f: &Facts<'_>) -> Outcome {
     let exited_nonzero = f.exit.is_some_and(|e| e.code != Some(0));
     let mut native_error = f.stream_native_error.clone();
+    // A protocol provider's client ends the process after every turn, so its exit says nothing
+    // of the run unless no final came (ACP-6, ACP-7).
+    let exit_speaks = f.dialect.exit_decides() || f.finals.count == 0;
     if native_error.is_none()
+        && exit_speaks
         && exited_nonzero
         && let Some(line) = &f.stderr_last_line
     {
@@ -141,6 +152,9 @@ fn primary_error(f: &Facts<'_>) -> Option<ToolError> {
     if let Some(e) = &f.start_error {
         return Some(e.clone());
     }
+    if let Some(e) = &f.protocol_error {
+        return Some(e.clone());
+    }
     let finals = f.finals;
     if finals.count > 1 {
         return Some(ToolError::new(
@@ -174,17 +188,28 @@ fn primary_error(f: &Facts<'_>) -> Option<ToolError> {
             ),
         ));
     };
-    if let Some(ne) = super::ingest::result_native_error(final_event) {
+    if let Some(ne) = f.dialect.final_native_error(final_event) {
         let subtype = final_event
             .get("subtype")
             .and_then(serde_json::Value::as_str)
             .unwrap_or("");
-        return Some(ToolError::new(
-            ErrorCode::NativeError,
-            format!("the native run failed ({subtype}): {}", ne.message),
-        ));
+        let message = if subtype.is_empty() {
+            format!("the native run failed: {}", ne.message)
+        } else {
+            format!("the native run failed ({subtype}): {}", ne.message)
+        };
+        return Some(ToolError::new(ErrorCode::NativeError, message));
     }
-    match f.exit {
+    // PROV-1: only where the exit settles execution is its status part of success (OUT-1).
+    let exit = if f.dialect.exit_decides() {
+        f.exit
+    } else {
+        Some(ExitStatus {
+            code: Some(0),
+            signal: None,
+        })
+    };
+    match exit {
         Some(ExitStatus { code: Some(0), .. }) => {}
         Some(exit) => {
             return Some(ToolError::new(
@@ -227,8 +252,12 @@ pub fn describe_exit(exit: Option<ExitStatus>) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
     use crate::engine::ingest::Ingest;
+    // Test-only: the outcome rules are exercised on claude's real dialect.
+    use crate::providers::claude::stream::StreamJson;
 
     const OK: &str =
         r#"{"type":"result","subtype":"success","is_error":false,"session_id":"s","result":"hi"}"#;
@@ -238,7 +267,7 @@ mod tests {
         r#"{"type":"result","subtype":"success","is_error":false,"result":"hi"}"#;
 
     fn ingest(lines: &[&str]) -> Ingest {
-        let mut ing = Ingest::new(1, None);
+        let mut ing = Ingest::new(1, None, Arc::new(StreamJson));
         for l in lines {
             ing.stdout(l.as_bytes());
             ing.stdout(b"\n");
@@ -296,6 +325,8 @@ mod tests {
                 stderr_last_line: Some("Error: boom".into()),
                 exit: self.exit,
                 cleanup: &self.cleanup,
+                dialect: &StreamJson,
+                protocol_error: None,
             })
         }
 
@@ -376,6 +407,8 @@ mod tests {
             stderr_last_line: None,
             exit: exit(0),
             cleanup: &confirmed(),
+            dialect: &StreamJson,
+            protocol_error: None,
         });
         assert_eq!(o.error.map(|e| e.code), Some(ErrorCode::OversizedFinal));
     }

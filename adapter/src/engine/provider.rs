@@ -1,24 +1,28 @@
-//! The provider boundary: what the engine needs from a native agent CLI, and nothing more.
+//! The provider boundary: what the engine needs from a native agent CLI, and nothing more (PROV-1).
 //!
-//! A provider checks a request against its command contract, asserts the native version
-//! (NAT-2), and starts one supervised native process that yields stdout/stderr bytes, an exit
-//! and a cleanup report. Runs, bounds, cursors, outcome rules and the work snapshot live in the
-//! engine and never depend on which provider produced the lines: claude stream-json today
-//! ([`super::claude::ClaudeProvider`]); Cursor over ACP can plug in later by translating its
-//! session updates into one JSON event per line on its `stdout` reader.
+//! A provider owns everything specific to one CLI: its command contract (cli-tree), the version
+//! assertion (NAT-2), argv, the options it adds to the run tools (their schema for `tools/list`
+//! and their validation), its [`Dialect`] (which native event is the final, the session id, a
+//! native error), its completion rule (process exit for claude's print mode; the protocol's
+//! answer for ACP, delivered as a [`Completion`]), its graceful interrupt and whether the child's
+//! stdin is `/dev/null` or a protocol pipe. The engine knows providers only through this trait:
+//! runs, bounds, cursors, outcome rules and the work snapshot never depend on which CLI produced
+//! the lines. The providers themselves live in `crate::providers`, which the engine never imports.
 
-use std::collections::BTreeMap;
 use std::fmt;
 use std::future::Future;
 use std::path::PathBuf;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::time::Duration;
 
+use serde_json::{Map, Value};
 use tokio::io::AsyncRead;
 
 use super::ToolError;
+use super::ingest::NativeError;
 use super::outcome::Cleanup;
-use crate::cli_tree::OptionValue;
+use super::scan::TopLevel;
 use crate::supervisor::ExitStatus;
 
 /// A boxed, sendable future (the trait is used as `dyn Provider`).
@@ -36,8 +40,9 @@ pub struct RunSpec {
     pub cwd: PathBuf,
     /// The run's deadline, from its start.
     pub timeout: Duration,
-    /// Declared options the caller supplied, by name (NAT-4..6).
-    pub options: BTreeMap<String, OptionValue>,
+    /// The provider's options the caller supplied, by name, as validated against the schema the
+    /// provider declared (NAT-4..6); the provider reads them in [`Provider::check`] and `spawn`.
+    pub options: Map<String, Value>,
 }
 
 /// What a successful preflight established (the exact program that passed the version check,
@@ -65,8 +70,133 @@ pub enum PreflightError {
     },
 }
 
+/// The seven tool roles (TOOL-1), named by their suffix after `<namespace>.run`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// `<ns>.run` (RUN-1).
+    Run,
+    /// `<ns>.run.start` (RUN-2).
+    Start,
+    /// `<ns>.run.list` (RUN-3).
+    List,
+    /// `<ns>.run.result` (RUN-4).
+    Result,
+    /// `<ns>.run.events` (RUN-5).
+    Events,
+    /// `<ns>.run.cancel` (RUN-6).
+    Cancel,
+    /// `<ns>.run.release` (RUN-7).
+    Release,
+}
+
+impl Role {
+    /// All roles, in listing order.
+    pub const ALL: [Role; 7] = [
+        Role::Run,
+        Role::Start,
+        Role::List,
+        Role::Result,
+        Role::Events,
+        Role::Cancel,
+        Role::Release,
+    ];
+
+    /// The suffix after `<ns>.run`.
+    #[must_use]
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Role::Run => "",
+            Role::Start => ".start",
+            Role::List => ".list",
+            Role::Result => ".result",
+            Role::Events => ".events",
+            Role::Cancel => ".cancel",
+            Role::Release => ".release",
+        }
+    }
+}
+
+/// One option a provider adds to the run tools' input schema (NAT-1, ACP-4).
+#[derive(Debug, Clone, PartialEq)]
+pub struct OptionDecl {
+    /// The argument name.
+    pub name: String,
+    /// Its JSON Schema fragment (draft 2020-12), description included.
+    pub schema: Value,
+    /// A bound in UTF-8 bytes the schema's `maxLength` (characters) cannot state (RUN-0).
+    pub max_bytes: Option<usize>,
+}
+
+/// What a provider says to hosts in its tools' listings.
+pub trait Texts: Send + Sync {
+    /// The tool's `title` (and its annotations' title).
+    fn title(&self, role: Role) -> &'static str;
+    /// The tool's `description`.
+    fn description(&self, role: Role) -> &'static str;
+    /// The description of the `prompt` argument.
+    fn prompt_description(&self) -> &'static str;
+}
+
+/// How the engine reads a provider's native event lines (PROV-1): which line is the final, the
+/// session id and native errors. Lines are first seen through the bounded [`TopLevel`] scan, so
+/// a dialect decides from top-level keys before anything is parsed.
+pub trait Dialect: Send + Sync + fmt::Debug {
+    /// The line is a final (result) event.
+    fn is_final(&self, top: &TopLevel) -> bool;
+    /// The line may be a final cut short before its tag (judged only on lines that are not
+    /// complete JSON, OUT-2 `malformed_final`).
+    fn may_be_cut_final(&self, top: &TopLevel) -> bool;
+    /// OUT-2: why a parsed final is not valid.
+    fn validate_final(&self, v: &Value) -> Result<(), String>;
+    /// The native session id a valid final carries.
+    fn final_session_id(&self, v: &Value) -> Option<String>;
+    /// The native error a valid final carries, if any.
+    fn final_native_error(&self, v: &Value) -> Option<NativeError>;
+    /// The line is an ordinary event that may carry a native error (RUN-11).
+    fn may_carry_error(&self, top: &TopLevel) -> bool;
+    /// The native error an ordinary event carries (asked only when `may_carry_error`).
+    fn event_native_error(&self, v: &Value) -> Option<NativeError>;
+    /// The completion rule (PROV-1): `true` when the process exit settles execution and its
+    /// status is part of success (claude's print mode, OUT-1); `false` when the protocol's
+    /// answer settles it and the client ends the process (ACP-6).
+    fn exit_decides(&self) -> bool;
+}
+
+/// What a protocol provider learned when its turn settled (ACP-6): delivered out of band, so no
+/// native line can forge a final.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Completion {
+    /// The final, as the provider builds it (`None`: no answer came).
+    pub final_value: Option<Value>,
+    /// The final exceeded the final bound (BND-3): its size, when known to be over.
+    pub final_oversized: Option<u64>,
+    /// The native session id.
+    pub session_id: Option<String>,
+    /// A failure the protocol reported without a final (an error answer, a refused handshake):
+    /// the run's primary error, ranked right after a start failure.
+    pub error: Option<ToolError>,
+    /// The native error to report with it.
+    pub native_error: Option<NativeError>,
+}
+
 /// A native agent CLI.
 pub trait Provider: Send + Sync + fmt::Debug {
+    /// The tool namespace (PROV-2): `claude` gives `claude.run…` and `kind: "claude.run"`.
+    fn namespace(&self) -> &'static str;
+
+    /// What the tools of this namespace say to hosts.
+    fn texts(&self) -> &dyn Texts;
+
+    /// The options this provider adds to `<ns>.run` / `<ns>.run.start`, in listing order.
+    fn options(&self) -> Vec<OptionDecl>;
+
+    /// How its native lines are read.
+    fn dialect(&self) -> Arc<dyn Dialect>;
+
+    /// After a termination is asked for, how long the process group may take to end before
+    /// SIGKILL (SUP-3) plus any graceful interrupt's own grace (ACP-7).
+    fn term_grace(&self) -> Duration;
+
     /// Checks what a schema cannot (value rules of the command contract, exclusions): errors are
     /// `invalid_arguments` with `field`.
     fn check(&self, spec: &RunSpec) -> Result<(), ToolError>;
@@ -100,6 +230,16 @@ pub trait NativeProcess: Send {
     /// SUP-3: SIGTERM to the group, a grace, SIGKILL, reap. Idempotent, returns at once. Also
     /// called after a natural exit, so members left in the group are ended too.
     fn terminate(&self);
+    /// A cancel (RUN-6): the provider's graceful interrupt (ACP's `session/cancel`, then the
+    /// kill), else [`NativeProcess::terminate`]. Idempotent, returns at once.
+    fn interrupt(&self) {
+        self.terminate();
+    }
+    /// The out-of-band completion of a protocol provider (once; `None` for providers whose
+    /// completion is the process exit). The future resolves when the turn settled.
+    fn take_completion(&mut self) -> Option<BoxFuture<'static, Completion>> {
+        None
+    }
     /// The group leader ended (`None`: it cannot be known, e.g. the supervisor died).
     fn exited(&mut self) -> BoxFuture<'_, Option<ExitStatus>>;
     /// The cleanup outcome (SUP-3): confirmed only when acknowledged.

@@ -2,12 +2,10 @@
 //! engine must not trust the caller's layer for (RUN-0, BND-4, NAT-6, NAT-7). Every refusal is
 //! `invalid_arguments` with `field` (TOOL-3).
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use super::provider::RunSpec;
 use super::{RunRequest, ToolError};
-use crate::cli_tree::OptionValue;
 
 /// Largest prompt: Linux's limit for one argv string (MAX_ARG_STRLEN, RUN-0).
 pub const PROMPT_MAX: usize = 128 * 1024;
@@ -77,32 +75,11 @@ pub fn validate(req: RunRequest, max_timeout_s: u64) -> Result<RunSpec, ToolErro
             )
         })?,
     };
-    let mut options = BTreeMap::new();
-    let mut text = |name: &str, v: Option<String>| {
-        if let Some(v) = v {
-            options.insert(name.to_owned(), OptionValue::Text(v));
-        }
-    };
-    text("permission_mode", req.permission_mode);
-    text("model", req.model);
-    text("effort", req.effort);
-    text("append_system_prompt", req.append_system_prompt);
-    text("resume_session_id", req.resume_session_id);
-    text("session_id", req.session_id);
-    if let Some(n) = req.max_budget_usd {
-        options.insert("max_budget_usd".into(), OptionValue::Number(n));
-    }
-    if let Some(b) = req.continue_previous {
-        options.insert("continue_previous".into(), OptionValue::Switch(b));
-    }
-    if let Some(b) = req.no_session_persistence {
-        options.insert("no_session_persistence".into(), OptionValue::Switch(b));
-    }
     Ok(RunSpec {
         prompt: req.prompt,
         cwd,
         timeout: Duration::from_secs(timeout_s),
-        options,
+        options: req.options,
     })
 }
 
@@ -180,14 +157,12 @@ mod tests {
     }
 
     #[test]
-    fn supplied_options_map_to_tree_names() {
+    fn provider_options_pass_through_untouched() {
+        // The provider reads its own options (PROV-1); the engine adds and drops nothing (NAT-4).
         let mut r = req("x");
-        r.model = Some("m".into());
-        r.max_budget_usd = Some(0.5);
-        r.continue_previous = Some(true);
-        let s = validate(r, 10).expect("spec");
-        assert_eq!(s.options["model"], OptionValue::Text("m".into()));
-        assert_eq!(s.options["max_budget_usd"], OptionValue::Number(0.5));
-        assert_eq!(s.options["continue_previous"], OptionValue::Switch(true));
+        r.options.insert("model".into(), "m".into());
+        r.options.insert("max_budget_usd".into(), 0.5.into());
+        let s = validate(r.clone(), 10).expect("spec");
+        assert_eq!(s.options, r.options);
     }
 }

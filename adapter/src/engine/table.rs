@@ -39,6 +39,9 @@ pub struct RunData {
 pub struct Run {
     /// The opaque id.
     pub run_id: String,
+    /// The provider's namespace (PROV-2): the run's tools are `<namespace>.run…` and its work
+    /// kind `<namespace>.run`.
+    pub namespace: &'static str,
     /// The timeout, for messages.
     pub timeout_s: u64,
     /// Streamed data.
@@ -228,7 +231,8 @@ impl Table {
             .filter_map(|e| {
                 let by = e.acquired_by?;
                 let mut m = Map::new();
-                m.insert("kind".into(), "claude.run".into());
+                // PROV-2: one snapshot holds every provider's runs, each under its own kind.
+                m.insert("kind".into(), format!("{}.run", e.run.namespace).into());
                 m.insert("run_id".into(), e.run.run_id.clone().into());
                 m.insert("acquired_by".into(), by.to_string().into());
                 m.insert("state".into(), e.state.as_str().into());

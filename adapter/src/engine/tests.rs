@@ -81,7 +81,29 @@ impl ScriptProvider {
     }
 }
 
+// Test-only: the simulated provider speaks claude's dialect, so the engine's rules are exercised
+// on the real stream shapes.
 impl Provider for ScriptProvider {
+    fn namespace(&self) -> &'static str {
+        "claude"
+    }
+
+    fn texts(&self) -> &dyn super::provider::Texts {
+        &crate::providers::claude::texts::ClaudeTexts
+    }
+
+    fn options(&self) -> Vec<super::provider::OptionDecl> {
+        Vec::new()
+    }
+
+    fn dialect(&self) -> Arc<dyn super::provider::Dialect> {
+        Arc::new(crate::providers::claude::stream::StreamJson)
+    }
+
+    fn term_grace(&self) -> Duration {
+        crate::supervisor::TERM_GRACE
+    }
+
     fn check(&self, _spec: &RunSpec) -> Result<(), ToolError> {
         Ok(())
     }
@@ -119,6 +141,26 @@ impl Provider for ScriptProvider {
 struct Gate(ScriptProvider);
 
 impl Provider for Gate {
+    fn namespace(&self) -> &'static str {
+        "claude"
+    }
+
+    fn texts(&self) -> &dyn super::provider::Texts {
+        &crate::providers::claude::texts::ClaudeTexts
+    }
+
+    fn options(&self) -> Vec<super::provider::OptionDecl> {
+        Vec::new()
+    }
+
+    fn dialect(&self) -> Arc<dyn super::provider::Dialect> {
+        Arc::new(crate::providers::claude::stream::StreamJson)
+    }
+
+    fn term_grace(&self) -> Duration {
+        crate::supervisor::TERM_GRACE
+    }
+
     fn check(&self, spec: &RunSpec) -> Result<(), ToolError> {
         self.0.check(spec)
     }
@@ -260,8 +302,6 @@ impl NativeProcess for SimProcess {
 
 fn engine_with(provider: Arc<dyn Provider>) -> Engine {
     let cfg = EngineConfig {
-        claude: "/sim".into(),
-        cli_tree: Arc::new(crate::cli_tree::CliTree::embedded().expect("tree")),
         max_timeout_s: 1800,
         recorder: None,
     };
@@ -632,9 +672,14 @@ async fn the_33rd_run_evicts_the_oldest_settled_confirmed_run() {
 fn bare_run(id: &str) -> Arc<table::Run> {
     Arc::new(table::Run {
         run_id: id.into(),
+        namespace: "claude",
         timeout_s: 1,
         data: Mutex::new(table::RunData {
-            ingest: ingest::Ingest::new(0, None),
+            ingest: ingest::Ingest::new(
+                0,
+                None,
+                Arc::new(crate::providers::claude::stream::StreamJson),
+            ),
             exit: None,
             cleanup: None,
             outcome: None,

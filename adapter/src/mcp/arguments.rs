@@ -125,10 +125,7 @@ pub fn run_args(args: &Map<String, Value>, max_timeout_s: u64) -> Result<RunArgs
             format!("invalid argument /detach_after_s: {d} exceeds timeout_s ({timeout})"),
         ));
     }
-    let request: RunRequest = serde_json::from_value(Value::Object(obj)).map_err(|e| {
-        // Unreachable when the schema and RunRequest agree; still an argument error, not a panic.
-        ToolError::invalid_argument("", format!("invalid arguments: {e}"))
-    })?;
+    let request = RunRequest::from_arguments(obj)?;
     Ok(RunArgs {
         request,
         detach_after: detach.map(Duration::from_secs),
@@ -162,7 +159,7 @@ pub fn work_invocation(meta: Option<&Map<String, Value>>) -> Result<Option<Uuid>
     let field = format!("/_meta/{}", escape(META_WORK_INVOCATION));
     let parsed = v
         .as_str()
-        .filter(|s| crate::cli_tree::is_hyphenated_uuid(s))
+        .filter(|s| crate::providers::cli_tree::is_hyphenated_uuid(s))
         .and_then(|s| Uuid::try_parse(s).ok());
     match parsed {
         Some(u) => Ok(Some(u)),
@@ -185,7 +182,14 @@ mod tests {
         let c = Catalogue::new(
             ToolNames::Dotted,
             1800,
-            &crate::cli_tree::CliTree::embedded().expect("tree"),
+            &[
+                std::sync::Arc::new(crate::providers::claude::ClaudeProvider::new(
+                    "claude".into(),
+                    std::sync::Arc::new(
+                        crate::providers::cli_tree::CliTree::embedded().expect("tree"),
+                    ),
+                )) as std::sync::Arc<dyn crate::engine::provider::Provider>,
+            ],
         )
         .expect("catalogue");
         let t = c.get(tool).expect("tool");

@@ -5,10 +5,12 @@
 //! `tools/call` validates arguments with validators compiled once, at start-up, from the very same
 //! schemas (see [`Catalogue::new`]).
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value, json};
 
-use crate::cli_tree::{CliTree, ValueRule};
 use crate::config::ToolNames;
+use crate::engine::provider::Provider;
 
 /// The `_meta` namespace prefix of this contract (section 3).
 pub const META_NS: &str = "io.github.computer-mcp/";
@@ -41,60 +43,29 @@ const CWD_MAX: u64 = 4096;
 /// No NUL: these strings become argv entries, which cannot hold one (NAT-1).
 const NO_NUL_PATTERN: &str = "^[^\\u0000]*$";
 
-/// The seven tools.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ToolKind {
-    /// `claude.run` (RUN-1).
-    Run,
-    /// `claude.run.start` (RUN-2).
-    Start,
-    /// `claude.run.list` (RUN-3).
-    List,
-    /// `claude.run.result` (RUN-4).
-    Result,
-    /// `claude.run.events` (RUN-5).
-    Events,
-    /// `claude.run.cancel` (RUN-6).
-    Cancel,
-    /// `claude.run.release` (RUN-7).
-    Release,
+/// The seven tool roles (TOOL-1), shared by every provider namespace (PROV-2).
+pub use crate::engine::provider::Role as ToolKind;
+
+/// The wire name of a role in a namespace under the chosen projection (TOOL-1, PROV-2).
+#[must_use]
+pub fn tool_name(namespace: &str, kind: ToolKind, names: ToolNames) -> String {
+    let dotted = format!("{namespace}.run{}", kind.suffix());
+    match names {
+        ToolNames::Dotted => dotted,
+        ToolNames::Underscore => dotted.replace('.', "_"),
+    }
 }
 
-impl ToolKind {
-    /// All tools, in listing order.
-    pub const ALL: [ToolKind; 7] = [
-        ToolKind::Run,
-        ToolKind::Start,
-        ToolKind::List,
-        ToolKind::Result,
-        ToolKind::Events,
-        ToolKind::Cancel,
-        ToolKind::Release,
-    ];
+/// What the catalogue derives from a role.
+trait RoleExt {
+    fn risk(self) -> &'static str;
+    fn continues_a_run(self) -> bool;
+    fn annotations(self, title: &str) -> Value;
+    fn input_schema(self, max_timeout_s: u64, provider: &dyn Provider) -> Value;
+    fn meta(self, namespace: &str) -> Value;
+}
 
-    /// The canonical (dotted) name (TOOL-1).
-    #[must_use]
-    pub fn dotted(self) -> &'static str {
-        match self {
-            ToolKind::Run => "claude.run",
-            ToolKind::Start => "claude.run.start",
-            ToolKind::List => "claude.run.list",
-            ToolKind::Result => "claude.run.result",
-            ToolKind::Events => "claude.run.events",
-            ToolKind::Cancel => "claude.run.cancel",
-            ToolKind::Release => "claude.run.release",
-        }
-    }
-
-    /// The name on the wire under the chosen projection (TOOL-1).
-    #[must_use]
-    pub fn name(self, names: ToolNames) -> String {
-        match names {
-            ToolNames::Dotted => self.dotted().to_owned(),
-            ToolNames::Underscore => self.dotted().replace('.', "_"),
-        }
-    }
-
+impl RoleExt for ToolKind {
     fn risk(self) -> &'static str {
         // META-RISK-2.
         match self {
@@ -112,74 +83,8 @@ impl ToolKind {
         )
     }
 
-    fn title(self) -> &'static str {
-        match self {
-            ToolKind::Run => "Run Claude Code",
-            ToolKind::Start => "Start a Claude Code run",
-            ToolKind::List => "List Claude Code runs",
-            ToolKind::Result => "Read a Claude Code run's result",
-            ToolKind::Events => "Read a Claude Code run's events",
-            ToolKind::Cancel => "Cancel a Claude Code run",
-            ToolKind::Release => "Release a settled Claude Code run",
-        }
-    }
-
-    fn description(self) -> &'static str {
-        match self {
-            ToolKind::Run => {
-                "Runs one prompt through Claude Code's print mode (`claude -p`) and waits until \
-                 the run has settled, its processes included, then returns the final result. \
-                 Claude Code can read and write files and run commands in `cwd` within its \
-                 permission mode: this is model execution with shell reach, not a sandbox. \
-                 `completed: true` means the run settled, not that it succeeded: `is_error` and \
-                 `state` say which, and a failed run is returned with isError. With \
-                 `detach_after_s`, a run still going after that many seconds is returned as a \
-                 handle (`run_id`, active `state`) to follow with claude.run.result / \
-                 claude.run.events. A `progressToken` gets progress notifications as native \
-                 events arrive. `resume_session_id`, `continue_previous` and `session_id` are \
-                 mutually exclusive; `no_session_persistence` excludes resuming and continuing."
-            }
-            ToolKind::Start => {
-                "Starts the same run as claude.run without waiting and returns `{run_id, state}` \
-                 at once. The run_id is this adapter's opaque handle (not a process id, not a \
-                 Claude session id); follow it with claude.run.result, claude.run.events, \
-                 claude.run.cancel and claude.run.release. At most 4 runs are active at a time \
-                 and 32 retained."
-            }
-            ToolKind::List => {
-                "Lists the runs this adapter process retains, each with run_id, state, \
-                 completed, is_error, native_session_id (when known) and acquired_by (when \
-                 bound). Reading never releases anything."
-            }
-            ToolKind::Result => {
-                "Returns a run's current state, or its settled final result: state, completed, \
-                 is_error, native_session_id, the native final event as received, native_error, \
-                 error, cleanup outcome, exit status and event counts. Reading a failed run is a \
-                 successful read whose data says is_error."
-            }
-            ToolKind::Events => {
-                "Returns one bounded page of a run's native stream-json events, oldest first. \
-                 Pass the returned `next_cursor` to continue; a cursor older than the retained \
-                 buffer reports `stale_cursor` and how many events were missed."
-            }
-            ToolKind::Cancel => {
-                "Cancels a run: terminates its Claude Code process group and marks it \
-                 cancelled; cleanup completes in the background and shows on later result \
-                 reads. Cancelling a settled run changes nothing and says `already_settled`. \
-                 Never releases the run."
-            }
-            ToolKind::Release => {
-                "Discards a settled run whose process cleanup is confirmed, freeing its slot. \
-                 An active run is refused (`run_active`), as is a run whose cleanup is not \
-                 confirmed (`cleanup_unconfirmed`). The Claude Code session itself stays saved \
-                 and resumable."
-            }
-        }
-    }
-
     /// Standard annotations; never claim less than the risk (META-RISK-3).
-    fn annotations(self) -> Value {
-        let title = self.title();
+    fn annotations(self, title: &str) -> Value {
         match self.risk() {
             "read-only" => json!({
                 "title": title,
@@ -206,12 +111,12 @@ impl ToolKind {
     }
 
     /// The `inputSchema` (TOOL-2, RUN-0, BND-4).
-    fn input_schema(self, max_timeout_s: u64, tree: &CliTree) -> Value {
+    fn input_schema(self, max_timeout_s: u64, provider: &dyn Provider) -> Value {
         let mut props = Map::new();
         let mut required: Vec<&str> = Vec::new();
         match self {
             ToolKind::Run | ToolKind::Start => {
-                run_properties(&mut props, max_timeout_s, tree);
+                run_properties(&mut props, max_timeout_s, provider);
                 if self == ToolKind::Run {
                     props.insert(
                         "detach_after_s".into(),
@@ -234,8 +139,11 @@ impl ToolKind {
                         "type": "string",
                         "minLength": 1,
                         "maxLength": RUN_ID_MAX,
-                        "description": "The run's handle, as returned by claude.run.start, \
-                            claude.run or claude.run.list."
+                        "description": format!(
+                            "The run's handle, as returned by {0}.run.start, {0}.run or \
+                             {0}.run.list.",
+                            provider.namespace()
+                        )
                     }),
                 );
                 required.push("run_id");
@@ -277,7 +185,7 @@ impl ToolKind {
     }
 
     /// The `_meta` declarations (META-RISK-1, META-WORK-1, META-CONT-1/2).
-    fn meta(self) -> Value {
+    fn meta(self, namespace: &str) -> Value {
         let mut m = Map::new();
         m.insert(META_RISK.into(), self.risk().into());
         m.insert(
@@ -287,17 +195,17 @@ impl ToolKind {
         if self.continues_a_run() {
             m.insert(
                 META_CONTINUATION.into(),
-                json!({"format_version": 1, "kind": "claude.run", "id_pointer": "/run_id"}),
+                json!({"format_version": 1, "kind": format!("{namespace}.run"), "id_pointer": "/run_id"}),
             );
         }
         Value::Object(m)
     }
 }
 
-/// RUN-0 arguments shared by `claude.run` and `claude.run.start`: `prompt`, `cwd` and
-/// `timeout_s` belong to the adapter; every native option comes from the pinned cli-tree
-/// (NAT-1), so the schema offers exactly what argv can carry, with the tree's value rules.
-fn run_properties(props: &mut Map<String, Value>, max_timeout_s: u64, tree: &CliTree) {
+/// RUN-0 arguments shared by `<ns>.run` and `<ns>.run.start`: `prompt`, `cwd` and `timeout_s`
+/// belong to the adapter; every other option is the provider's (PROV-1), so the schema offers
+/// exactly what the provider can carry (for claude: what argv can carry, from the cli tree).
+fn run_properties(props: &mut Map<String, Value>, max_timeout_s: u64, provider: &dyn Provider) {
     props.insert(
         "prompt".into(),
         json!({
@@ -306,8 +214,7 @@ fn run_properties(props: &mut Map<String, Value>, max_timeout_s: u64, tree: &Cli
             // Characters; the byte bound (128 KiB of UTF-8) is enforced as well.
             "maxLength": PROMPT_MAX_BYTES,
             "pattern": NO_NUL_PATTERN,
-            "description": "The prompt, passed after `--` (1 byte to 128 KiB of UTF-8, no NUL): \
-                a prompt starting with `-` stays a prompt."
+            "description": provider.texts().prompt_description()
         }),
     );
     props.insert(
@@ -331,56 +238,20 @@ fn run_properties(props: &mut Map<String, Value>, max_timeout_s: u64, tree: &Cli
             "description": "Seconds before the run is stopped and fails with `timeout`."
         }),
     );
-    for opt in &tree.options {
-        let Some(Value::Object(mut schema)) = tree.option_schema(&opt.name) else {
-            continue;
-        };
-        if matches!(opt.value, ValueRule::String { .. }) {
-            // Characters in JSON Schema; the tree's byte bound is enforced as well.
-            schema.insert("pattern".into(), NO_NUL_PATTERN.into());
-        }
-        if let Some(d) = &opt.default {
-            schema.insert("default".into(), d.clone().into());
-        }
-        let description = option_description(&opt.name)
-            .map(str::to_owned)
-            .or_else(|| opt.description.clone())
-            .unwrap_or_else(|| format!("Forwarded as `{}`.", opt.flag));
-        schema.insert("description".into(), description.into());
-        props.insert(opt.name.clone(), Value::Object(schema));
+    for opt in provider.options() {
+        props.insert(opt.name, opt.schema);
     }
 }
 
-/// What a host needs to know about each native option the tree declares.
-fn option_description(name: &str) -> Option<&'static str> {
-    Some(match name {
-        "permission_mode" => {
-            "Claude Code's permission mode, always passed explicitly. dontAsk denies what is \
-             not pre-approved; plan only plans; acceptEdits also allows file edits."
-        }
-        "model" => "Model alias or name, forwarded only when given.",
-        "effort" => "Effort level, forwarded only when given.",
-        "append_system_prompt" => "Text appended to the system prompt (UTF-8, bounded in bytes).",
-        "max_budget_usd" => "Spending cap in US dollars, forwarded only when given.",
-        "resume_session_id" => {
-            "Resume this saved Claude Code session (its native session id, never a run_id)."
-        }
-        "continue_previous" => "Continue the most recent Claude Code session in cwd.",
-        "session_id" => "Use this UUID as the new Claude Code session's id.",
-        "no_session_persistence" => "Do not save the Claude Code session to disk.",
-        _ => return None,
-    })
-}
-
 /// Byte bounds of string arguments (RUN-0): JSON Schema's `maxLength` counts characters.
-fn byte_bounds(kind: ToolKind, tree: &CliTree) -> Vec<(String, usize)> {
+fn byte_bounds(kind: ToolKind, provider: &dyn Provider) -> Vec<(String, usize)> {
     if !matches!(kind, ToolKind::Run | ToolKind::Start) {
         return Vec::new();
     }
     let mut bounds = vec![("prompt".to_owned(), PROMPT_MAX_BYTES)];
-    for opt in &tree.options {
-        if let ValueRule::String { max_bytes } = opt.value {
-            bounds.push((opt.name.clone(), max_bytes));
+    for opt in provider.options() {
+        if let Some(b) = opt.max_bytes {
+            bounds.push((opt.name, b));
         }
     }
     bounds
@@ -388,8 +259,10 @@ fn byte_bounds(kind: ToolKind, tree: &CliTree) -> Vec<(String, usize)> {
 
 /// One tool: its listing and its compiled validator.
 pub struct Tool {
-    /// Which tool.
+    /// Which role.
     pub kind: ToolKind,
+    /// The provider namespace it belongs to (PROV-2).
+    pub namespace: &'static str,
     /// Its wire name under the configured projection.
     pub name: String,
     /// Its `tools/list` entry.
@@ -410,11 +283,11 @@ impl std::fmt::Debug for Tool {
 #[derive(Debug, thiserror::Error)]
 #[error("the input schema of {tool} does not compile: {message}")]
 pub struct CatalogueError {
-    tool: &'static str,
+    tool: String,
     message: String,
 }
 
-/// The seven tools under one configuration.
+/// The seven tools of each provider under one configuration.
 #[derive(Debug)]
 pub struct Catalogue {
     tools: Vec<Tool>,
@@ -423,36 +296,42 @@ pub struct Catalogue {
 }
 
 impl Catalogue {
-    /// Builds the listings (native options from `tree`, NAT-1) and compiles each input schema
-    /// once.
+    /// Builds the listings of every provider's seven tools (its options from the provider,
+    /// PROV-1) and compiles each input schema once.
     pub fn new(
         names: ToolNames,
         max_timeout_s: u64,
-        tree: &CliTree,
+        providers: &[Arc<dyn Provider>],
     ) -> Result<Self, CatalogueError> {
-        let mut tools = Vec::with_capacity(ToolKind::ALL.len());
-        for kind in ToolKind::ALL {
-            let name = kind.name(names);
-            let schema = kind.input_schema(max_timeout_s, tree);
-            let validator = jsonschema::draft202012::new(&schema).map_err(|e| CatalogueError {
-                tool: kind.dotted(),
-                message: e.to_string(),
-            })?;
-            let listing = json!({
-                "name": name,
-                "title": kind.title(),
-                "description": kind.description(),
-                "inputSchema": schema,
-                "annotations": kind.annotations(),
-                "_meta": kind.meta(),
-            });
-            tools.push(Tool {
-                kind,
-                name,
-                listing,
-                validator,
-                byte_bounds: byte_bounds(kind, tree),
-            });
+        let mut tools = Vec::with_capacity(ToolKind::ALL.len() * providers.len());
+        for provider in providers {
+            let ns = provider.namespace();
+            let texts = provider.texts();
+            for kind in ToolKind::ALL {
+                let name = tool_name(ns, kind, names);
+                let schema = kind.input_schema(max_timeout_s, provider.as_ref());
+                let validator =
+                    jsonschema::draft202012::new(&schema).map_err(|e| CatalogueError {
+                        tool: tool_name(ns, kind, ToolNames::Dotted),
+                        message: e.to_string(),
+                    })?;
+                let listing = json!({
+                    "name": name,
+                    "title": texts.title(kind),
+                    "description": texts.description(kind),
+                    "inputSchema": schema,
+                    "annotations": kind.annotations(texts.title(kind)),
+                    "_meta": kind.meta(ns),
+                });
+                tools.push(Tool {
+                    kind,
+                    namespace: ns,
+                    name,
+                    listing,
+                    validator,
+                    byte_bounds: byte_bounds(kind, provider.as_ref()),
+                });
+            }
         }
         Ok(Self {
             tools,
@@ -478,8 +357,12 @@ impl Catalogue {
 mod tests {
     use super::*;
 
-    fn tree() -> CliTree {
-        CliTree::embedded().expect("embedded cli tree")
+    fn tree() -> Vec<Arc<dyn Provider>> {
+        let tree = crate::providers::cli_tree::CliTree::embedded().expect("embedded cli tree");
+        vec![Arc::new(crate::providers::claude::ClaudeProvider::new(
+            "claude".into(),
+            Arc::new(tree),
+        ))]
     }
 
     #[test]

@@ -89,7 +89,6 @@ pub mod tools_call;
 pub mod tools_list;
 pub mod transport;
 
-use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -100,7 +99,6 @@ use tokio::task::JoinSet;
 use self::catalogue::Catalogue;
 use self::dispatch::Server;
 use self::transport::Frame;
-use crate::cli_tree::CliTree;
 use crate::config::ServeArgs;
 use crate::engine::{Engine, EngineConfig};
 use crate::record::Recorder;
@@ -134,7 +132,7 @@ pub enum ServeError {
     },
     /// The cli-tree could not be read, parsed or validated (NAT-1).
     #[error("cannot load the cli tree: {0}")]
-    CliTree(#[from] crate::cli_tree::CliTreeError),
+    CliTree(#[from] crate::providers::cli_tree::CliTreeError),
     /// A tool schema does not compile.
     #[error(transparent)]
     Catalogue(#[from] catalogue::CatalogueError),
@@ -163,14 +161,6 @@ pub async fn serve(args: ServeArgs) -> ExitCode {
     }
 }
 
-fn load_cli_tree(path: Option<&Path>) -> Result<CliTree, ServeError> {
-    match path {
-        None => CliTree::embedded(),
-        Some(p) => CliTree::load(p),
-    }
-    .map_err(ServeError::CliTree)
-}
-
 async fn run(args: ServeArgs) -> Result<ExitCode, ServeError> {
     let recorder = match &args.record {
         None => None,
@@ -179,18 +169,19 @@ async fn run(args: ServeArgs) -> Result<ExitCode, ServeError> {
             source,
         })?),
     };
-    let cli_tree = Arc::new(load_cli_tree(args.cli_tree.as_deref())?);
+    let providers = crate::providers::from_args(&args)?;
     let catalogue = Arc::new(Catalogue::new(
         args.tool_names,
         args.max_timeout_s,
-        &cli_tree,
+        &providers,
     )?);
-    let engine = Engine::new(EngineConfig {
-        claude: args.claude.clone(),
-        cli_tree,
-        max_timeout_s: args.max_timeout_s,
-        recorder: recorder.clone(),
-    });
+    let engine = Engine::new(
+        EngineConfig {
+            max_timeout_s: args.max_timeout_s,
+            recorder: recorder.clone(),
+        },
+        providers,
+    );
     let mut sigterm = signal(SignalKind::terminate())?;
     let mut sigint = signal(SignalKind::interrupt())?;
     let (out, mut stdout_closed) = transport::spawn_writer(recorder.clone())?;

@@ -27,6 +27,8 @@ pub fn handle(server: &mut Server, id: &Value, params: Option<Value>) -> Handled
 /// A well-formed call with valid arguments.
 struct Call {
     kind: ToolKind,
+    /// The tool's provider namespace (PROV-2).
+    ns: &'static str,
     args: Map<String, Value>,
     acquired_by: Option<Uuid>,
     progress_token: Option<Value>,
@@ -78,6 +80,7 @@ fn prepare(server: &Server, params: Option<Value>) -> Prepared {
     };
     Ok(Ok(Call {
         kind: tool.kind,
+        ns: tool.namespace,
         args,
         acquired_by,
         progress_token: progress::token(meta),
@@ -95,17 +98,21 @@ fn settle(r: Result<Value, ToolError>) -> Answer {
 impl Call {
     fn run(self, server: &mut Server, id: &Value) -> Handled {
         let engine = &server.engine;
+        let ns = Some(self.ns);
+        let run_id = arguments::run_id(&self.args);
         match self.kind {
             ToolKind::Run => self.run_and_wait(server, id),
-            ToolKind::Start => settle(start(engine, &self.args, self.acquired_by, server)).into(),
-            ToolKind::List => settle(Ok(engine.list())).into(),
-            ToolKind::Result => settle(engine.result(arguments::run_id(&self.args))).into(),
+            ToolKind::Start => {
+                settle(start(engine, self.ns, &self.args, self.acquired_by, server)).into()
+            }
+            ToolKind::List => settle(Ok(engine.list_in(ns))).into(),
+            ToolKind::Result => settle(engine.result_in(ns, run_id)).into(),
             ToolKind::Events => {
                 let (cursor, limit) = arguments::page(&self.args);
-                settle(engine.events(arguments::run_id(&self.args), cursor, limit)).into()
+                settle(engine.events_in(ns, run_id, cursor, limit)).into()
             }
-            ToolKind::Cancel => settle(engine.cancel(arguments::run_id(&self.args))).into(),
-            ToolKind::Release => settle(engine.release(arguments::run_id(&self.args))).into(),
+            ToolKind::Cancel => settle(engine.cancel_in(ns, run_id)).into(),
+            ToolKind::Release => settle(engine.release_in(ns, run_id)).into(),
         }
     }
 
@@ -120,7 +127,10 @@ impl Call {
             Ok(a) => a,
             Err(e) => return Ok(tool_result::failure(&e)).into(),
         };
-        let run_id = match server.engine.start(request, self.acquired_by) {
+        let run_id = match server
+            .engine
+            .start_in(Some(self.ns), request, self.acquired_by)
+        {
             Ok(r) => r,
             Err(e) => return Ok(tool_result::failure(&e)).into(),
         };
@@ -177,12 +187,13 @@ fn finished(engine: &Engine, run_id: &str, waited: Result<bool, ToolError>) -> V
 /// `claude.run.start` (RUN-2): `{run_id, state}` at once.
 fn start(
     engine: &Engine,
+    ns: &str,
     args: &Map<String, Value>,
     acquired_by: Option<Uuid>,
     server: &Server,
 ) -> Result<Value, ToolError> {
     let RunArgs { request, .. } = arguments::run_args(args, server.catalogue.max_timeout_s)?;
-    let run_id = engine.start(request, acquired_by)?;
+    let run_id = engine.start_in(Some(ns), request, acquired_by)?;
     // Just admitted: it cannot be released or evicted yet, so it has a state.
     let state = engine.state(&run_id).map_or("pending", |s| s.as_str());
     Ok(json!({"run_id": run_id, "state": state}))

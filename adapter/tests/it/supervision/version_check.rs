@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use claude_mcp_adapter::cli_tree::CliTree;
-use claude_mcp_adapter::engine::claude::ClaudeProvider;
 use claude_mcp_adapter::engine::provider::{Checked, PreflightError, Provider};
 use claude_mcp_adapter::engine::{ErrorCode, ToolError};
+use claude_mcp_adapter::providers::claude::ClaudeProvider;
+use claude_mcp_adapter::providers::cli_tree::CliTree;
 
 use super::{BOUND, adapter_exe, alive, kill_pid};
 

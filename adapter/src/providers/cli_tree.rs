@@ -1,12 +1,16 @@
-//! The pinned, partial command contract of the tested claude (NAT-1), loaded from `cli-tree.json`.
+//! The pinned, partial command contract of a tested native CLI (NAT-1, ACP-9), loaded from
+//! `cli-tree.json` (claude) or `cursor-cli-tree.json` (Cursor's agent): one format, one loader.
 //!
 //! The document is checked once at start-up, first against `docs/cli-tree.schema.json` (its
 //! format) and then semantically (unique names and flags, defaults among the choices, symmetric
 //! exclusions, no bypass mode; NAT-5). After that it is the only source of the native argv:
 //! [`CliTree::argv`] appends the mode's fixed argv, every declared option the caller supplied (and
-//! the `always` ones) in declared order, the separator and the prompt (NAT-3..7). Nothing parses
-//! `claude --help` at run time; the maintainer's drift check (`crate::drift`) compares the tree with
-//! an installed CLI. The format is described in `docs/cli-tree.md`.
+//! the `always` ones) in declared order, the separator and the prompt (NAT-3..7); a tree with
+//! `option_placement: "before_mode"` puts the options before the mode's argv (Cursor's global
+//! flags go before `acp`), and a tree without a `prompt_separator` carries the prompt over its
+//! protocol, never in argv. Nothing parses `--help` at run time; the maintainer's drift check
+//! (`super::drift`) compares the tree with an installed CLI. The format is described in
+//! `docs/cli-tree.md`.
 
 use std::collections::{BTreeMap, HashSet};
 use std::ffi::OsString;
@@ -16,10 +20,13 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 /// The raw text of the repository's cli-tree.json, embedded at build time.
-pub const EMBEDDED: &str = include_str!("../../cli-tree.json");
+pub const EMBEDDED: &str = include_str!("../../../cli-tree.json");
+
+/// The raw text of the repository's cursor-cli-tree.json, embedded at build time (ACP-9).
+pub const CURSOR_EMBEDDED: &str = include_str!("../../../cursor-cli-tree.json");
 
 /// The JSON Schema of the cli-tree format (draft 2020-12), embedded at build time.
-pub const SCHEMA: &str = include_str!("../../docs/cli-tree.schema.json");
+pub const SCHEMA: &str = include_str!("../../../docs/cli-tree.schema.json");
 
 /// Flags and choices the adapter never produces (NAT-5). A tree that offers them is refused at
 /// load, so a careless edit of cli-tree.json cannot open a bypass mode.
@@ -52,13 +59,38 @@ pub enum CliTreeError {
     Semantic(String),
 }
 
-/// The way the CLI is run (NAT-3): each has its own fixed argv in the tree.
+/// The way the CLI is run (NAT-3): each has its own fixed argv in the tree, under its key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
-    /// MCP runs: stream-json, one event per line.
+    /// claude's MCP runs: stream-json, one event per line (`modes.stream`).
     Stream,
-    /// The CLI projection (CLI-1): one JSON result.
+    /// claude's CLI projection (CLI-1): one JSON result (`modes.json`).
     Json,
+    /// Cursor's agent speaking ACP on stdio (`modes.acp`, ACP-9).
+    Acp,
+}
+
+impl Mode {
+    /// The key of the mode under `modes`.
+    #[must_use]
+    pub fn key(self) -> &'static str {
+        match self {
+            Mode::Stream => "stream",
+            Mode::Json => "json",
+            Mode::Acp => "acp",
+        }
+    }
+}
+
+/// Where the declared options go relative to the mode's fixed argv.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OptionPlacement {
+    /// `<mode argv> <options> [separator prompt]` (claude).
+    #[default]
+    AfterMode,
+    /// `<options> <mode argv>`: global flags before a subcommand (`cursor-agent --model M acp`).
+    BeforeMode,
 }
 
 /// The value rule of a declared option.
@@ -141,13 +173,6 @@ pub struct ModeSpec {
     pub argv: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Modes {
-    stream: ModeSpec,
-    json: ModeSpec,
-}
-
 #[derive(Debug, Deserialize)]
 struct Document {
     #[serde(rename = "$schema", default)]
@@ -157,9 +182,11 @@ struct Document {
     tool: String,
     package: String,
     version: VersionSpec,
-    modes: Modes,
+    modes: BTreeMap<String, ModeSpec>,
     options: Vec<OptionSpec>,
-    prompt_separator: String,
+    #[serde(default)]
+    option_placement: OptionPlacement,
+    prompt_separator: Option<String>,
 }
 
 /// A value supplied for a declared option.
@@ -211,10 +238,11 @@ pub struct CliTree {
     pub version: VersionSpec,
     /// Declared options in argv order.
     pub options: Vec<OptionSpec>,
-    /// Placed before the prompt (NAT-7).
-    pub prompt_separator: String,
-    stream: ModeSpec,
-    json: ModeSpec,
+    /// Placed before the prompt (NAT-7); `None` when the prompt goes over the protocol (ACP).
+    pub prompt_separator: Option<String>,
+    /// Where options go relative to the mode's argv.
+    pub option_placement: OptionPlacement,
+    modes: BTreeMap<String, ModeSpec>,
 }
 
 impl CliTree {
@@ -244,20 +272,52 @@ impl CliTree {
             version: doc.version,
             options: doc.options,
             prompt_separator: doc.prompt_separator,
-            stream: doc.modes.stream,
-            json: doc.modes.json,
+            option_placement: doc.option_placement,
+            modes: doc.modes,
         };
         tree.check_semantics()?;
         Ok(tree)
     }
 
-    /// The fixed argv of a mode.
+    /// The embedded cursor tree, validated (ACP-9).
+    pub fn cursor_embedded() -> Result<Self, CliTreeError> {
+        Self::parse(CURSOR_EMBEDDED)
+    }
+
+    /// The fixed argv of a mode (empty for a mode the tree does not declare: a provider checks
+    /// its modes with [`CliTree::require_modes`] when it loads its tree).
     #[must_use]
     pub fn mode_argv(&self, mode: Mode) -> &[String] {
-        match mode {
-            Mode::Stream => &self.stream.argv,
-            Mode::Json => &self.json.argv,
+        self.modes
+            .get(mode.key())
+            .map_or(&[], |m| m.argv.as_slice())
+    }
+
+    /// Refuses a tree that lacks one of the modes a provider runs, or that has no prompt
+    /// separator where the provider passes the prompt in argv.
+    pub fn require_modes(&self, modes: &[Mode], prompt_in_argv: bool) -> Result<(), CliTreeError> {
+        for m in modes {
+            if !self.modes.contains_key(m.key()) {
+                return Err(CliTreeError::Semantic(format!(
+                    "{} needs modes.{}, which the tree does not declare",
+                    self.tool,
+                    m.key()
+                )));
+            }
         }
+        if prompt_in_argv != self.prompt_separator.is_some() {
+            return Err(CliTreeError::Semantic(format!(
+                "{} passes the prompt {}, so prompt_separator must be {}",
+                self.tool,
+                if prompt_in_argv {
+                    "in argv"
+                } else {
+                    "over its protocol"
+                },
+                if prompt_in_argv { "a string" } else { "null" }
+            )));
+        }
+        Ok(())
     }
 
     /// A declared option by name.
@@ -428,7 +488,11 @@ impl CliTree {
             ));
         }
 
-        let mut argv: Vec<OsString> = self.mode_argv(mode).iter().map(OsString::from).collect();
+        let mode_argv = self.mode_argv(mode).iter().map(OsString::from);
+        let mut argv: Vec<OsString> = Vec::new();
+        if self.option_placement == OptionPlacement::AfterMode {
+            argv.extend(mode_argv.clone());
+        }
         for opt in &self.options {
             let supplied = values.get(&opt.name);
             let value = match supplied {
@@ -453,8 +517,14 @@ impl CliTree {
                 }
             }
         }
-        argv.push(self.prompt_separator.clone().into());
-        argv.push(prompt.into());
+        if self.option_placement == OptionPlacement::BeforeMode {
+            argv.extend(mode_argv);
+        }
+        // ACP: no separator, and the prompt goes over the protocol (ACP-3), never argv.
+        if let Some(sep) = &self.prompt_separator {
+            argv.push(sep.clone().into());
+            argv.push(prompt.into());
+        }
         Ok(argv)
     }
 
@@ -465,7 +535,7 @@ impl CliTree {
         }
         let mut names = HashSet::new();
         let mut flags = HashSet::new();
-        for m in [&self.stream, &self.json] {
+        for m in self.modes.values() {
             for a in &m.argv {
                 if FORBIDDEN_FLAGS.contains(&a.as_str()) {
                     return bad(format!("mode argv contains {a} (NAT-5)"));
@@ -485,7 +555,7 @@ impl CliTree {
             if FORBIDDEN_FLAGS.contains(&opt.flag.as_str()) {
                 return bad(format!("{} is never produced (NAT-5)", opt.flag));
             }
-            for m in [&self.stream, &self.json] {
+            for m in self.modes.values() {
                 if m.argv.contains(&opt.flag) {
                     return bad(format!(
                         "{} is both a mode argument and an option",
@@ -627,7 +697,7 @@ mod tests {
         let t = embedded();
         assert_eq!(t.version.line, "2.1.328 (Claude Code)");
         assert_eq!(t.version.argv, vec!["--version"]);
-        assert_eq!(t.prompt_separator, "--");
+        assert_eq!(t.prompt_separator.as_deref(), Some("--"));
     }
 
     #[test]

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 pub use help::{Arity, Help, HelpOption};
 
-use crate::cli_tree::{CliTree, Mode, ValueRule};
+use super::cli_tree::{CliTree, Mode, ValueRule};
 
 /// Bound on each `claude --version` / `claude --help` call.
 pub const CAPTURE_TIMEOUT: Duration = Duration::from_secs(60);
@@ -369,7 +369,7 @@ fn kind_name(rule: &ValueRule) -> &'static str {
 pub enum CheckError {
     /// The tree could not be loaded.
     #[error(transparent)]
-    Tree(#[from] crate::cli_tree::CliTreeError),
+    Tree(#[from] super::cli_tree::CliTreeError),
     /// The CLI could not be run, failed, or hung.
     #[error("{0}")]
     Run(String),
@@ -386,7 +386,7 @@ fn capture(program: &OsStr, args: &[&str]) -> Result<String, CheckError> {
         .args(args)
         .env_clear()
         // NAT-8: the same scrubbing as runs (claude refuses to start under CLAUDECODE).
-        .envs(crate::engine::claude::scrubbed_env())
+        .envs(super::claude::scrubbed_env())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -1,0 +1,286 @@
+//! The claude provider: version assertion (NAT-2), argv from the cli tree only (NAT-1, NAT-3..7),
+//! a scrubbed environment (NAT-8), a supervised spawn with stdin `/dev/null` (SUP-1), the
+//! stream-json dialect ([`stream`]) and its texts ([`texts`]). Its completion rule is the
+//! process exit (print mode exits when done) and it has no graceful interrupt: a cancel ends
+//! the process group (SUP-3).
+
+pub mod stream;
+pub mod texts;
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use super::cli_tree::{CliTree, Mode, OptionValue, ValueRule};
+use super::native::{NativeBinary, too_long_for_exec};
+use crate::engine::provider::{
+    BoxFuture, Checked, Dialect, NativeProcess, OptionDecl, PreflightError, Provider, RunSpec,
+    Texts,
+};
+use crate::engine::{ErrorCode, ToolError};
+use crate::supervisor::{self, SpawnSpec};
+
+/// No NUL: these strings become argv entries, which cannot hold one (NAT-1).
+pub const NO_NUL_PATTERN: &str = "^[^\\u0000]*$";
+
+pub use super::native::{VERSION_TIMEOUT, is_scrubbed, scrub, scrubbed_env};
+
+pub use super::native::ARG_STRLEN_MAX;
+
+/// Runs `claude -p --output-format stream-json …` (or the JSON mode for the CLI projection).
+#[derive(Debug, Clone)]
+pub struct ClaudeProvider {
+    native: NativeBinary,
+    tree: Arc<CliTree>,
+    mode: Mode,
+}
+
+impl ClaudeProvider {
+    /// `claude` is a path, or a bare name looked up on PATH at each run.
+    #[must_use]
+    pub fn new(claude: PathBuf, tree: Arc<CliTree>) -> Self {
+        Self {
+            native: NativeBinary::new(claude, tree.clone()),
+            tree,
+            mode: Mode::Stream,
+        }
+    }
+
+    /// Runs in the given mode (`Mode::Json` for the CLI projection, CLI-1).
+    #[must_use]
+    pub fn with_mode(mut self, mode: Mode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// Uses `exe` as the supervisor instead of the current executable (benches and tests whose
+    /// own binary is not the adapter).
+    #[must_use]
+    pub fn with_supervisor_exe(mut self, exe: impl Into<OsString>) -> Self {
+        self.native = self.native.with_supervisor_exe(exe);
+        self
+    }
+
+    /// The native argv for a request (without the program).
+    pub fn argv(&self, spec: &RunSpec) -> Result<Vec<OsString>, ToolError> {
+        let values = tree_values(&spec.options)?;
+        self.tree
+            .argv(self.mode, &values, &spec.prompt)
+            .map_err(|e| ToolError::invalid_argument(e.pointer(), e.message))
+    }
+}
+
+/// The cli tree's values from validated JSON arguments: strings are `Text`, numbers `Number`,
+/// booleans `Switch`; the tree then checks names and value rules (NAT-4..6).
+pub fn tree_values(
+    options: &Map<String, Value>,
+) -> Result<BTreeMap<String, OptionValue>, ToolError> {
+    let mut values = BTreeMap::new();
+    for (name, v) in options {
+        let value = match v {
+            Value::String(s) => OptionValue::Text(s.clone()),
+            Value::Bool(b) => OptionValue::Switch(*b),
+            Value::Number(n) => OptionValue::Number(n.as_f64().ok_or_else(|| {
+                ToolError::invalid_argument(
+                    format!("/{name}"),
+                    format!("{name} is not a finite number"),
+                )
+            })?),
+            _ => {
+                return Err(ToolError::invalid_argument(
+                    format!("/{name}"),
+                    format!("{name} must be a string, a number or a boolean"),
+                ));
+            }
+        };
+        values.insert(name.clone(), value);
+    }
+    Ok(values)
+}
+
+/// The run tools' options derived from a cli tree (NAT-1): exactly what argv can carry, with the
+/// tree's value rules, string bounds in bytes and the descriptions `describe` gives.
+#[must_use]
+pub fn tree_options(tree: &CliTree, describe: fn(&str) -> Option<&'static str>) -> Vec<OptionDecl> {
+    let mut out = Vec::new();
+    for opt in &tree.options {
+        let Some(Value::Object(mut schema)) = tree.option_schema(&opt.name) else {
+            continue;
+        };
+        let mut max_bytes = None;
+        if let ValueRule::String { max_bytes: b } = opt.value {
+            // Characters in JSON Schema; the tree's byte bound is enforced as well.
+            schema.insert("pattern".into(), NO_NUL_PATTERN.into());
+            max_bytes = Some(b);
+        }
+        if let Some(d) = &opt.default {
+            schema.insert("default".into(), d.clone().into());
+        }
+        let description = describe(&opt.name)
+            .map(str::to_owned)
+            .or_else(|| opt.description.clone())
+            .unwrap_or_else(|| format!("Forwarded as `{}`.", opt.flag));
+        schema.insert("description".into(), description.into());
+        out.push(OptionDecl {
+            name: opt.name.clone(),
+            schema: Value::Object(schema),
+            max_bytes,
+        });
+    }
+    out
+}
+
+impl Provider for ClaudeProvider {
+    fn namespace(&self) -> &'static str {
+        "claude"
+    }
+
+    fn texts(&self) -> &dyn Texts {
+        &texts::ClaudeTexts
+    }
+
+    fn options(&self) -> Vec<OptionDecl> {
+        tree_options(&self.tree, texts::option_description)
+    }
+
+    fn dialect(&self) -> Arc<dyn Dialect> {
+        Arc::new(stream::StreamJson)
+    }
+
+    fn term_grace(&self) -> Duration {
+        supervisor::TERM_GRACE
+    }
+
+    fn check(&self, spec: &RunSpec) -> Result<(), ToolError> {
+        self.argv(spec).map(|_| ())
+    }
+
+    fn preflight(
+        &self,
+        deadline: tokio::time::Instant,
+    ) -> BoxFuture<'_, Result<Checked, PreflightError>> {
+        Box::pin(self.native.check_version(deadline))
+    }
+
+    fn spawn<'a>(
+        &'a self,
+        checked: &'a Checked,
+        spec: &'a RunSpec,
+    ) -> BoxFuture<'a, Result<Box<dyn NativeProcess>, ToolError>> {
+        Box::pin(async move {
+            let args = self.argv(spec)?;
+            too_long_for_exec(&args)?;
+            let sspec = SpawnSpec {
+                program: checked.program.clone(),
+                args,
+                cwd: spec.cwd.clone(),
+                env: scrubbed_env(),
+                grace: supervisor::TERM_GRACE,
+            };
+            match self.native.supervised(sspec).await {
+                Ok(s) => Ok(Box::new(s) as Box<dyn NativeProcess>),
+                Err(e) => Err(ToolError::new(
+                    ErrorCode::SpawnFailed,
+                    format!("cannot start {}: {e}", checked.program.display()),
+                )),
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsStr;
+
+    use super::*;
+
+    fn tree() -> Arc<CliTree> {
+        Arc::new(CliTree::embedded().expect("tree"))
+    }
+
+    fn far() -> tokio::time::Instant {
+        tokio::time::Instant::now() + Duration::from_secs(60)
+    }
+
+    fn refused(r: Result<Checked, PreflightError>) -> ToolError {
+        match r {
+            Err(PreflightError::Refused(e)) => e,
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn scrubbing_drops_reserved_variables_only() {
+        // NAT-8.
+        assert!(is_scrubbed(OsStr::new("CLAUDECODE")));
+        assert!(is_scrubbed(OsStr::new("COMPUTER_MCP_ANYTHING")));
+        assert!(!is_scrubbed(OsStr::new("CLAUDECODE_X")));
+        assert!(!is_scrubbed(OsStr::new("ANTHROPIC_API_KEY")));
+        assert!(!is_scrubbed(OsStr::new("PATH")));
+        let kept = scrub([
+            ("CLAUDECODE".into(), "1".into()),
+            ("COMPUTER_MCP_X".into(), "y".into()),
+            ("HOME".into(), "/h".into()),
+        ]);
+        assert_eq!(kept, vec![(OsString::from("HOME"), OsString::from("/h"))]);
+    }
+
+    #[tokio::test]
+    async fn a_missing_binary_is_native_not_found_with_path_and_os_error() {
+        let p = ClaudeProvider::new("/nonexistent/claude".into(), tree());
+        let e = refused(p.preflight(far()).await);
+        assert_eq!(e.code, ErrorCode::NativeNotFound);
+        assert_eq!(e.extra["path"], "/nonexistent/claude");
+        assert!(e.extra["os_error"].as_str().is_some_and(|s| !s.is_empty()));
+        let p = ClaudeProvider::new("no-such-claude-binary-here".into(), tree());
+        let e = refused(p.preflight(far()).await);
+        assert_eq!(e.code, ErrorCode::NativeNotFound);
+        assert_eq!(e.extra["os_error"], "not found on PATH");
+    }
+
+    #[tokio::test]
+    async fn an_argument_linux_cannot_pass_is_spawn_failed_saying_why() {
+        // RUN-0's 128 KiB is one byte over MAX_ARG_STRLEN (which counts the NUL).
+        let p = ClaudeProvider::new("claude".into(), tree());
+        let checked = Checked {
+            program: "/nonexistent/never-started".into(),
+        };
+        let mut spec = RunSpec {
+            prompt: "x".repeat(ARG_STRLEN_MAX),
+            cwd: "/".into(),
+            timeout: Duration::from_secs(1),
+            options: Map::new(),
+        };
+        let e = match p.spawn(&checked, &spec).await {
+            Err(e) => e,
+            Ok(_) => panic!("spawned an impossible argv"),
+        };
+        assert_eq!(e.code, ErrorCode::SpawnFailed);
+        assert!(e.message.contains("MAX_ARG_STRLEN"), "{}", e.message);
+        assert!(e.message.contains("131072 bytes"), "{}", e.message);
+        spec.prompt.pop();
+        assert!(too_long_for_exec(&p.argv(&spec).expect("argv")).is_ok());
+    }
+
+    #[test]
+    fn argv_comes_from_the_tree_with_field_errors() {
+        let p = ClaudeProvider::new("claude".into(), tree());
+        let mut spec = RunSpec {
+            prompt: "-p".into(),
+            cwd: "/".into(),
+            timeout: Duration::from_secs(1),
+            options: Map::new(),
+        };
+        let argv = p.argv(&spec).expect("argv");
+        assert_eq!(argv.last().map(OsString::as_os_str), Some(OsStr::new("-p")));
+        spec.options
+            .insert("permission_mode".into(), "bypassPermissions".into());
+        let e = p.argv(&spec).expect_err("refused");
+        assert_eq!(e.code, ErrorCode::InvalidArguments);
+        assert_eq!(e.extra["field"], "/permission_mode");
+    }
+}

@@ -1,0 +1,53 @@
+//! The native agent CLIs behind the run engine (PROV-1). Everything specific to one CLI lives
+//! here, under its provider: its pinned command contract ([`cli_tree`], one format and loader for
+//! every CLI), the version assertion, argv, the options it adds to the run tools, its dialect,
+//! its completion rule, its graceful interrupt and its stdin. The engine (`crate::engine`) knows
+//! providers only through its `Provider` trait and never imports this module; the MCP layer and
+//! the CLI projection build the providers and hand them to the engine.
+//!
+//! - [`claude`]: Claude Code's print mode, `claude -p --output-format stream-json`.
+//! - [`drift`]: the maintainer's check of each pinned tree against an installed CLI.
+
+pub mod claude;
+pub mod cli_tree;
+pub mod drift;
+pub mod native;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::config::{ProviderName, ServeArgs};
+use crate::engine::provider::Provider;
+use cli_tree::{CliTree, CliTreeError, Mode};
+
+/// claude's tree: the embedded one, or `path`; it must declare the modes claude runs.
+pub fn claude_tree(path: Option<&Path>) -> Result<CliTree, CliTreeError> {
+    let tree = match path {
+        None => CliTree::embedded(),
+        Some(p) => CliTree::load(p),
+    }?;
+    tree.require_modes(&[Mode::Stream, Mode::Json], true)?;
+    Ok(tree)
+}
+
+/// The providers `--provider` names, in order, each once (PROV-2).
+pub fn from_args(args: &ServeArgs) -> Result<Vec<Arc<dyn Provider>>, CliTreeError> {
+    let mut out: Vec<Arc<dyn Provider>> = Vec::new();
+    let mut seen = Vec::new();
+    for name in &args.providers {
+        if seen.contains(name) {
+            continue;
+        }
+        seen.push(*name);
+        match name {
+            ProviderName::Claude => {
+                let tree = Arc::new(claude_tree(args.cli_tree.as_deref())?);
+                out.push(Arc::new(claude::ClaudeProvider::new(
+                    args.claude.clone(),
+                    tree,
+                )));
+            }
+        }
+    }
+    Ok(out)
+}
