@@ -182,6 +182,7 @@ mod tests {
 
     #[test]
     fn every_builtin_scenario_parses() {
+        assert!(BUILTIN.len() >= 20, "scenarios/ not embedded");
         for (name, text) in BUILTIN {
             if let Err(e) = parse::scenario(name, text) {
                 panic!("{e}");
