@@ -116,7 +116,9 @@ mod tests {
 
     #[test]
     fn global_flags_go_before_acp_and_mode_is_ignored() {
-        let cmd = parse(&args(&["--model", "m1", "--mode", "plan", "--trust", "acp"]));
+        let cmd = parse(&args(&[
+            "--model", "m1", "--mode", "plan", "--trust", "acp",
+        ]));
         assert_eq!(
             cmd,
             Ok(Command::Acp(Options {

@@ -48,10 +48,17 @@ impl Profile {
     /// The model `session/new` reports for `--model` (`None`: the default).
     pub fn model_name(&self, arg: Option<&str>) -> String {
         let Some(given) = arg else {
-            return self.get("default_model").as_str().unwrap_or("auto").to_owned();
+            return self
+                .get("default_model")
+                .as_str()
+                .unwrap_or("auto")
+                .to_owned();
         };
         self.raw
-            .pointer(&format!("/model_aliases/{}", given.replace('~', "~0").replace('/', "~1")))
+            .pointer(&format!(
+                "/model_aliases/{}",
+                given.replace('~', "~0").replace('/', "~1")
+            ))
             .and_then(Value::as_str)
             .unwrap_or(given)
             .to_owned()

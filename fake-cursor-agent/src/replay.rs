@@ -29,15 +29,27 @@ pub const BAD_RECORDING: i32 = 2;
 pub fn run(path: &str, rx: &Receiver<Input>) -> i32 {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
-        Err(e) => return fail(BAD_RECORDING, &format!("cannot read {ENV_REPLAY} {path}: {e}")),
+        Err(e) => {
+            return fail(
+                BAD_RECORDING,
+                &format!("cannot read {ENV_REPLAY} {path}: {e}"),
+            );
+        }
     };
     let mut out = Out::default();
     let mut ids: HashMap<String, Value> = HashMap::new();
     let mut sids: HashMap<String, String> = HashMap::new();
-    for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+    for (n, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
         let row_no = n + 1;
         let Ok(row) = serde_json::from_str::<Value>(line) else {
-            return fail(BAD_RECORDING, &format!("row {row_no} of {path} is not JSON"));
+            return fail(
+                BAD_RECORDING,
+                &format!("row {row_no} of {path} is not JSON"),
+            );
         };
         let msg = row.get("msg").cloned().unwrap_or(Value::Null);
         match row.get("dir").and_then(Value::as_str) {
@@ -49,14 +61,18 @@ pub fn run(path: &str, rx: &Receiver<Input>) -> i32 {
                     Ok(Input::Eof) | Err(_) => {
                         return fail(
                             MISMATCH,
-                            &format!("replay mismatch at row {row_no}: the client closed stdin; expected {msg}"),
+                            &format!(
+                                "replay mismatch at row {row_no}: the client closed stdin; expected {msg}"
+                            ),
                         );
                     }
                 };
                 if let Err(why) = matches(&msg, &got) {
                     return fail(
                         MISMATCH,
-                        &format!("replay mismatch at row {row_no}: {why}; expected {msg}, got {got}"),
+                        &format!(
+                            "replay mismatch at row {row_no}: {why}; expected {msg}, got {got}"
+                        ),
                     );
                 }
                 learn(&msg, &got, &mut ids, &mut sids);
@@ -132,7 +148,11 @@ fn learn(
     {
         ids.insert(w.to_string(), g.clone());
     }
-    let sid = |v: &Value| v.pointer("/params/sessionId").and_then(Value::as_str).map(str::to_owned);
+    let sid = |v: &Value| {
+        v.pointer("/params/sessionId")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
     if let (Some(w), Some(g)) = (sid(want), sid(got))
         && w != g
     {

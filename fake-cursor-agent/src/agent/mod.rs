@@ -136,7 +136,9 @@ impl Agent {
         }
         let got = match deadline {
             None => self.rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
-            Some(d) => self.rx.recv_timeout(d.saturating_duration_since(Instant::now())),
+            Some(d) => self
+                .rx
+                .recv_timeout(d.saturating_duration_since(Instant::now())),
         };
         match got {
             Ok(Input::Msg(v)) => Next::Msg(v),

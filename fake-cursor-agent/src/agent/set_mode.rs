@@ -14,7 +14,10 @@ pub fn handle(agent: &mut Agent, id: &Value, params: &Value) {
         agent.reply_error(id, rpc::invalid_params("unknown sessionId"));
         return;
     };
-    let mode = params.get("modeId").and_then(Value::as_str).unwrap_or_default();
+    let mode = params
+        .get("modeId")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
     let known = agent
         .profile
         .session_new()

@@ -148,7 +148,11 @@ impl<'a> Turn<'a> {
 
     /// Serves client messages until `deadline` or, with `want`, until the answer to request
     /// `want` arrives (returned). A cancel before the prompt's answer stops the turn.
-    fn wait(&mut self, deadline: Option<Instant>, want: Option<&Value>) -> Result<Option<Value>, Stop> {
+    fn wait(
+        &mut self,
+        deadline: Option<Instant>,
+        want: Option<&Value>,
+    ) -> Result<Option<Value>, Stop> {
         loop {
             match self.agent.next(deadline) {
                 Next::Timeout => return Ok(None),
@@ -221,7 +225,9 @@ impl<'a> Turn<'a> {
         match msg.pointer_mut(pad) {
             Some(Value::String(s)) if base <= bytes => s.push_str(&"x".repeat(bytes - base)),
             _ => stderr(
-                &format!("fake-cursor-agent: line step: {pad} is not a string or the message exceeds {bytes} bytes"),
+                &format!(
+                    "fake-cursor-agent: line step: {pad} is not a string or the message exceeds {bytes} bytes"
+                ),
                 true,
             ),
         }
@@ -235,10 +241,17 @@ fn branch_key(answer: &Value) -> String {
         return "error".into();
     }
     let outcome = answer.pointer("/result/outcome");
-    if outcome.and_then(|o| o.get("outcome")).and_then(Value::as_str) == Some("cancelled") {
+    if outcome
+        .and_then(|o| o.get("outcome"))
+        .and_then(Value::as_str)
+        == Some("cancelled")
+    {
         return "cancelled".into();
     }
-    if let Some(opt) = outcome.and_then(|o| o.get("optionId")).and_then(Value::as_str) {
+    if let Some(opt) = outcome
+        .and_then(|o| o.get("optionId"))
+        .and_then(Value::as_str)
+    {
         return opt.to_owned();
     }
     "result".into()

@@ -48,11 +48,9 @@ pub fn fill(v: &Value, vars: &Vars) -> Value {
     match v {
         Value::String(s) => Value::String(vars.apply(s)),
         Value::Array(a) => Value::Array(a.iter().map(|x| fill(x, vars)).collect()),
-        Value::Object(o) => Value::Object(
-            o.iter()
-                .map(|(k, x)| (k.clone(), fill(x, vars)))
-                .collect(),
-        ),
+        Value::Object(o) => {
+            Value::Object(o.iter().map(|(k, x)| (k.clone(), fill(x, vars))).collect())
+        }
         other => other.clone(),
     }
 }

@@ -81,7 +81,11 @@ pub enum Step {
     /// Bytes as they are (garbage, malformed JSON), then a newline unless `newline` is false.
     Raw { bytes: Vec<u8>, newline: bool },
     /// A valid JSON line of exactly `bytes` bytes: `msg` with the string at `pad` grown.
-    Line { bytes: usize, msg: Value, pad: String },
+    Line {
+        bytes: usize,
+        msg: Value,
+        pad: String,
+    },
     /// Text on stderr.
     Stderr { text: String, newline: bool },
     /// Answer `session/prompt`; the turn's later steps still run (no cancel after this).

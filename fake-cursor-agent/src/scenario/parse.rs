@@ -30,7 +30,11 @@ pub fn scenario(name: &str, text: &str) -> Result<Scenario, ScenarioError> {
     }
     match obj.get("kind").and_then(Value::as_str) {
         Some("real" | "real-shaped" | "injection") => {}
-        other => return Err(bad(format!("kind must be real, real-shaped or injection, not {other:?}"))),
+        other => {
+            return Err(bad(format!(
+                "kind must be real, real-shaped or injection, not {other:?}"
+            )));
+        }
     }
     let handshake = match obj.get("handshake") {
         None => Handshake::default(),
@@ -59,7 +63,11 @@ fn handshake(v: &Value) -> Result<Handshake, String> {
                 h.auth = match val.as_str() {
                     Some("none") => Auth::None,
                     Some("env") => Auth::Env,
-                    _ => return Err(format!("handshake.auth must be \"none\" or \"env\", not {val}")),
+                    _ => {
+                        return Err(format!(
+                            "handshake.auth must be \"none\" or \"env\", not {val}"
+                        ));
+                    }
                 }
             }
             _ => return Err(format!("unknown handshake key {k:?}")),
@@ -96,7 +104,9 @@ fn step(v: &Value) -> Result<Step, String> {
             None => Ok(()),
         }
     };
-    let newline = obj.get("newline").map_or(Ok(true), |n| bool_of(n, "newline"))?;
+    let newline = obj
+        .get("newline")
+        .map_or(Ok(true), |n| bool_of(n, "newline"))?;
     if let Some(u) = obj.get("update") {
         only(&["update"])?;
         if u.get("sessionUpdate").and_then(Value::as_str).is_none() {
@@ -127,11 +137,14 @@ fn step(v: &Value) -> Result<Step, String> {
     if let Some(code) = obj.get("exit") {
         only(&["exit"])?;
         let code = code.as_i64().and_then(|c| i32::try_from(c).ok());
-        return code.map(Step::Exit).ok_or_else(|| format!("exit needs a status: {v}"));
+        return code
+            .map(Step::Exit)
+            .ok_or_else(|| format!("exit needs a status: {v}"));
     }
     if let Some(sig) = obj.get("signal") {
         only(&["signal"])?;
-        let sig = crate::process::signal_from(sig).ok_or_else(|| format!("unknown signal {sig}"))?;
+        let sig =
+            crate::process::signal_from(sig).ok_or_else(|| format!("unknown signal {sig}"))?;
         return Ok(Step::Signal(sig));
     }
     if let Some(raw) = obj.get("raw") {
@@ -143,7 +156,11 @@ fn step(v: &Value) -> Result<Step, String> {
         only(&["raw_bytes", "newline"])?;
         let bytes = raw
             .as_array()
-            .and_then(|a| a.iter().map(|b| b.as_u64().and_then(|b| u8::try_from(b).ok())).collect())
+            .and_then(|a| {
+                a.iter()
+                    .map(|b| b.as_u64().and_then(|b| u8::try_from(b).ok()))
+                    .collect()
+            })
             .ok_or_else(|| format!("raw_bytes must be an array of bytes: {raw}"))?;
         return Ok(Step::Raw { bytes, newline });
     }
@@ -170,7 +187,10 @@ fn step(v: &Value) -> Result<Step, String> {
         if let Some(e) = a.get("error") {
             return Ok(Step::Answer(Answer::Error(e.clone())));
         }
-        return Ok(Step::Answer(Answer::Stop(str_of(a.get("stopReason"), "answer.stopReason")?)));
+        return Ok(Step::Answer(Answer::Stop(str_of(
+            a.get("stopReason"),
+            "answer.stopReason",
+        )?)));
     }
     if let Some(n) = obj.get("repeat") {
         only(&["repeat", "steps"])?;
@@ -197,7 +217,9 @@ fn request(v: &Value) -> Result<RequestStep, String> {
         method: str_of(r.get("method"), "request.method")?,
         params: r.get("params").cloned().unwrap_or(Value::Null),
         id: r.get("id").cloned(),
-        wait: r.get("wait").map_or(Ok(true), |w| bool_of(w, "request.wait"))?,
+        wait: r
+            .get("wait")
+            .map_or(Ok(true), |w| bool_of(w, "request.wait"))?,
         on: match r.get("on") {
             None => Vec::new(),
             Some(on) => branches(on, "request.on")?,
@@ -213,7 +235,8 @@ fn branches(v: &Value, what: &str) -> Result<Vec<(String, Vec<Step>)>, String> {
 }
 
 fn object<'a>(v: &'a Value, what: &str) -> Result<&'a Map<String, Value>, String> {
-    v.as_object().ok_or_else(|| format!("{what} must be an object, not {v}"))
+    v.as_object()
+        .ok_or_else(|| format!("{what} must be an object, not {v}"))
 }
 
 fn str_of(v: Option<&Value>, what: &str) -> Result<String, String> {
@@ -223,9 +246,11 @@ fn str_of(v: Option<&Value>, what: &str) -> Result<String, String> {
 }
 
 fn u64_of(v: &Value, what: &str) -> Result<u64, String> {
-    v.as_u64().ok_or_else(|| format!("{what} must be a non-negative integer, not {v}"))
+    v.as_u64()
+        .ok_or_else(|| format!("{what} must be a non-negative integer, not {v}"))
 }
 
 fn bool_of(v: &Value, what: &str) -> Result<bool, String> {
-    v.as_bool().ok_or_else(|| format!("{what} must be true or false, not {v}"))
+    v.as_bool()
+        .ok_or_else(|| format!("{what} must be true or false, not {v}"))
 }

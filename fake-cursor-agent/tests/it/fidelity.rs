@@ -12,11 +12,14 @@ use crate::{Agent, answer_with_kind, crate_dir, initialize_params, updates};
 type Keys = BTreeSet<String>;
 
 fn keys(v: &Value) -> Keys {
-    v.as_object().map(|o| o.keys().cloned().collect()).unwrap_or_default()
+    v.as_object()
+        .map(|o| o.keys().cloned().collect())
+        .unwrap_or_default()
 }
 
 fn schema() -> Value {
-    let text = std::fs::read_to_string(crate_dir().join("tests/fixtures/schema-v1-stable.json")).expect("schema");
+    let text = std::fs::read_to_string(crate_dir().join("tests/fixtures/schema-v1-stable.json"))
+        .expect("schema");
     serde_json::from_str(&text).expect("schema json")
 }
 
@@ -25,14 +28,24 @@ fn schema_variants(schema: &Value) -> BTreeMap<String, (Keys, Keys)> {
     let defs = &schema["$defs"];
     let mut out = BTreeMap::new();
     for v in defs["SessionUpdate"]["oneOf"].as_array().expect("oneOf") {
-        let name = v["properties"]["sessionUpdate"]["const"].as_str().expect("const").to_owned();
-        let target = v["allOf"][0]["$ref"].as_str().expect("ref").trim_start_matches("#/$defs/");
+        let name = v["properties"]["sessionUpdate"]["const"]
+            .as_str()
+            .expect("const")
+            .to_owned();
+        let target = v["allOf"][0]["$ref"]
+            .as_str()
+            .expect("ref")
+            .trim_start_matches("#/$defs/");
         let def = &defs[target];
         let mut allowed = keys(&def["properties"]);
         allowed.insert("sessionUpdate".into());
         let required = def["required"]
             .as_array()
-            .map(|r| r.iter().filter_map(|k| k.as_str().map(str::to_owned)).collect())
+            .map(|r| {
+                r.iter()
+                    .filter_map(|k| k.as_str().map(str::to_owned))
+                    .collect()
+            })
             .unwrap_or_default();
         out.insert(name, (allowed, required));
     }
@@ -67,11 +80,17 @@ impl Seen {
                 let name = u["sessionUpdate"].as_str().unwrap_or_default().to_owned();
                 self.updates.entry(name).or_default().extend(keys(u));
             } else if let (Some(method), Some(_)) = (m["method"].as_str(), m.get("id")) {
-                self.requests.entry(method.to_owned()).or_default().extend(keys(&m["params"]));
+                self.requests
+                    .entry(method.to_owned())
+                    .or_default()
+                    .extend(keys(&m["params"]));
             } else if let Some(method) = m.get("id").and_then(|id| asked.get(&id.to_string()))
                 && m.get("result").is_some()
             {
-                self.results.entry(method.clone()).or_default().extend(keys(&m["result"]));
+                self.results
+                    .entry(method.clone())
+                    .or_default()
+                    .extend(keys(&m["result"]));
             }
         }
     }
@@ -86,7 +105,12 @@ fn real() -> Seen {
             .lines()
             .filter_map(|l| serde_json::from_str::<Value>(l).ok())
             .filter(|r| r["msg"].is_object())
-            .map(|r| (r["dir"].as_str().unwrap_or_default().to_owned(), r["msg"].clone()))
+            .map(|r| {
+                (
+                    r["dir"].as_str().unwrap_or_default().to_owned(),
+                    r["msg"].clone(),
+                )
+            })
             .collect();
         seen.add(&rows);
     }
@@ -100,18 +124,40 @@ fn fake(scenarios: &[&str]) -> (Seen, Vec<Value>) {
     let mut agent = Agent::start(&[]);
     let id = agent.request("initialize", initialize_params());
     rows.push(("c2a".to_owned(), json!({"id": id, "method": "initialize"})));
-    let id2 = agent.request("session/new", json!({"cwd": "/workspace", "mcpServers": []}));
-    rows.push(("c2a".to_owned(), json!({"id": id2, "method": "session/new"})));
+    let id2 = agent.request(
+        "session/new",
+        json!({"cwd": "/workspace", "mcpServers": []}),
+    );
+    rows.push((
+        "c2a".to_owned(),
+        json!({"id": id2, "method": "session/new"}),
+    ));
     let mut msgs = agent.until_answer(&id);
     msgs.extend(agent.until_answer(&id2));
-    let sid = msgs.last().expect("a")["result"]["sessionId"].as_str().expect("sid").to_owned();
-    let id3 = agent.request("session/set_mode", json!({"sessionId": sid, "modeId": "plan"}));
-    rows.push(("c2a".to_owned(), json!({"id": id3, "method": "session/set_mode"})));
+    let sid = msgs.last().expect("a")["result"]["sessionId"]
+        .as_str()
+        .expect("sid")
+        .to_owned();
+    let id3 = agent.request(
+        "session/set_mode",
+        json!({"sessionId": sid, "modeId": "plan"}),
+    );
+    rows.push((
+        "c2a".to_owned(),
+        json!({"id": id3, "method": "session/set_mode"}),
+    ));
     msgs.extend(agent.until_answer(&id3));
     for s in scenarios {
-        let turn = agent.turn(&sid, &format!("scenario: {s}"), answer_with_kind("reject_once"));
+        let turn = agent.turn(
+            &sid,
+            &format!("scenario: {s}"),
+            answer_with_kind("reject_once"),
+        );
         let prompt_id = turn.last().expect("answer")["id"].clone();
-        rows.push(("c2a".to_owned(), json!({"id": prompt_id, "method": "session/prompt"})));
+        rows.push((
+            "c2a".to_owned(),
+            json!({"id": prompt_id, "method": "session/prompt"}),
+        ));
         msgs.extend(turn);
     }
     rows.extend(msgs.iter().map(|m| ("a2c".to_owned(), m.clone())));
@@ -137,7 +183,11 @@ const TURNS: &[&str] = &[
 
 /// Update variants Cursor sends outside the schema (spike item 5) and the scenario's stand-in
 /// for a future variant.
-const NON_STANDARD: &[&str] = &["subagent_spawned", "subagent_state_update", "future_variant_from_2027"];
+const NON_STANDARD: &[&str] = &[
+    "subagent_spawned",
+    "subagent_state_update",
+    "future_variant_from_2027",
+];
 
 #[test]
 fn session_updates_have_schema_and_real_agent_key_sets() {
@@ -149,15 +199,21 @@ fn session_updates_have_schema_and_real_agent_key_sets() {
         if NON_STANDARD.contains(&variant.as_str()) {
             continue;
         }
-        let (allowed, required) = variants
-            .get(variant)
-            .unwrap_or_else(|| panic!("{variant} is neither in the schema nor a known Cursor extra"));
+        let (allowed, required) = variants.get(variant).unwrap_or_else(|| {
+            panic!("{variant} is neither in the schema nor a known Cursor extra")
+        });
         let mut allowed = allowed.clone();
         allowed.extend(real.updates.get(variant).cloned().unwrap_or_default());
         let extra: Vec<_> = fake_keys.difference(&allowed).collect();
-        assert!(extra.is_empty(), "{variant}: keys {extra:?} neither in the schema nor in a real transcript");
+        assert!(
+            extra.is_empty(),
+            "{variant}: keys {extra:?} neither in the schema nor in a real transcript"
+        );
         let missing: Vec<_> = required.difference(fake_keys).collect();
-        assert!(missing.is_empty(), "{variant}: required keys {missing:?} never sent");
+        assert!(
+            missing.is_empty(),
+            "{variant}: required keys {missing:?} never sent"
+        );
     }
     // The variants the spike saw from Cursor are all produced.
     for v in [
@@ -181,8 +237,17 @@ fn requests_and_results_have_the_real_agents_shapes() {
     let real = real();
     let (fake, _) = fake(TURNS);
     // Agent → client requests that real agents sent: same params keys.
-    for method in ["session/request_permission", "fs/read_text_file", "fs/write_text_file", "terminal/create"] {
-        assert_eq!(fake.requests.get(method), real.requests.get(method), "{method} params");
+    for method in [
+        "session/request_permission",
+        "fs/read_text_file",
+        "fs/write_text_file",
+        "terminal/create",
+    ] {
+        assert_eq!(
+            fake.requests.get(method),
+            real.requests.get(method),
+            "{method} params"
+        );
     }
     // Results of client methods: within the schema (plus the legacy `models` real agents send).
     let mut new_keys = schema_props(&schema, "NewSessionResponse");
@@ -190,8 +255,14 @@ fn requests_and_results_have_the_real_agents_shapes() {
     assert!(real.results["session/new"].contains("models"));
     assert!(fake.results["session/new"].is_subset(&new_keys));
     assert!(fake.results["initialize"].is_subset(&schema_props(&schema, "InitializeResponse")));
-    assert_eq!(fake.results["session/prompt"], real.results["session/prompt"]);
-    assert_eq!(fake.results["session/set_mode"], real.results["session/set_mode"]);
+    assert_eq!(
+        fake.results["session/prompt"],
+        real.results["session/prompt"]
+    );
+    assert_eq!(
+        fake.results["session/set_mode"],
+        real.results["session/set_mode"]
+    );
 }
 
 #[test]
@@ -201,20 +272,31 @@ fn tool_results_have_the_shapes_the_cursor_spike_documented() {
     let mut kinds: BTreeMap<String, String> = BTreeMap::new();
     for u in &ups {
         if u["sessionUpdate"] == "tool_call" {
-            kinds.insert(u["toolCallId"].as_str().expect("id").to_owned(), u["kind"].as_str().expect("kind").to_owned());
+            kinds.insert(
+                u["toolCallId"].as_str().expect("id").to_owned(),
+                u["kind"].as_str().expect("kind").to_owned(),
+            );
         }
     }
     let mut checked = BTreeSet::new();
     for u in &ups {
-        let Some(raw) = u.get("rawOutput") else { continue };
-        let kind = kinds.get(u["toolCallId"].as_str().expect("id")).expect("a tool_call before its update");
+        let Some(raw) = u.get("rawOutput") else {
+            continue;
+        };
+        let kind = kinds
+            .get(u["toolCallId"].as_str().expect("id"))
+            .expect("a tool_call before its update");
         let want: &[&str] = match kind.as_str() {
             "execute" => &["exitCode", "stderr", "stdout"],
             "search" => &["totalMatches", "truncated"],
             "read" | "fetch" => &["content"],
             other => panic!("rawOutput on a {other} call"),
         };
-        assert_eq!(keys(raw), want.iter().map(|s| (*s).to_owned()).collect::<Keys>(), "{kind}");
+        assert_eq!(
+            keys(raw),
+            want.iter().map(|s| (*s).to_owned()).collect::<Keys>(),
+            "{kind}"
+        );
         checked.insert(kind.clone());
     }
     assert!(checked.len() >= 3, "{checked:?}");
@@ -228,15 +310,24 @@ fn tool_results_have_the_shapes_the_cursor_spike_documented() {
         if u["sessionUpdate"] == "tool_call" && (u["kind"] == "edit" || u["kind"] == "search") {
             assert_eq!(u["rawInput"], json!({}), "{u}");
         }
-        if u["sessionUpdate"] == "tool_call" && u["kind"] == "other" && u["rawInput"].get("todos").is_some() {
+        if u["sessionUpdate"] == "tool_call"
+            && u["kind"] == "other"
+            && u["rawInput"].get("todos").is_some()
+        {
             assert_eq!(u["rawInput"]["_toolName"], "updateTodos");
         }
         // Denied/rejected tools end completed, never failed.
         assert_ne!(u["status"], "failed");
     }
     for m in &msgs {
-        if m["method"].as_str().is_some_and(|s| s.starts_with("cursor/")) {
-            assert!(m.get("id").is_some() && m["params"].get("sessionId").is_none(), "{m}");
+        if m["method"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("cursor/"))
+        {
+            assert!(
+                m.get("id").is_some() && m["params"].get("sessionId").is_none(),
+                "{m}"
+            );
         }
     }
 }

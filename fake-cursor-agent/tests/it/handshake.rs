@@ -45,19 +45,37 @@ fn authenticate_fails_with_invalid_params_and_a_login_url() {
     let r = agent.until_answer(&id).pop().expect("answer");
     assert_eq!(r["error"]["code"], -32602);
     assert_eq!(r["error"]["message"], "Failed to open browser for login");
-    assert!(r["error"]["data"]["loginUrl"].as_str().expect("url").starts_with("https://"));
+    assert!(
+        r["error"]["data"]["loginUrl"]
+            .as_str()
+            .expect("url")
+            .starts_with("https://")
+    );
 }
 
 #[test]
 fn auth_required_fails_session_new_without_a_key_and_works_with_one() {
     let mut agent = Agent::start(&[("FAKE_CURSOR_SCENARIO", "auth-required")]);
     let id = agent.request("initialize", initialize_params());
-    assert!(agent.until_answer(&id).pop().expect("answer").get("result").is_some());
+    assert!(
+        agent
+            .until_answer(&id)
+            .pop()
+            .expect("answer")
+            .get("result")
+            .is_some()
+    );
     let id = agent.request("session/new", json!({"cwd": "/w", "mcpServers": []}));
     let r = agent.until_answer(&id).pop().expect("answer");
-    assert_eq!(r["error"], json!({"code": -32000, "message": "Authentication required"}));
+    assert_eq!(
+        r["error"],
+        json!({"code": -32000, "message": "Authentication required"})
+    );
 
-    let mut agent = Agent::start(&[("FAKE_CURSOR_SCENARIO", "auth-required"), ("CURSOR_API_KEY", "k")]);
+    let mut agent = Agent::start(&[
+        ("FAKE_CURSOR_SCENARIO", "auth-required"),
+        ("CURSOR_API_KEY", "k"),
+    ]);
     let sid = agent.handshake();
     let msgs = agent.turn(&sid, "hi", crate::answer_with_kind("reject_once"));
     assert_eq!(crate::last(&msgs)["result"]["stopReason"], "end_turn");
@@ -119,7 +137,10 @@ fn session_load_works_only_when_load_session_is_advertised() {
 fn set_mode_emits_current_mode_update_and_answers_empty() {
     let mut agent = Agent::start(&[]);
     let sid = agent.handshake();
-    let id = agent.request("session/set_mode", json!({"sessionId": sid, "modeId": "plan"}));
+    let id = agent.request(
+        "session/set_mode",
+        json!({"sessionId": sid, "modeId": "plan"}),
+    );
     let msgs = agent.until_answer(&id);
     assert_eq!(msgs.len(), 2);
     assert_eq!(
@@ -137,9 +158,22 @@ fn model_selection_is_accepted_both_ways_and_unknown_methods_are_not_found() {
         "session/set_config_option",
         json!({"sessionId": sid, "configId": "model", "value": "gpt-x"}),
     );
-    assert!(agent.until_answer(&id).pop().expect("a").get("result").is_some());
-    let id = agent.request("session/set_model", json!({"sessionId": sid, "modelId": "gpt-y"}));
-    assert_eq!(agent.until_answer(&id).pop().expect("a")["result"], json!({}));
+    assert!(
+        agent
+            .until_answer(&id)
+            .pop()
+            .expect("a")
+            .get("result")
+            .is_some()
+    );
+    let id = agent.request(
+        "session/set_model",
+        json!({"sessionId": sid, "modelId": "gpt-y"}),
+    );
+    assert_eq!(
+        agent.until_answer(&id).pop().expect("a")["result"],
+        json!({})
+    );
     let id = agent.request("_probe/unknown_ext", json!({}));
     let r = agent.until_answer(&id).pop().expect("a");
     assert_eq!(r["error"]["code"], -32601);

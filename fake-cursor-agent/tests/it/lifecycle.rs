@@ -51,7 +51,11 @@ fn cancel_midturn_answers_cancelled() {
     agent.notify("session/cancel", json!({"sessionId": sid}));
     let msgs = agent.until_answer(&id);
     assert_eq!(last(&msgs)["result"], json!({"stopReason": "cancelled"}));
-    assert!(msgs.len() < 50, "the turn went on after the cancel: {} messages", msgs.len());
+    assert!(
+        msgs.len() < 50,
+        "the turn went on after the cancel: {} messages",
+        msgs.len()
+    );
 }
 
 #[test]
@@ -104,7 +108,11 @@ fn die_by_signal_dies_by_sigkill_and_exit_after_turn_exits_0() {
 
     let mut agent = Agent::start(&[]);
     let sid = agent.handshake();
-    let msgs = agent.turn(&sid, "scenario: exit-after-turn", answer_with_kind("reject_once"));
+    let msgs = agent.turn(
+        &sid,
+        "scenario: exit-after-turn",
+        answer_with_kind("reject_once"),
+    );
     assert_eq!(last(&msgs)["result"]["stopReason"], "end_turn");
     assert_eq!(agent.exit_within(SOON).expect("exits").code(), Some(0));
 }
@@ -118,10 +126,16 @@ fn a_second_prompt_during_a_turn_is_refused_and_set_mode_is_still_served() {
     let second = agent.prompt(&sid, "hi");
     let refused = agent.until_answer(&second);
     assert!(last(&refused).get("error").is_some());
-    let mode = agent.request("session/set_mode", json!({"sessionId": sid, "modeId": "ask"}));
+    let mode = agent.request(
+        "session/set_mode",
+        json!({"sessionId": sid, "modeId": "ask"}),
+    );
     assert_eq!(last(&agent.until_answer(&mode))["result"], json!({}));
     agent.notify("session/cancel", json!({"sessionId": sid}));
     let msgs = agent.until_answer(&first);
     assert_eq!(last(&msgs)["result"]["stopReason"], "cancelled");
-    assert!(msgs.iter().all(|m| m["method"] == "session/update" || m["id"] == first));
+    assert!(
+        msgs.iter()
+            .all(|m| m["method"] == "session/update" || m["id"] == first)
+    );
 }

@@ -28,11 +28,19 @@ fn log_records_start_and_every_client_line_raw() {
     let path_s = path.to_string_lossy().into_owned();
     let mut agent = Agent::start_args(
         &["--model", "m", "acp"],
-        &[("FAKE_CURSOR_LOG", &path_s), ("CURSOR_API_KEY", "secret-value"), ("BROWSER", "/bin/true")],
+        &[
+            ("FAKE_CURSOR_LOG", &path_s),
+            ("CURSOR_API_KEY", "secret-value"),
+            ("BROWSER", "/bin/true"),
+        ],
     );
     agent.send_raw(b"not json\n");
     let sid = agent.handshake();
-    let msgs = agent.turn(&sid, "scenario: permission-shell", answer_with_kind("reject_once"));
+    let msgs = agent.turn(
+        &sid,
+        "scenario: permission-shell",
+        answer_with_kind("reject_once"),
+    );
     assert_eq!(crate::last(&msgs)["result"]["stopReason"], "end_turn");
     agent.close_stdin();
     drop(agent);
@@ -41,10 +49,17 @@ fn log_records_start_and_every_client_line_raw() {
     let start = &log[0];
     assert_eq!(start["event"], "start");
     assert_eq!(start["argv"], serde_json::json!(["--model", "m", "acp"]));
-    assert_eq!(start["pid"], start["pgid"], "started as its own group leader");
+    assert_eq!(
+        start["pid"], start["pgid"],
+        "started as its own group leader"
+    );
     assert_eq!(start["env"]["CURSOR_API_KEY"], "set");
     assert_eq!(start["env"]["BROWSER"], "/bin/true");
-    assert!(!std::fs::read_to_string(&path).expect("log").contains("secret-value"));
+    assert!(
+        !std::fs::read_to_string(&path)
+            .expect("log")
+            .contains("secret-value")
+    );
     assert_eq!(log[1]["raw"], "not json");
     let sent = client_messages(&log);
     let methods: Vec<_> = sent.iter().filter_map(|m| m["method"].as_str()).collect();
@@ -64,16 +79,29 @@ fn log_shows_authenticate_and_allow_always_when_a_client_sends_them() {
     let mut agent = Agent::start(&[("FAKE_CURSOR_LOG", &path.to_string_lossy())]);
     let id = agent.request("initialize", initialize_params());
     agent.until_answer(&id);
-    let id = agent.request("authenticate", serde_json::json!({"methodId": "cursor_login"}));
+    let id = agent.request(
+        "authenticate",
+        serde_json::json!({"methodId": "cursor_login"}),
+    );
     agent.until_answer(&id);
-    let id = agent.request("session/new", serde_json::json!({"cwd": "/w", "mcpServers": []}));
+    let id = agent.request(
+        "session/new",
+        serde_json::json!({"cwd": "/w", "mcpServers": []}),
+    );
     let sid = agent.until_answer(&id).pop().expect("a")["result"]["sessionId"]
         .as_str()
         .expect("sid")
         .to_owned();
-    agent.turn(&sid, "scenario: permission-shell", answer_with_kind("allow_always"));
+    agent.turn(
+        &sid,
+        "scenario: permission-shell",
+        answer_with_kind("allow_always"),
+    );
     drop(agent);
     let sent = client_messages(&read_log(&path));
     assert!(sent.iter().any(|m| m["method"] == "authenticate"));
-    assert!(sent.iter().any(|m| m.pointer("/result/outcome/optionId") == Some(&"allow-always".into())));
+    assert!(
+        sent.iter()
+            .any(|m| m.pointer("/result/outcome/optionId") == Some(&"allow-always".into()))
+    );
 }

@@ -14,7 +14,7 @@ use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::os::unix::process::CommandExt as _;
 use std::path::PathBuf;
 use std::process::{ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::sync::mpsc::{Receiver, channel};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -108,7 +108,9 @@ impl Agent {
                 if n == 0 {
                     return;
                 }
-                sink.lock().expect("stderr lock").extend_from_slice(&buf[..n]);
+                sink.lock()
+                    .expect("stderr lock")
+                    .extend_from_slice(&buf[..n]);
             }
         });
         let (etx, exit) = channel();
@@ -166,9 +168,9 @@ impl Agent {
 
     /// The next stdout line as JSON (panics on timeout, EOF or non-JSON).
     pub fn next_msg(&self) -> Value {
-        let line = self.line_within(SOON).unwrap_or_else(|| {
-            panic!("no line from the agent; stderr: {}", self.stderr_text())
-        });
+        let line = self
+            .line_within(SOON)
+            .unwrap_or_else(|| panic!("no line from the agent; stderr: {}", self.stderr_text()));
         serde_json::from_slice(&line)
             .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&line)))
     }
@@ -188,10 +190,7 @@ impl Agent {
 
     /// The exit status, if the agent exits within `within`.
     pub fn exit_within(&self, within: Duration) -> Option<ExitStatus> {
-        match self.exit.recv_timeout(within) {
-            Ok(s) => Some(s),
-            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => None,
-        }
+        self.exit.recv_timeout(within).ok()
     }
 
     /// What the agent wrote on stderr so far.
@@ -203,8 +202,14 @@ impl Agent {
     pub fn handshake(&mut self) -> String {
         let id = self.request("initialize", initialize_params());
         let answer = self.until_answer(&id).pop().expect("answer");
-        assert!(answer.get("result").is_some(), "initialize failed: {answer}");
-        let id = self.request("session/new", json!({"cwd": "/workspace", "mcpServers": []}));
+        assert!(
+            answer.get("result").is_some(),
+            "initialize failed: {answer}"
+        );
+        let id = self.request(
+            "session/new",
+            json!({"cwd": "/workspace", "mcpServers": []}),
+        );
         let answer = self.until_answer(&id).pop().expect("answer");
         answer["result"]["sessionId"]
             .as_str()

@@ -58,7 +58,9 @@ fn replays_the_ts_sdk_permission_turn_with_the_clients_ids_and_session_id() {
                 if let Some(sid) = msg.pointer("/result/sessionId") {
                     recorded_sid = Some(sid.clone());
                 }
-                if recorded_sid.is_some() && want.pointer("/params/sessionId") == recorded_sid.as_ref() {
+                if recorded_sid.is_some()
+                    && want.pointer("/params/sessionId") == recorded_sid.as_ref()
+                {
                     want["params"]["sessionId"] = json!("client-session");
                 }
                 assert_eq!(got, want);
@@ -81,6 +83,10 @@ fn a_client_message_of_the_wrong_shape_is_a_mismatch_with_exit_3() {
     let mut agent = Agent::start(&[("FAKE_CURSOR_REPLAY", &path.to_string_lossy())]);
     agent.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {"cwd": "/w", "mcpServers": []}}));
     assert_eq!(agent.exit_within(SOON).expect("exits").code(), Some(3));
-    assert!(agent.stderr_text().contains("replay mismatch at row 1"), "{}", agent.stderr_text());
+    assert!(
+        agent.stderr_text().contains("replay mismatch at row 1"),
+        "{}",
+        agent.stderr_text()
+    );
     assert!(agent.line_within(Duration::from_millis(100)).is_none());
 }

@@ -10,7 +10,11 @@ use crate::{Agent, answer_with_kind, crate_dir, last, text, updates};
 fn run(scenario: &str, kind: &'static str) -> Vec<Value> {
     let mut agent = Agent::start(&[]);
     let sid = agent.handshake();
-    agent.turn(&sid, &format!("scenario: {scenario}\nplease"), answer_with_kind(kind))
+    agent.turn(
+        &sid,
+        &format!("scenario: {scenario}\nplease"),
+        answer_with_kind(kind),
+    )
 }
 
 fn requests<'a>(msgs: &'a [Value], method: &str) -> Vec<&'a Value> {
@@ -42,7 +46,11 @@ fn env_selects_the_process_scenario_and_the_prompt_line_overrides_it() {
     let sid = agent.handshake();
     let msgs = agent.turn(&sid, "hello", answer_with_kind("reject_once"));
     assert_eq!(last(&msgs)["result"]["stopReason"], "refusal");
-    let msgs = agent.turn(&sid, "scenario: max-tokens", answer_with_kind("reject_once"));
+    let msgs = agent.turn(
+        &sid,
+        "scenario: max-tokens",
+        answer_with_kind("reject_once"),
+    );
     assert_eq!(last(&msgs)["result"]["stopReason"], "max_tokens");
 }
 
@@ -51,8 +59,15 @@ fn unknown_scenario_is_the_fakes_own_error() {
     let mut agent = Agent::start(&[]);
     let sid = agent.handshake();
     agent.prompt(&sid, "scenario: no-such-thing");
-    assert_eq!(agent.exit_within(crate::SOON).expect("exits").code(), Some(2));
-    assert!(agent.stderr_text().contains("unknown scenario \"no-such-thing\""));
+    assert_eq!(
+        agent.exit_within(crate::SOON).expect("exits").code(),
+        Some(2)
+    );
+    assert!(
+        agent
+            .stderr_text()
+            .contains("unknown scenario \"no-such-thing\"")
+    );
     let out = crate::command(&["acp"])
         .env("FAKE_CURSOR_SCENARIO", "nope")
         .stdin(std::process::Stdio::null())
@@ -69,25 +84,46 @@ fn tools_turn_has_the_spike_shapes() {
     assert_eq!(read[0]["kind"], "read");
     assert!(read[1]["rawOutput"]["content"].is_string());
     let grep = tool_updates(&msgs, "grep_0");
-    assert_eq!((grep[0]["kind"].clone(), grep[0]["rawInput"].clone()), (json!("search"), json!({})));
+    assert_eq!(
+        (grep[0]["kind"].clone(), grep[0]["rawInput"].clone()),
+        (json!("search"), json!({}))
+    );
     assert_eq!(grep[1]["rawInput"]["pattern"], "TODO");
-    assert_eq!(grep[2]["rawOutput"], json!({"totalMatches": 2, "truncated": false}));
+    assert_eq!(
+        grep[2]["rawOutput"],
+        json!({"totalMatches": 2, "truncated": false})
+    );
     let shell = tool_updates(&msgs, "shell_0");
     assert_eq!(shell[0]["kind"], "execute");
-    assert_eq!(shell[1]["rawOutput"], json!({"exitCode": 0, "stdout": "hello\n", "stderr": ""}));
+    assert_eq!(
+        shell[1]["rawOutput"],
+        json!({"exitCode": 0, "stdout": "hello\n", "stderr": ""})
+    );
     let edit = tool_updates(&msgs, "edit_0");
     assert_eq!(edit[0]["rawInput"], json!({}));
     assert_eq!(edit[1]["rawInput"]["path"], "/workspace/notes.txt");
     let diff = &edit[2]["content"][0];
     assert_eq!(diff["type"], "diff");
     assert_eq!(diff["oldText"], "-- /dev/null");
-    assert!(diff["newText"].as_str().expect("text").starts_with("++ b/notes.txt\n"));
+    assert!(
+        diff["newText"]
+            .as_str()
+            .expect("text")
+            .starts_with("++ b/notes.txt\n")
+    );
     assert_eq!(tool_updates(&msgs, "edit_1").len(), 3);
     let todo = tool_updates(&msgs, "todo_0");
     assert_eq!(todo[0]["kind"], "other");
     assert_eq!(todo[0]["rawInput"]["_toolName"], "updateTodos");
-    let kinds: Vec<_> = updates(&msgs).iter().map(|u| u["sessionUpdate"].clone()).collect();
-    for k in ["available_commands_update", "agent_thought_chunk", "session_info_update"] {
+    let kinds: Vec<_> = updates(&msgs)
+        .iter()
+        .map(|u| u["sessionUpdate"].clone())
+        .collect();
+    for k in [
+        "available_commands_update",
+        "agent_thought_chunk",
+        "session_info_update",
+    ] {
         assert!(kinds.contains(&json!(k)), "{k}");
     }
     assert_eq!(last(&msgs)["result"]["stopReason"], "end_turn");
@@ -107,11 +143,20 @@ fn permission_shell_offers_three_options_and_reports_a_rejected_call_completed_w
         ])
     );
     assert_eq!(perm[0]["params"]["toolCall"]["kind"], "execute");
-    let done = tool_updates(&msgs, "shell_0").pop().expect("update").clone();
-    assert_eq!(done, json!({"sessionUpdate": "tool_call_update", "toolCallId": "shell_0", "status": "completed"}));
+    let done = tool_updates(&msgs, "shell_0")
+        .pop()
+        .expect("update")
+        .clone();
+    assert_eq!(
+        done,
+        json!({"sessionUpdate": "tool_call_update", "toolCallId": "shell_0", "status": "completed"})
+    );
 
     let msgs = run("permission-shell", "allow_once");
-    let done = tool_updates(&msgs, "shell_0").pop().expect("update").clone();
+    let done = tool_updates(&msgs, "shell_0")
+        .pop()
+        .expect("update")
+        .clone();
     assert_eq!(done["rawOutput"]["exitCode"], 0);
 }
 
@@ -119,7 +164,10 @@ fn permission_shell_offers_three_options_and_reports_a_rejected_call_completed_w
 fn plan_mode_blocks_the_edit_only_in_plan_mode() {
     let mut agent = Agent::start(&[]);
     let sid = agent.handshake();
-    let id = agent.request("session/set_mode", json!({"sessionId": sid, "modeId": "plan"}));
+    let id = agent.request(
+        "session/set_mode",
+        json!({"sessionId": sid, "modeId": "plan"}),
+    );
     agent.until_answer(&id);
     let msgs = agent.turn(&sid, "scenario: plan-mode", answer_with_kind("reject_once"));
     assert!(text(&msgs).starts_with("Working in mode plan."));
@@ -129,7 +177,10 @@ fn plan_mode_blocks_the_edit_only_in_plan_mode() {
     assert_eq!(requests(&msgs, "session/request_permission").len(), 1);
 
     let msgs = run("plan-mode", "reject_once");
-    assert_eq!(tool_updates(&msgs, "edit_0")[2]["content"][0]["type"], "diff");
+    assert_eq!(
+        tool_updates(&msgs, "edit_0")[2]["content"][0]["type"],
+        "diff"
+    );
     assert_eq!(requests(&msgs, "session/request_permission").len(), 1);
 }
 
@@ -187,7 +238,10 @@ fn blocking_extension_requests_hold_the_turn_until_answered() {
     assert!(agent.line_within(Duration::from_millis(500)).is_none());
     agent.send(&json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"answers": []}}));
     let next = agent.next_msg();
-    assert_eq!(next["params"]["update"]["content"]["text"], "Thanks for the answer.");
+    assert_eq!(
+        next["params"]["update"]["content"]["text"],
+        "Thanks for the answer."
+    );
     let plan = agent.next_msg();
     assert_eq!(plan["method"], "cursor/create_plan");
     agent.send(&json!({"jsonrpc": "2.0", "id": plan["id"], "result": {"accepted": true}}));
@@ -203,7 +257,11 @@ fn ask_question_permission_has_one_allow_once_per_answer_and_a_skip() {
     let skip = options.last().expect("skip");
     assert_eq!(skip["optionId"], "__ask_question_skip__");
     assert_eq!(skip["kind"], "reject_once");
-    assert!(options[..options.len() - 1].iter().all(|o| o["kind"] == "allow_once"));
+    assert!(
+        options[..options.len() - 1]
+            .iter()
+            .all(|o| o["kind"] == "allow_once")
+    );
     assert_eq!(text(&msgs), "Question skipped; choosing myself.");
 }
 
@@ -216,7 +274,10 @@ fn toolcallid_newline_keeps_the_newline() {
 #[test]
 fn unknown_update_variants_are_emitted_between_chunks() {
     let msgs = run("unknown-update", "reject_once");
-    let kinds: Vec<_> = updates(&msgs).iter().map(|u| u["sessionUpdate"].clone()).collect();
+    let kinds: Vec<_> = updates(&msgs)
+        .iter()
+        .map(|u| u["sessionUpdate"].clone())
+        .collect();
     assert!(kinds.contains(&json!("subagent_spawned")));
     assert!(kinds.contains(&json!("subagent_state_update")));
     assert_eq!(last(&msgs)["result"]["stopReason"], "end_turn");
@@ -224,8 +285,14 @@ fn unknown_update_variants_are_emitted_between_chunks() {
 
 #[test]
 fn stop_reasons_and_a_prompt_error() {
-    assert_eq!(last(&run("refusal", "reject_once"))["result"]["stopReason"], "refusal");
-    assert_eq!(last(&run("max-tokens", "reject_once"))["result"]["stopReason"], "max_tokens");
+    assert_eq!(
+        last(&run("refusal", "reject_once"))["result"]["stopReason"],
+        "refusal"
+    );
+    assert_eq!(
+        last(&run("max-tokens", "reject_once"))["result"]["stopReason"],
+        "max_tokens"
+    );
     let err = last(&run("prompt-error", "reject_once")).clone();
     assert_eq!(err["error"]["code"], -32603);
     assert!(err.get("result").is_none());
@@ -248,7 +315,10 @@ fn garbage_lines_are_interleaved_with_valid_messages() {
     }
     let bad = raw.iter().filter(|(_, p)| p.is_none()).count();
     assert_eq!(bad, 4, "not json, cut short, invalid UTF-8, blank");
-    let big = raw.iter().find(|(l, _)| l.len() > 1024 * 1024).expect("oversized line");
+    let big = raw
+        .iter()
+        .find(|(l, _)| l.len() > 1024 * 1024)
+        .expect("oversized line");
     assert_eq!(big.0.len(), 2_097_152);
     assert!(big.1.is_some(), "the oversized line is valid JSON");
 }
@@ -283,8 +353,13 @@ fn every_scenario_is_labelled_in_the_readme_and_runs() {
     let mut names = Vec::new();
     for entry in std::fs::read_dir(crate_dir().join("scenarios")).expect("dir") {
         let path = entry.expect("entry").path();
-        let name = path.file_stem().expect("stem").to_string_lossy().into_owned();
-        let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("json");
+        let name = path
+            .file_stem()
+            .expect("stem")
+            .to_string_lossy()
+            .into_owned();
+        let v: Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("json");
         let kind = v["kind"].as_str().expect("kind");
         assert!(
             readme.contains(&format!("| `{name}` | {kind} |")),
@@ -305,11 +380,16 @@ fn every_scenario_is_labelled_in_the_readme_and_runs() {
         let id = agent.prompt(&sid, "go");
         let mut settled = false;
         while let Some(line) = agent.line_within(crate::SOON) {
-            let Ok(m) = serde_json::from_slice::<Value>(&line) else { continue };
+            let Ok(m) = serde_json::from_slice::<Value>(&line) else {
+                continue;
+            };
             if m.get("method").is_some() && m.get("id").is_some() {
                 if let Some(body) = answer_with_kind("reject_once")(&m) {
                     let mut reply = json!({"jsonrpc": "2.0", "id": m["id"]});
-                    reply.as_object_mut().expect("obj").extend(body.as_object().expect("b").clone());
+                    reply
+                        .as_object_mut()
+                        .expect("obj")
+                        .extend(body.as_object().expect("b").clone());
                     agent.send(&reply);
                 }
             } else if m["id"] == id {
@@ -320,7 +400,11 @@ fn every_scenario_is_labelled_in_the_readme_and_runs() {
                 agent.notify("session/cancel", json!({"sessionId": sid}));
             }
         }
-        let exited = if settled { None } else { agent.exit_within(crate::SOON) };
+        let exited = if settled {
+            None
+        } else {
+            agent.exit_within(crate::SOON)
+        };
         assert!(
             settled || exited.is_some_and(|s| s.code() != Some(2)),
             "{name}: neither answered nor exited; stderr {}",
