@@ -76,7 +76,11 @@ impl<'a> Turn<'a> {
 
     fn run(&mut self, steps: &[Step]) -> Result<(), Stop> {
         for step in steps {
-            self.serve_queued()?;
+            // Process-level ends (hang, exit, signal) happen whatever the client sent meanwhile:
+            // a stuck or crashing agent does not read its input first.
+            if !matches!(step, Step::Hang | Step::Exit(_) | Step::Signal(_)) {
+                self.serve_queued()?;
+            }
             self.step(step)?;
         }
         Ok(())

@@ -55,12 +55,13 @@ pub struct Agent {
     lines: Receiver<Vec<u8>>,
     exit: Receiver<ExitStatus>,
     stderr: Arc<Mutex<Vec<u8>>>,
+    stderr_closed: Receiver<()>,
     next_id: i64,
 }
 
 impl Drop for Agent {
     fn drop(&mut self) {
-        let _ = killpg(self.pgid, Signal::SIGKILL);
+        self.kill();
     }
 }
 
@@ -102,16 +103,18 @@ impl Agent {
         });
         let stderr = Arc::new(Mutex::new(Vec::new()));
         let sink = Arc::clone(&stderr);
+        let (closed_tx, stderr_closed) = channel();
         std::thread::spawn(move || {
             let mut buf = [0u8; 4096];
             while let Ok(n) = err_pipe.read(&mut buf) {
                 if n == 0 {
-                    return;
+                    break;
                 }
                 sink.lock()
                     .expect("stderr lock")
                     .extend_from_slice(&buf[..n]);
             }
+            let _ = closed_tx.send(());
         });
         let (etx, exit) = channel();
         std::thread::spawn(move || {
@@ -125,6 +128,7 @@ impl Agent {
             lines,
             exit,
             stderr,
+            stderr_closed,
             next_id: 1,
         }
     }
@@ -196,6 +200,17 @@ impl Agent {
     /// What the agent wrote on stderr so far.
     pub fn stderr_text(&self) -> String {
         String::from_utf8_lossy(&self.stderr.lock().expect("stderr lock")).into_owned()
+    }
+
+    /// Kills the agent's process group now.
+    pub fn kill(&self) {
+        let _ = killpg(self.pgid, Signal::SIGKILL);
+    }
+
+    /// All the agent wrote on stderr, once its stderr is closed (after it exited).
+    pub fn stderr_at_exit(&self) -> String {
+        let _ = self.stderr_closed.recv_timeout(SOON);
+        self.stderr_text()
     }
 
     /// `initialize` and `session/new`; returns the session id.

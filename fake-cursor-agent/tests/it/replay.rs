@@ -71,7 +71,7 @@ fn replays_the_ts_sdk_permission_turn_with_the_clients_ids_and_session_id() {
     }
     agent.close_stdin();
     assert_eq!(agent.exit_within(SOON).expect("exits").code(), Some(0));
-    let err = agent.stderr_text();
+    let err = agent.stderr_at_exit();
     for line in stderr_rows {
         assert!(err.contains(&line), "stderr row {line:?} missing");
     }
@@ -83,10 +83,7 @@ fn a_client_message_of_the_wrong_shape_is_a_mismatch_with_exit_3() {
     let mut agent = Agent::start(&[("FAKE_CURSOR_REPLAY", &path.to_string_lossy())]);
     agent.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {"cwd": "/w", "mcpServers": []}}));
     assert_eq!(agent.exit_within(SOON).expect("exits").code(), Some(3));
-    assert!(
-        agent.stderr_text().contains("replay mismatch at row 1"),
-        "{}",
-        agent.stderr_text()
-    );
+    let err = agent.stderr_at_exit();
+    assert!(err.contains("replay mismatch at row 1"), "{err}");
     assert!(agent.line_within(Duration::from_millis(100)).is_none());
 }

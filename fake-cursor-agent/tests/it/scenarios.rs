@@ -65,7 +65,7 @@ fn unknown_scenario_is_the_fakes_own_error() {
     );
     assert!(
         agent
-            .stderr_text()
+            .stderr_at_exit()
             .contains("unknown scenario \"no-such-thing\"")
     );
     let out = crate::command(&["acp"])
@@ -411,4 +411,68 @@ fn every_scenario_is_labelled_in_the_readme_and_runs() {
             agent.stderr_text()
         );
     }
+}
+
+/// A scenario file given by path (not built in), using the steps no built-in scenario needs:
+/// `notify`, `{{i}}` inside `repeat`, `mode`, `stderr` with placeholders, `answer` followed by
+/// more steps.
+#[test]
+fn a_scenario_file_by_path_runs_every_remaining_step_kind() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("custom.json");
+    let scenario = json!({
+        "kind": "injection",
+        "description": "test-only",
+        "steps": [
+            {"notify": {"method": "_fake/ping", "params": {"n": "{{model}}"}}},
+            {"repeat": 2, "steps": [{"update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "r{{i}} "}}}]},
+            {"mode": {"ask": [{"update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "asking"}}}],
+                      "*": [{"update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "other"}}}]}},
+            {"stderr": "session {{session_id}} prompt {{prompt}}"},
+            {"answer": {"stopReason": "end_turn"}},
+            {"update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "after the answer"}}}
+        ]
+    });
+    std::fs::write(&path, scenario.to_string()).expect("write");
+    let mut agent = Agent::start_args(
+        &["--model", "m7", "acp"],
+        &[("FAKE_CURSOR_SCENARIO", &path.to_string_lossy())],
+    );
+    let sid = agent.handshake();
+    let id = agent.request(
+        "session/set_mode",
+        json!({"sessionId": sid, "modeId": "ask"}),
+    );
+    agent.until_answer(&id);
+    let msgs = agent.turn(&sid, "go", answer_with_kind("reject_once"));
+    assert_eq!(
+        msgs[0],
+        json!({"jsonrpc": "2.0", "method": "_fake/ping", "params": {"n": "m7"}})
+    );
+    assert_eq!(text(&msgs), "r0 r1 asking");
+    let after = agent.next_msg();
+    assert_eq!(
+        after["params"]["update"]["content"]["text"],
+        "after the answer"
+    );
+    agent.kill();
+    assert!(
+        agent
+            .stderr_at_exit()
+            .contains(&format!("session {sid} prompt go"))
+    );
+}
+
+#[test]
+fn a_malformed_scenario_file_is_refused_at_start() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("bad.json");
+    std::fs::write(&path, r#"{"kind": "injection", "steps": [{"emitt": {}}]}"#).expect("write");
+    let out = crate::command(&["acp"])
+        .env("FAKE_CURSOR_SCENARIO", &path)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown step"));
 }
