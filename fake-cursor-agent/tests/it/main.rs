@@ -44,7 +44,8 @@ pub fn command(args: &[&str]) -> Command {
             cmd.env_remove(k);
         }
     }
-    cmd.args(args);
+    // A fake leaked by a test harness that died mid-test ends by itself within a minute.
+    cmd.env("FAKE_CURSOR_MAX_LIFETIME_S", "60").args(args);
     cmd
 }
 
