@@ -1,0 +1,30 @@
+//! `initialize`: the profile's result (protocol version 1, capabilities, the `cursor_login` auth
+//! method) with `loadSession` as the process scenario says, after its delay; or never (hang).
+//! Works without credentials, as the real agent's does.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::Agent;
+use crate::process;
+
+/// Answers `initialize` request `id`.
+pub fn handle(agent: &mut Agent, id: &Value) {
+    let phase = agent.base.handshake.initialize.clone();
+    if phase.hang {
+        process::hang();
+    }
+    std::thread::sleep(Duration::from_millis(phase.delay_ms));
+    let mut result = agent.profile.initialize();
+    if let Some(caps) = result
+        .get_mut("agentCapabilities")
+        .and_then(Value::as_object_mut)
+    {
+        caps.insert(
+            "loadSession".into(),
+            Value::Bool(agent.base.handshake.load_session),
+        );
+    }
+    agent.reply(id, result);
+}

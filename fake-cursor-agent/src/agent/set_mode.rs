@@ -1,0 +1,36 @@
+//! `session/set_mode`: switches among the profile's modes (`agent`, `plan`, `ask`); emits
+//! `current_mode_update` and answers `{}` (spike, item 1: plan mode only through this method).
+//! The update goes out before the answer, the order a TypeScript ACP agent produces when it
+//! awaits its notification before returning (recorded for claude-code-acp).
+
+use serde_json::{Value, json};
+
+use super::Agent;
+use crate::rpc;
+
+/// Answers `session/set_mode` request `id`.
+pub fn handle(agent: &mut Agent, id: &Value, params: &Value) {
+    let Some(i) = agent.session_index(params) else {
+        agent.reply_error(id, rpc::invalid_params("unknown sessionId"));
+        return;
+    };
+    let mode = params
+        .get("modeId")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let known = agent
+        .profile
+        .session_new()
+        .pointer("/modes/availableModes")
+        .and_then(Value::as_array)
+        .is_some_and(|ms| ms.iter().any(|m| m["id"] == mode));
+    if !known {
+        agent.reply_error(id, rpc::invalid_params(&format!("unknown mode {mode:?}")));
+        return;
+    }
+    agent.sessions[i].mode = mode.to_owned();
+    let sid = agent.sessions[i].id.clone();
+    let update = json!({"sessionUpdate": "current_mode_update", "currentModeId": mode});
+    agent.out.send(&rpc::session_update(&sid, update));
+    agent.reply(id, json!({}));
+}

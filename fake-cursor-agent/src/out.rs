@@ -1,0 +1,44 @@
+//! The agent's stdout: one JSON-RPC message per line, flushed at once (a client waits on each
+//! line). Only the agent thread writes here. A closed pipe is not an error for a fake: later
+//! writes are dropped, the scenario goes on.
+
+use std::io::Write as _;
+
+use serde_json::Value;
+
+/// stdout, line by line.
+#[derive(Debug, Default)]
+pub struct Out {
+    closed: bool,
+}
+
+impl Out {
+    /// Writes `bytes` as they are and flushes; false once the reader is gone.
+    pub fn write(&mut self, bytes: &[u8]) -> bool {
+        if self.closed {
+            return false;
+        }
+        let mut out = std::io::stdout().lock();
+        if out.write_all(bytes).and_then(|()| out.flush()).is_err() {
+            self.closed = true;
+        }
+        !self.closed
+    }
+
+    /// Writes `v` as compact JSON (key order kept) and a newline.
+    pub fn send(&mut self, v: &Value) {
+        let mut line = v.to_string().into_bytes();
+        line.push(b'\n');
+        self.write(&line);
+    }
+}
+
+/// A line on stderr (free-form, as the real agent's logging).
+pub fn stderr(text: &str, newline: bool) {
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_all(text.as_bytes());
+    if newline {
+        let _ = err.write_all(b"\n");
+    }
+    let _ = err.flush();
+}

@@ -1,0 +1,89 @@
+//! `FAKE_CURSOR_REPLAY`: a real agent's transcript replayed to a client that uses its own ids
+//! and session id; mismatches end the replay with exit 3.
+//!
+//! The transcripts in `tests/fixtures/transcripts/` are copies of
+//! `shared/reference/acp/transcripts/` (real ACP agents recorded on the wire; see the crate
+//! README).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::{Agent, SOON, crate_dir};
+
+fn transcript(name: &str) -> PathBuf {
+    crate_dir().join("tests/fixtures/transcripts").join(name)
+}
+
+fn rows(path: &PathBuf) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .expect("transcript")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("row"))
+        .collect()
+}
+
+/// The client's id for a recorded client request id.
+fn client_id(recorded: &Value) -> Value {
+    json!(format!("client-{recorded}"))
+}
+
+#[test]
+fn replays_the_ts_sdk_permission_turn_with_the_clients_ids_and_session_id() {
+    let path = transcript("ts-sdk-0.12.0-example-agent-allow.jsonl");
+    let mut agent = Agent::start(&[("FAKE_CURSOR_REPLAY", &path.to_string_lossy())]);
+    let mut recorded_sid = None;
+    let mut stderr_rows = Vec::new();
+    for row in rows(&path) {
+        let msg = &row["msg"];
+        match row["dir"].as_str() {
+            Some("c2a") => {
+                let mut out = msg.clone();
+                let is_request = msg.get("method").is_some() && msg.get("id").is_some();
+                if is_request {
+                    out["id"] = client_id(&msg["id"]);
+                }
+                if let Some(sid) = out.pointer_mut("/params/sessionId") {
+                    *sid = json!("client-session");
+                }
+                agent.send(&out);
+            }
+            Some("a2c") => {
+                let got = agent.next_msg();
+                let mut want = msg.clone();
+                if msg.get("method").is_none() {
+                    want["id"] = client_id(&msg["id"]);
+                }
+                if let Some(sid) = msg.pointer("/result/sessionId") {
+                    recorded_sid = Some(sid.clone());
+                }
+                if recorded_sid.is_some()
+                    && want.pointer("/params/sessionId") == recorded_sid.as_ref()
+                {
+                    want["params"]["sessionId"] = json!("client-session");
+                }
+                assert_eq!(got, want);
+            }
+            Some("a2c-stderr") => stderr_rows.push(msg.as_str().expect("text").to_owned()),
+            _ => {}
+        }
+    }
+    agent.close_stdin();
+    assert_eq!(agent.exit_within(SOON).expect("exits").code(), Some(0));
+    let err = agent.stderr_at_exit();
+    for line in stderr_rows {
+        assert!(err.contains(&line), "stderr row {line:?} missing");
+    }
+}
+
+#[test]
+fn a_client_message_of_the_wrong_shape_is_a_mismatch_with_exit_3() {
+    let path = transcript("python-sdk-0.12.1-echo_agent.jsonl");
+    let mut agent = Agent::start(&[("FAKE_CURSOR_REPLAY", &path.to_string_lossy())]);
+    agent.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {"cwd": "/w", "mcpServers": []}}));
+    assert_eq!(agent.exit_within(SOON).expect("exits").code(), Some(3));
+    let err = agent.stderr_at_exit();
+    assert!(err.contains("replay mismatch at row 1"), "{err}");
+    assert!(agent.line_within(Duration::from_millis(100)).is_none());
+}
