@@ -153,6 +153,7 @@ impl NativeBinary {
             cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
             env: scrubbed_env(),
             grace: supervisor::TERM_GRACE,
+            stdin: supervisor::StdinMode::Null,
         };
         let mut check = self.supervised(spec).await.map_err(|e| {
             PreflightError::Refused(

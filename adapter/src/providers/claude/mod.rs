@@ -180,6 +180,7 @@ impl Provider for ClaudeProvider {
                 cwd: spec.cwd.clone(),
                 env: scrubbed_env(),
                 grace: supervisor::TERM_GRACE,
+                stdin: supervisor::StdinMode::Null,
             };
             match self.native.supervised(sspec).await {
                 Ok(s) => Ok(Box::new(s) as Box<dyn NativeProcess>),
