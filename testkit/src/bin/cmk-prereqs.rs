@@ -59,13 +59,19 @@ fn main() -> ExitCode {
         (
             "acp-ts-example-agent",
             prereq::acp_ts_example_agent().map(|cmd| {
-                format!("{cmd:?} (@agentclientprotocol/sdk {})", prereq::ACP_TS_SDK_VERSION)
+                format!(
+                    "{cmd:?} (@agentclientprotocol/sdk {})",
+                    prereq::ACP_TS_SDK_VERSION
+                )
             }),
         ),
         (
             "acp-python-echo-agent",
             prereq::acp_python_echo_agent().map(|cmd| {
-                format!("{cmd:?} (agent-client-protocol {})", prereq::ACP_PYTHON_SDK_VERSION)
+                format!(
+                    "{cmd:?} (agent-client-protocol {})",
+                    prereq::ACP_PYTHON_SDK_VERSION
+                )
             }),
         ),
     ];
