@@ -3,8 +3,10 @@
 
 use std::time::Duration;
 
-use acp_client::TurnOutcome;
+use acp_client::{GenericPolicy, TurnOutcome, run_turn};
 use serde_json::json;
+use tokio::io::AsyncReadExt;
+use tokio::sync::watch;
 
 use crate::support::{config, records, start};
 
@@ -106,21 +108,25 @@ async fn a_cancel_during_the_handshake_returns_at_once() {
 
 #[tokio::test]
 async fn a_cancel_requested_before_the_turn_sends_nothing() {
-    let cfg = config("hi");
-    let (events_in, _events_out) = tokio::io::duplex(1024);
-    let (mut agent, cancel, turn) =
-        crate::support::start_raw(cfg, Box::new(acp_client::GenericPolicy), events_in, 1024);
-    cancel.send_replace(true);
-    // The turn may have started before the flag was set: then it sent initialize.
-    if let Some(first) = agent.try_recv().await {
-        assert_eq!(first["method"], "initialize");
-        assert_eq!(agent.try_recv().await, None);
-    }
-    let report = turn.await.expect("no panic");
-    assert!(matches!(
+    let (client_end, mut agent_end) = tokio::io::duplex(1024);
+    let (read, write) = tokio::io::split(client_end);
+    let (_cancel, cancelled) = watch::channel(true);
+    let report = run_turn(
+        read,
+        write,
+        tokio::io::sink(),
+        &config("hi"),
+        &GenericPolicy,
+        cancelled,
+    )
+    .await;
+    assert_eq!(
         report.outcome,
-        TurnOutcome::CancelledDuringHandshake { .. }
-    ));
+        TurnOutcome::CancelledDuringHandshake { step: "initialize" }
+    );
+    let mut sent = Vec::new();
+    agent_end.read_to_end(&mut sent).await.expect("read");
+    assert!(sent.is_empty(), "{}", String::from_utf8_lossy(&sent));
 }
 
 #[tokio::test]
