@@ -37,7 +37,17 @@
 //! - `{"acp_client":"cancel","sent":true|false}` when `session/cancel` is sent.
 //!
 //! Writes to `events` are awaited: a slow reader slows the client's reading of the agent, and
-//! nothing is buffered without bound.
+//! nothing is buffered without bound (at most one 64 KiB read and one `max_line` line are held).
+//! A last agent line cut by EOF is forwarded with a newline added.
+//!
+//! # What the caller owns
+//!
+//! The agent's process and the overall deadline. `run_turn` never kills the agent and has no
+//! deadline of its own for the prompt (only the handshake steps and the cancel grace are
+//! bounded); the caller kills the agent's process group at its deadline, which ends any read or
+//! write in progress (`AgentClosed`), or drops the future, which is safe at any point. A write
+//! to an agent that stops reading its stdin, or to an `events` reader that stops reading, waits
+//! until then.
 
 mod config;
 mod conn;
