@@ -42,7 +42,7 @@ fn main() -> ExitCode {
         }
     };
     println!("cache: {}", root.display());
-    let results: [(&str, Result<String, PrereqError>); 3] = [
+    let results: [(&str, Result<String, PrereqError>); 5] = [
         (
             "claude",
             prereq::claude().map(|p| format!("{} ({})", p.display(), prereq::CLAUDE_VERSION_LINE)),
@@ -55,6 +55,24 @@ fn main() -> ExitCode {
             "python-mcp",
             prereq::python_mcp()
                 .map(|p| format!("{} (mcp {})", p.display(), prereq::PYTHON_MCP_VERSION)),
+        ),
+        (
+            "acp-ts-example-agent",
+            prereq::acp_ts_example_agent().map(|cmd| {
+                format!(
+                    "{cmd:?} (@agentclientprotocol/sdk {})",
+                    prereq::ACP_TS_SDK_VERSION
+                )
+            }),
+        ),
+        (
+            "acp-python-echo-agent",
+            prereq::acp_python_echo_agent().map(|cmd| {
+                format!(
+                    "{cmd:?} (agent-client-protocol {})",
+                    prereq::ACP_PYTHON_SDK_VERSION
+                )
+            }),
         ),
     ];
     let mut failed = false;

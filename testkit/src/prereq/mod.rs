@@ -5,13 +5,18 @@
 //!   binary from the platform package (npm 11 does not run the postinstall here);
 //! - `@modelcontextprotocol/server-everything@2026.8.31` ([`everything_server`]), started in
 //!   stdio mode;
-//! - the Python MCP SDK `mcp==2.3.0` in a venv ([`python_mcp`]).
+//! - the Python MCP SDK `mcp==2.3.0` in a venv ([`python_mcp`]);
+//! - two real ACP agents: the TypeScript SDK's example agent from `@agentclientprotocol/sdk@0.12.0`
+//!   ([`acp_ts_example_agent`]) and the Python SDK's echo agent from
+//!   `agent-client-protocol==0.12.1` ([`acp_python_echo_agent`]).
 //!
 //! Cache root: `CMK_CACHE`, else `$XDG_CACHE_HOME/claude-mcp-kit`, else
 //! `$HOME/.cache/claude-mcp-kit` ([`cache_root`]). Tests go through [`require`] or
 //! [`require_prereq!`](crate::require_prereq): with `CI=true` a missing prerequisite fails the
 //! test; elsewhere it prints `skipped: <reason>` and the test returns early.
 
+mod acp_python_agent;
+mod acp_ts_agent;
 mod claude_code;
 mod everything;
 mod install;
@@ -21,6 +26,11 @@ mod temp;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+pub use acp_python_agent::{
+    ACP_PYTHON_SDIST_SHA256, ACP_PYTHON_SDK_VERSION, acp_python_echo_agent,
+    acp_python_echo_agent_paths,
+};
+pub use acp_ts_agent::{ACP_TS_SDK_VERSION, acp_ts_example_agent, acp_ts_example_agent_entry};
 pub use claude_code::{CLAUDE_VERSION, CLAUDE_VERSION_LINE, claude, claude_platform_package};
 pub use everything::{EVERYTHING_VERSION, everything_server, everything_server_entry};
 pub use install::cache_root;

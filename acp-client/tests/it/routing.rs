@@ -1,0 +1,222 @@
+//! ACP-1: routing by shape, odd ids, malformed and oversized lines, error data of any type;
+//! ACP-3: updates counted, text concatenated.
+
+use acp_client::TurnOutcome;
+use serde_json::{Value, json};
+
+use crate::support::{config, records, start};
+
+#[tokio::test]
+async fn agent_requests_reusing_our_ids_are_answered_and_never_taken_as_responses() {
+    let mut h = start(config("hi"));
+    let init = h.agent.expect("initialize").await;
+    assert_eq!(init["id"], 1);
+    // Agent requests with our pending id (1), its string twin, and null: all are requests.
+    for id in [json!(1), json!("1"), json!(null)] {
+        let answer = h
+            .agent
+            .ask(
+                id.clone(),
+                "fs/read_text_file",
+                json!({"path": "/etc/passwd"}),
+            )
+            .await;
+        assert_eq!(answer["error"]["code"], -32601, "{answer}");
+    }
+    // A response whose id is the string "1" is not the answer to our integer 1.
+    h.agent
+        .send(json!({"jsonrpc": "2.0", "id": "1", "result": {"protocolVersion": 1}}))
+        .await;
+    h.agent
+        .reply(
+            &init,
+            json!({"protocolVersion": 1, "agentCapabilities": {}}),
+        )
+        .await;
+    let new = h.agent.expect("session/new").await;
+    assert_eq!(new["id"], 2);
+    h.agent.reply(&new, json!({"sessionId": "sess-1"})).await;
+    let prompt = h.agent.expect("session/prompt").await;
+    h.agent.say("done").await;
+    h.agent
+        .reply(&prompt, json!({"stopReason": "end_turn"}))
+        .await;
+
+    let (report, _, events) = h.report().await;
+    assert!(
+        matches!(&report.outcome, TurnOutcome::Completed { stop_reason, .. } if stop_reason == "end_turn"),
+        "{:?}",
+        report.outcome
+    );
+    assert_eq!(report.unmatched_responses, 1);
+    assert_eq!(report.agent_requests, 3);
+    assert_eq!(report.text, "done");
+    let ids: Vec<Value> = records(&events)
+        .into_iter()
+        .filter(|r| r["acp_client"] == "agent_request")
+        .map(|r| r["id"].clone())
+        .collect();
+    assert_eq!(ids, vec![json!(1), json!("1"), json!(null)]);
+}
+
+#[tokio::test]
+async fn malformed_and_oversized_lines_are_counted_forwarded_and_survived() {
+    let mut cfg = config("hi");
+    cfg.max_line = 256;
+    let mut h = start(cfg);
+    let init = h.agent.expect("initialize").await;
+    // An oversized line that would answer initialize if it were parsed: it must not be.
+    let padding = "x".repeat(1000);
+    let oversized = json!({"jsonrpc": "2.0", "id": init["id"], "result": {"protocolVersion": 1, "pad": padding}}).to_string();
+    let garbage = [
+        "not json at all".to_owned(),
+        "[1,2,3]".to_owned(),
+        "42".to_owned(),
+        r#"{"jsonrpc":"2.0"}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","method":7}"#.to_owned(),
+        oversized.clone(),
+    ];
+    for line in &garbage {
+        h.agent.send_raw(format!("{line}\n").as_bytes()).await;
+    }
+    h.agent
+        .reply(
+            &init,
+            json!({"protocolVersion": 1, "agentCapabilities": {}}),
+        )
+        .await;
+    let new = h.agent.expect("session/new").await;
+    h.agent.reply(&new, json!({"sessionId": "sess-1"})).await;
+    let prompt = h.agent.expect("session/prompt").await;
+    h.agent
+        .reply(&prompt, json!({"stopReason": "end_turn"}))
+        .await;
+
+    let (report, _, events) = h.report().await;
+    assert!(matches!(report.outcome, TurnOutcome::Completed { .. }));
+    assert_eq!(report.malformed_lines, garbage.len() as u64);
+    // BND-1 / events: every agent byte forwarded verbatim, the oversized line whole.
+    let text = String::from_utf8(events).expect("utf-8");
+    let mut lines = text.lines();
+    for line in &garbage {
+        assert_eq!(lines.next(), Some(line.as_str()));
+    }
+}
+
+#[tokio::test]
+async fn an_error_answer_keeps_data_of_any_json_type() {
+    for data in [
+        json!("session/set_model"),
+        json!(7),
+        json!([1, "a"]),
+        json!(null),
+        json!({"k": true}),
+    ] {
+        let mut h = start(config("hi"));
+        let prompt = h.agent.handshake_to_prompt().await;
+        h.agent
+            .reply_error(
+                &prompt,
+                json!({"code": -32603, "message": "boom", "data": data}),
+            )
+            .await;
+        let (report, _, _) = h.report().await;
+        let TurnOutcome::PromptError { error } = report.outcome else {
+            panic!("{:?}", report.outcome)
+        };
+        assert_eq!(error.code, -32603);
+        assert_eq!(error.message, "boom");
+        assert_eq!(error.data, Some(data));
+    }
+}
+
+#[tokio::test]
+async fn updates_are_counted_unknown_variants_tolerated_and_text_concatenated() {
+    let mut h = start(config("hi"));
+    let prompt = h.agent.handshake_to_prompt().await;
+    h.agent.say("Hello").await;
+    h.agent
+        .update(json!({"sessionUpdate": "agent_thought_chunk", "content": {"type": "text", "text": "hmm"}}))
+        .await;
+    h.agent
+        .update(json!({"sessionUpdate": "subagent_spawned", "whatever": [1]}))
+        .await;
+    h.agent
+        .update(json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "image", "data": "AA=="}}))
+        .await;
+    h.agent.update(json!({"no_variant": true})).await;
+    h.agent.say(", world").await;
+    h.agent
+        .send(json!({"jsonrpc": "2.0", "method": "_vendor/notice", "params": {}}))
+        .await;
+    h.agent
+        .reply(
+            &prompt,
+            json!({"stopReason": "max_tokens", "_meta": {"x": 1}}),
+        )
+        .await;
+    let (report, _, _) = h.report().await;
+    let TurnOutcome::Completed {
+        stop_reason,
+        response,
+    } = &report.outcome
+    else {
+        panic!("{:?}", report.outcome)
+    };
+    assert_eq!(stop_reason, "max_tokens");
+    assert_eq!(response["_meta"]["x"], 1);
+    assert_eq!(report.text, "Hello, world");
+    assert!(!report.text_truncated);
+    assert_eq!(report.updates, 6);
+    assert_eq!(report.unknown_updates, 2);
+    assert_eq!(report.other_notifications, 1);
+    assert_eq!(report.session_id.as_deref(), Some("sess-1"));
+}
+
+#[tokio::test]
+async fn the_text_is_bounded_and_cut_on_a_character_boundary() {
+    let mut cfg = config("hi");
+    cfg.text_max = 9;
+    let mut h = start(cfg);
+    let prompt = h.agent.handshake_to_prompt().await;
+    h.agent.say("héllo ").await; // 7 bytes
+    h.agent.say("wörld").await; // 2 bytes left: "wö" needs 3, "ö" cannot be split
+    h.agent.say("more").await;
+    h.agent
+        .reply(&prompt, json!({"stopReason": "end_turn"}))
+        .await;
+    let (report, _, _) = h.report().await;
+    assert!(report.text.len() <= 9);
+    assert_eq!(report.text, "héllo w");
+    assert!(report.text_truncated);
+}
+
+#[tokio::test]
+async fn an_agent_that_closes_its_stdout_ends_the_turn() {
+    let mut h = start(config("hi"));
+    let prompt = h.agent.handshake_to_prompt().await;
+    let _ = prompt;
+    let crate::support::Harness {
+        agent,
+        turn,
+        events,
+        ..
+    } = h;
+    drop(agent);
+    let report = tokio::time::timeout(crate::support::PATIENCE, turn)
+        .await
+        .expect("in time")
+        .expect("no panic");
+    let _ = events.await;
+    assert!(
+        matches!(
+            &report.outcome,
+            TurnOutcome::AgentClosed {
+                step: "session/prompt",
+                ..
+            }
+        ),
+        "{:?}",
+        report.outcome
+    );
+}
