@@ -16,6 +16,8 @@ pub enum ToolNames {
 pub enum ProviderName {
     /// Claude Code's print mode: the `claude.run…` tools.
     Claude,
+    /// Cursor's agent over ACP: the `cursor.run…` tools.
+    Cursor,
 }
 
 /// Default inbound frame bound (T6).
@@ -36,6 +38,13 @@ pub struct ServeArgs {
     /// A cli-tree.json to use instead of the one embedded at build time (NAT-1).
     #[arg(long, value_name = "PATH")]
     pub cli_tree: Option<PathBuf>,
+    /// The native Cursor agent to run for `--provider cursor` (default: `cursor-agent` found on
+    /// PATH at each run).
+    #[arg(long, value_name = "PATH", default_value = "cursor-agent")]
+    pub cursor: PathBuf,
+    /// A cursor-cli-tree.json to use instead of the one embedded at build time (ACP-9).
+    #[arg(long, value_name = "PATH")]
+    pub cursor_cli_tree: Option<PathBuf>,
     /// Tool name spelling: `dotted` (claude.run…) or `underscore` (claude_run…) (TOOL-1).
     #[arg(long, value_enum, default_value = "dotted")]
     pub tool_names: ToolNames,

@@ -6,10 +6,12 @@
 //! the CLI projection build the providers and hand them to the engine.
 //!
 //! - [`claude`]: Claude Code's print mode, `claude -p --output-format stream-json`.
+//! - [`cursor`]: Cursor's agent over ACP, `cursor-agent [--model M] acp`.
 //! - [`drift`]: the maintainer's check of each pinned tree against an installed CLI.
 
 pub mod claude;
 pub mod cli_tree;
+pub mod cursor;
 pub mod drift;
 pub mod native;
 
@@ -30,6 +32,17 @@ pub fn claude_tree(path: Option<&Path>) -> Result<CliTree, CliTreeError> {
     Ok(tree)
 }
 
+/// Cursor's tree (ACP-9): the embedded one, or `path`; it must declare `acp` and no prompt
+/// separator (the prompt goes over the protocol).
+pub fn cursor_tree(path: Option<&Path>) -> Result<CliTree, CliTreeError> {
+    let tree = match path {
+        None => CliTree::cursor_embedded(),
+        Some(p) => CliTree::load(p),
+    }?;
+    tree.require_modes(&[Mode::Acp], false)?;
+    Ok(tree)
+}
+
 /// The providers `--provider` names, in order, each once (PROV-2).
 pub fn from_args(args: &ServeArgs) -> Result<Vec<Arc<dyn Provider>>, CliTreeError> {
     let mut out: Vec<Arc<dyn Provider>> = Vec::new();
@@ -44,6 +57,13 @@ pub fn from_args(args: &ServeArgs) -> Result<Vec<Arc<dyn Provider>>, CliTreeErro
                 let tree = Arc::new(claude_tree(args.cli_tree.as_deref())?);
                 out.push(Arc::new(claude::ClaudeProvider::new(
                     args.claude.clone(),
+                    tree,
+                )));
+            }
+            ProviderName::Cursor => {
+                let tree = Arc::new(cursor_tree(args.cursor_cli_tree.as_deref())?);
+                out.push(Arc::new(cursor::CursorProvider::new(
+                    args.cursor.clone(),
                     tree,
                 )));
             }
