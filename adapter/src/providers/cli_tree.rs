@@ -293,6 +293,12 @@ impl CliTree {
             .map_or(&[], |m| m.argv.as_slice())
     }
 
+    /// Whether the tree declares `mode`.
+    #[must_use]
+    pub fn has_mode(&self, mode: Mode) -> bool {
+        self.modes.contains_key(mode.key())
+    }
+
     /// Refuses a tree that lacks one of the modes a provider runs, or that has no prompt
     /// separator where the provider passes the prompt in argv.
     pub fn require_modes(&self, modes: &[Mode], prompt_in_argv: bool) -> Result<(), CliTreeError> {

@@ -1,5 +1,6 @@
 //! The maintainer's drift check: compares an installed claude's `--version` and `--help` with
-//! cli-tree.json (NAT-1). Never used at run time.
+//! cli-tree.json (NAT-1), and, when `--cursor` names one, an installed `cursor-agent`'s with
+//! cursor-cli-tree.json (ACP-9). Never used at run time.
 //!
 //! Drift is: the version line differs; a declared flag (an option's, or one in a mode's or the
 //! version's fixed argv) is missing from help; it takes another argument form (a value where the
@@ -35,6 +36,13 @@ pub struct DriftArgs {
     /// The cli-tree.json to check (default: the one embedded at build time).
     #[arg(long, value_name = "PATH")]
     pub cli_tree: Option<PathBuf>,
+    /// Also check this cursor-agent against cursor-cli-tree.json (Cursor's agent is not on a
+    /// package registry, so it is checked only where one is installed).
+    #[arg(long, value_name = "PATH")]
+    pub cursor: Option<PathBuf>,
+    /// The cursor-cli-tree.json to check (default: the one embedded at build time).
+    #[arg(long, value_name = "PATH", requires = "cursor")]
+    pub cursor_cli_tree: Option<PathBuf>,
 }
 
 /// One difference a reviewed update of cli-tree.json would have to resolve.
@@ -169,20 +177,18 @@ pub fn compare(tree: &CliTree, version_output: &str, help: &Help) -> DriftReport
         &tree.version.argv,
         &mut declared,
     );
-    check_fixed_argv(
-        &mut r,
-        help,
-        "modes.stream.argv",
-        tree.mode_argv(Mode::Stream),
-        &mut declared,
-    );
-    check_fixed_argv(
-        &mut r,
-        help,
-        "modes.json.argv",
-        tree.mode_argv(Mode::Json),
-        &mut declared,
-    );
+    for mode in [Mode::Stream, Mode::Json, Mode::Acp] {
+        if !tree.has_mode(mode) {
+            continue;
+        }
+        check_fixed_argv(
+            &mut r,
+            help,
+            &format!("modes.{}.argv", mode.key()),
+            tree.mode_argv(mode),
+            &mut declared,
+        );
+    }
     for opt in &tree.options {
         declared.push(&opt.flag);
         let subject = format!("options[{}]", opt.name);
@@ -284,6 +290,22 @@ fn check_fixed_argv<'a>(
     let mut i = 0;
     while i < argv.len() {
         let flag = &argv[i];
+        if !flag.starts_with('-') {
+            // A subcommand (`cursor-agent acp`): listed under Commands.
+            i += 1;
+            let item = format!("{subject} {flag}");
+            if help.has_command(flag) {
+                r.checked.push((item, format!("command {flag}")));
+            } else {
+                r.checked.push((item.clone(), "(missing)".into()));
+                r.drift.push(Finding {
+                    subject: item,
+                    problem: format!("the command {flag} is missing from --help"),
+                    update: format!("replace {flag} in {subject} with what the CLI offers now"),
+                });
+            }
+            continue;
+        }
         let value = argv.get(i + 1).filter(|v| !v.starts_with('-'));
         i += 1 + usize::from(value.is_some());
         declared.push(flag);
@@ -451,24 +473,74 @@ fn capture(program: &OsStr, args: &[&str]) -> Result<String, CheckError> {
     Ok(String::from_utf8_lossy(&stdout).into_owned())
 }
 
-/// Loads the tree, runs the CLI and compares.
+/// Loads claude's tree, runs claude and compares.
 pub fn check(args: &DriftArgs) -> Result<DriftReport, CheckError> {
     let tree = match &args.cli_tree {
         Some(p) => CliTree::load(p)?,
         None => CliTree::embedded()?,
     };
-    let version_args: Vec<&str> = tree.version.argv.iter().map(String::as_str).collect();
-    let version = capture(args.claude.as_os_str(), &version_args)?;
-    let help_text = capture(args.claude.as_os_str(), &["--help"])?;
-    let help = Help::parse(&help_text)
-        .ok_or_else(|| CheckError::NotHelp(args.claude.display().to_string()))?;
-    Ok(compare(&tree, &version, &help))
+    check_tree(&args.claude, &tree)
 }
 
-/// Prints what a reviewed update of cli-tree.json would have to change; exit 1 on drift, 2 when
-/// the check cannot run.
+/// Runs `program --version` and `program --help` and compares them with `tree`.
+pub fn check_tree(program: &std::path::Path, tree: &CliTree) -> Result<DriftReport, CheckError> {
+    let version_args: Vec<&str> = tree.version.argv.iter().map(String::as_str).collect();
+    let version = capture(program.as_os_str(), &version_args)?;
+    let help_text = capture(program.as_os_str(), &["--help"])?;
+    let help =
+        Help::parse(&help_text).ok_or_else(|| CheckError::NotHelp(program.display().to_string()))?;
+    Ok(compare(tree, &version, &help))
+}
+
+/// Loads Cursor's tree, runs `cursor` and compares (ACP-9).
+pub fn check_cursor(cursor: &std::path::Path, tree: Option<&std::path::Path>) -> Result<DriftReport, CheckError> {
+    let tree = match tree {
+        Some(p) => CliTree::load(p)?,
+        None => CliTree::cursor_embedded()?,
+    };
+    check_tree(cursor, &tree)
+}
+
+/// Prints what a reviewed update of cli-tree.json (and, with `--cursor`, of
+/// cursor-cli-tree.json) would have to change; exit 1 on drift, 2 when a check cannot run.
 pub fn run(args: DriftArgs) -> ExitCode {
-    match check(&args) {
+    let claude = run_claude(&args);
+    let Some(cursor) = &args.cursor else {
+        return claude;
+    };
+    let cursor = match check_cursor(cursor, args.cursor_cli_tree.as_deref()) {
+        Ok(report) => {
+            let text = format!(
+                "\ncli-tree check of {} against {}\n\n{}",
+                cursor.display(),
+                args.cursor_cli_tree.as_ref().map_or_else(
+                    || "the embedded cursor-cli-tree.json".into(),
+                    |p| p.display().to_string()
+                ),
+                report.render()
+            );
+            let mut stdout = std::io::stdout().lock();
+            let _ = stdout.write_all(text.as_bytes());
+            let _ = stdout.flush();
+            if report.clean() { 0 } else { 1 }
+        }
+        Err(e) => {
+            eprintln!("claude-mcp-adapter cli-tree check: {e}");
+            2
+        }
+    };
+    // The worse verdict of the two.
+    if claude == ExitCode::from(2) || cursor == 2 {
+        ExitCode::from(2)
+    } else if claude == ExitCode::SUCCESS && cursor == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+fn run_claude(args: &DriftArgs) -> ExitCode {
+    match check(args) {
         Ok(report) => {
             let mut stdout = std::io::stdout().lock();
             let text = format!(
@@ -624,5 +696,52 @@ mod tests {
         assert!(r.clean(), "{}", r.render());
         assert_eq!(r.notes.len(), 1);
         assert!(r.notes[0].contains("\"yolo\""));
+    }
+
+    /// A commander-style help of the shape Cursor's CLI prints (written for this test, not
+    /// captured: the real `cursor-agent` is not installable here), with the global `--model`
+    /// option and the `acp` command the cursor tree relies on.
+    const CURSOR_HELP: &str = "Usage: cursor-agent [options] [command] [prompt...]
+
+Options:
+  -v, --version                 Output the version number
+  --model <model>               Model to use
+  -h, --help                    Display help for command
+
+Commands:
+  acp                           Start the agent in ACP server mode
+  login                         Authenticate with Cursor
+  status|whoami                 Show authentication status
+";
+
+    #[test]
+    fn the_cursor_tree_checks_its_option_and_its_acp_command() {
+        // ACP-9: the acp subcommand is looked up under Commands, --model under Options.
+        let tree = CliTree::cursor_embedded().expect("cursor tree");
+        let help = Help::parse(CURSOR_HELP).expect("help");
+        assert_eq!(help.commands, ["acp", "login", "status"]);
+        let r = compare(&tree, "2026.10.01-e373342\n", &help);
+        assert!(r.clean(), "{}", r.render());
+        assert!(r.checked.iter().any(|(s, h)| s == "modes.acp.argv acp" && h == "command acp"));
+
+        let no_acp = CURSOR_HELP.replace("  acp ", "  run ");
+        let r = compare(&tree, "2026.10.01-e373342\n", &Help::parse(&no_acp).expect("help"));
+        assert!(r.drift.iter().any(|f| f.subject == "modes.acp.argv acp"), "{}", r.render());
+
+        let no_model = CURSOR_HELP.replace("--model <model>", "--mode <mode>  ");
+        let r = compare(&tree, "2026.10.01-e373342\n", &Help::parse(&no_model).expect("help"));
+        assert!(r.drift.iter().any(|f| f.subject == "options[model]"), "{}", r.render());
+
+        let r = compare(&tree, "2026.11.02-aaaaaaa\n", &help);
+        assert!(r.drift.iter().any(|f| f.subject == "version"), "{}", r.render());
+    }
+
+    #[test]
+    fn the_commands_of_the_real_claude_help_are_read() {
+        let help = Help::parse(include_str!("../../../fake-claude/assets/help.txt")).expect("help");
+        for c in ["agents", "auth", "doctor", "mcp"] {
+            assert!(help.has_command(c), "{c}: {:?}", help.commands);
+        }
+        assert!(!help.has_command("acp"));
     }
 }

@@ -74,6 +74,8 @@ impl HelpOption {
 pub struct Help {
     /// The entries in help order.
     pub options: Vec<HelpOption>,
+    /// The first word of each entry of the `Commands:` section (subcommands such as `acp`).
+    pub commands: Vec<String>,
 }
 
 impl Help {
@@ -102,7 +104,16 @@ impl Help {
         for o in &mut options {
             o.choices = parse_choices(&o.description);
         }
-        Some(Help { options })
+        Some(Help {
+            options,
+            commands: parse_commands(text),
+        })
+    }
+
+    /// Whether the `Commands:` section lists `word` as a subcommand.
+    #[must_use]
+    pub fn has_command(&self, word: &str) -> bool {
+        self.commands.iter().any(|c| c == word)
     }
 
     /// The entry one of whose spellings is exactly `flag`.
@@ -112,6 +123,38 @@ impl Help {
             .iter()
             .find(|o| o.spellings.iter().any(|s| s == flag))
     }
+}
+
+/// The subcommand names of the `Commands:` section: each entry line is indented by exactly two
+/// spaces, and its first word (up to a space or `|` alias separator) is the command.
+fn parse_commands(text: &str) -> Vec<String> {
+    let mut lines = text.lines().skip_while(|l| l.trim_end() != "Commands:");
+    if lines.next().is_none() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for line in lines {
+        if line.trim().is_empty() {
+            continue;
+        }
+        if !line.starts_with(' ') {
+            break;
+        }
+        let Some(rest) = line.strip_prefix("  ") else {
+            continue;
+        };
+        if rest.starts_with(' ') {
+            continue; // a continuation line
+        }
+        let word: String = rest
+            .chars()
+            .take_while(|c| !c.is_whitespace() && *c != '|')
+            .collect();
+        if !word.is_empty() && !word.starts_with('-') {
+            out.push(word);
+        }
+    }
+    out
 }
 
 /// Splits `-r, --resume [value]   Resume …` into spellings, form and the start of the description.
