@@ -1,6 +1,9 @@
 //! The one-shot CLI projection (CLI-1): `claude-mcp-adapter cli run --permission-mode MODE … -- PROMPT`.
 //!
-//! One print-mode call with `--output-format json` (NAT-3), through the very engine MCP runs use:
+//! With `--provider cursor`, one Cursor agent turn over ACP (the same as a `cursor.run` call),
+//! printing its final `{stopReason, sessionId, text}`; options claude has and Cursor does not
+//! are usage errors. By default, claude:
+//! one print-mode call with `--output-format json` (NAT-3), through the very engine MCP runs use:
 //! the same version assertion (NAT-2), argv from cli-tree.json (NAT-1, NAT-4..7), session
 //! exclusions (NAT-6), supervision (SUP) and outcome rules (OUT-1, OUT-2); only the mode differs.
 //! stdout carries the single native JSON result, nothing else. Exit 0 when the run succeeded,
@@ -14,10 +17,12 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::config::DEFAULT_MAX_TIMEOUT_S;
+use crate::config::{DEFAULT_MAX_TIMEOUT_S, ProviderName};
+use crate::engine::provider::Provider;
 use crate::engine::{Engine, EngineConfig, ErrorCode, RunRequest, ToolError};
 use crate::providers::claude::ClaudeProvider;
 use crate::providers::cli_tree::{CliTree, Mode};
+use crate::providers::cursor::CursorProvider;
 
 /// Exit status of a failed run.
 const EXIT_FAILED: u8 = 1;
@@ -42,6 +47,10 @@ pub struct CliRunArgs {
 /// projection cannot accept what an MCP run would refuse.
 #[derive(Debug, Clone, clap::Args)]
 pub struct RunOptions {
+    /// Which native CLI runs the prompt: claude (print mode, `--output-format json`) or cursor
+    /// (Cursor's agent over ACP, one turn; its final `{stopReason, sessionId, text}` is printed).
+    #[arg(long, value_enum, value_name = "NAME", default_value = "claude")]
+    pub provider: crate::config::ProviderName,
     /// Native permission mode, passed explicitly (NAT-5): dontAsk, plan or acceptEdits.
     #[arg(long, value_name = "MODE", required = true)]
     pub permission_mode: String,
@@ -81,6 +90,12 @@ pub struct RunOptions {
     /// A cli-tree.json to use instead of the one embedded at build time (NAT-1).
     #[arg(long, value_name = "PATH")]
     pub cli_tree: Option<PathBuf>,
+    /// The Cursor agent for `--provider cursor` (a path, or a name looked up on PATH).
+    #[arg(long, value_name = "PATH", default_value = "cursor-agent")]
+    pub cursor: PathBuf,
+    /// A cursor-cli-tree.json to use instead of the one embedded at build time (ACP-9).
+    #[arg(long, value_name = "PATH")]
+    pub cursor_cli_tree: Option<PathBuf>,
     /// The prompt, after `--` (a prompt starting with `-` stays a prompt, NAT-7).
     #[arg(last = true, required = true, value_name = "PROMPT")]
     pub prompt: String,
@@ -157,13 +172,26 @@ pub fn run(args: CliRunArgs) -> ExitCode {
         ExitCode::from(code)
     };
     let args = *args.run;
-    let tree = match &args.cli_tree {
-        Some(p) => CliTree::load(p),
-        None => CliTree::embedded(),
-    };
-    let tree = match tree {
-        Ok(t) => Arc::new(t),
-        Err(e) => return fail(EXIT_USAGE, &e.to_string()),
+    let provider: Arc<dyn Provider> = match args.provider {
+        ProviderName::Claude => {
+            let tree = match &args.cli_tree {
+                Some(p) => CliTree::load(p),
+                None => CliTree::embedded(),
+            };
+            let tree = match tree {
+                Ok(t) => Arc::new(t),
+                Err(e) => return fail(EXIT_USAGE, &e.to_string()),
+            };
+            // NAT-3: the projection's only difference from an MCP run is the json mode.
+            Arc::new(ClaudeProvider::new(args.claude.clone(), tree).with_mode(Mode::Json))
+        }
+        ProviderName::Cursor => {
+            match crate::providers::cursor_tree(args.cursor_cli_tree.as_deref()) {
+                // The same turn as a cursor.run call (ACP has one mode).
+                Ok(t) => Arc::new(CursorProvider::new(args.cursor.clone(), Arc::new(t))),
+                Err(e) => return fail(EXIT_USAGE, &e.to_string()),
+            }
+        }
     };
     let req = match args.request() {
         Ok(r) => r,
@@ -180,9 +208,7 @@ pub fn run(args: CliRunArgs) -> ExitCode {
         max_timeout_s: DEFAULT_MAX_TIMEOUT_S,
         recorder: None,
     };
-    // NAT-3: the projection's only difference from an MCP run is the json mode.
-    let provider = ClaudeProvider::new(args.claude.clone(), tree).with_mode(Mode::Json);
-    let engine = Engine::with_provider(cfg, Arc::new(provider));
+    let engine = Engine::with_provider(cfg, provider);
     match rt.block_on(execute(&engine, req)) {
         Ended::Refused(e) if e.code == ErrorCode::InvalidArguments => {
             let field = e.extra.get("field").and_then(Value::as_str).map(flag_of);

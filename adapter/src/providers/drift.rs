@@ -487,13 +487,16 @@ pub fn check_tree(program: &std::path::Path, tree: &CliTree) -> Result<DriftRepo
     let version_args: Vec<&str> = tree.version.argv.iter().map(String::as_str).collect();
     let version = capture(program.as_os_str(), &version_args)?;
     let help_text = capture(program.as_os_str(), &["--help"])?;
-    let help =
-        Help::parse(&help_text).ok_or_else(|| CheckError::NotHelp(program.display().to_string()))?;
+    let help = Help::parse(&help_text)
+        .ok_or_else(|| CheckError::NotHelp(program.display().to_string()))?;
     Ok(compare(tree, &version, &help))
 }
 
 /// Loads Cursor's tree, runs `cursor` and compares (ACP-9).
-pub fn check_cursor(cursor: &std::path::Path, tree: Option<&std::path::Path>) -> Result<DriftReport, CheckError> {
+pub fn check_cursor(
+    cursor: &std::path::Path,
+    tree: Option<&std::path::Path>,
+) -> Result<DriftReport, CheckError> {
     let tree = match tree {
         Some(p) => CliTree::load(p)?,
         None => CliTree::cursor_embedded()?,
@@ -722,18 +725,42 @@ Commands:
         assert_eq!(help.commands, ["acp", "login", "status"]);
         let r = compare(&tree, "2026.10.01-e373342\n", &help);
         assert!(r.clean(), "{}", r.render());
-        assert!(r.checked.iter().any(|(s, h)| s == "modes.acp.argv acp" && h == "command acp"));
+        assert!(
+            r.checked
+                .iter()
+                .any(|(s, h)| s == "modes.acp.argv acp" && h == "command acp")
+        );
 
         let no_acp = CURSOR_HELP.replace("  acp ", "  run ");
-        let r = compare(&tree, "2026.10.01-e373342\n", &Help::parse(&no_acp).expect("help"));
-        assert!(r.drift.iter().any(|f| f.subject == "modes.acp.argv acp"), "{}", r.render());
+        let r = compare(
+            &tree,
+            "2026.10.01-e373342\n",
+            &Help::parse(&no_acp).expect("help"),
+        );
+        assert!(
+            r.drift.iter().any(|f| f.subject == "modes.acp.argv acp"),
+            "{}",
+            r.render()
+        );
 
         let no_model = CURSOR_HELP.replace("--model <model>", "--mode <mode>  ");
-        let r = compare(&tree, "2026.10.01-e373342\n", &Help::parse(&no_model).expect("help"));
-        assert!(r.drift.iter().any(|f| f.subject == "options[model]"), "{}", r.render());
+        let r = compare(
+            &tree,
+            "2026.10.01-e373342\n",
+            &Help::parse(&no_model).expect("help"),
+        );
+        assert!(
+            r.drift.iter().any(|f| f.subject == "options[model]"),
+            "{}",
+            r.render()
+        );
 
         let r = compare(&tree, "2026.11.02-aaaaaaa\n", &help);
-        assert!(r.drift.iter().any(|f| f.subject == "version"), "{}", r.render());
+        assert!(
+            r.drift.iter().any(|f| f.subject == "version"),
+            "{}",
+            r.render()
+        );
     }
 
     #[test]

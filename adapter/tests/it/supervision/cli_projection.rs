@@ -422,3 +422,80 @@ fn sigkill_of_the_projection_mid_run_leaves_no_process_of_the_group() {
         assert!(!alive(g), "the in-group child {g} survived");
     }
 }
+
+/// `cli run --provider cursor` against fake-cursor-agent (CLI-1 with the Cursor projection).
+fn cursor_projection(prompt: &str, extra: &[&str]) -> Output {
+    let fake = crate::support::adapter_bin().with_file_name("fake-cursor-agent");
+    assert!(
+        fake.is_file(),
+        "fake-cursor-agent is not built at {}: run `cargo build -p fake-cursor-agent`",
+        fake.display()
+    );
+    let mut cmd = Command::new(adapter_exe());
+    cmd.args(["cli", "run", "--provider", "cursor", "--cursor"])
+        .arg(&fake)
+        .args(extra)
+        .args(["--", prompt])
+        .env("FAKE_CURSOR_MAX_LIFETIME_S", "60")
+        .stdin(Stdio::null());
+    let child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start cli run");
+    child.wait_with_output().expect("cli run output")
+}
+
+#[test]
+fn cursor_projection_prints_the_acp_final_and_exits_zero() {
+    // CLI-1, ACP-6: the final is {stopReason, sessionId, text}, alone on stdout.
+    let out = cursor_projection("hello", &["--permission-mode", "dontAsk"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    assert_eq!(text.lines().count(), 1, "{text}");
+    let v: Value = serde_json::from_str(&text).expect("json");
+    assert_eq!(v["stopReason"], "end_turn");
+    assert!(
+        v["sessionId"].as_str().is_some_and(|s| !s.is_empty()),
+        "{v}"
+    );
+    assert!(v["text"].as_str().is_some_and(|s| !s.is_empty()), "{v}");
+}
+
+#[test]
+fn cursor_projection_fails_a_refusal_with_exit_one_and_keeps_the_final() {
+    // ACP-6: a stop reason other than end_turn is native_error; the final is still printed.
+    let out = cursor_projection("scenario: refusal", &["--permission-mode", "dontAsk"]);
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["stopReason"], "refusal");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("native_error") && err.contains("refusal"),
+        "{err}"
+    );
+}
+
+#[test]
+fn cursor_projection_refuses_claude_only_options_as_usage_errors() {
+    // ACP-8: no continue / session persistence for Cursor; effort is claude's.
+    for extra in [
+        vec!["--permission-mode", "dontAsk", "--effort", "high"],
+        vec!["--permission-mode", "dontAsk", "--continue"],
+        vec!["--permission-mode", "bypassPermissions"],
+    ] {
+        let out = cursor_projection("hello", &extra);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{extra:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.stdout.is_empty(), "{extra:?}");
+    }
+}
