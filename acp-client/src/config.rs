@@ -61,6 +61,17 @@ impl Default for ClientInfo {
     }
 }
 
+/// Sees every line that crosses the agent's stdio, for a wire recorder (the adapter's `--record`
+/// writes them as `c2a` / `a2c` rows). Called inline: implementations must not block.
+pub trait WireTap: Send + Sync + std::fmt::Debug {
+    /// One line the client wrote to the agent's stdin (without its newline).
+    fn sent(&self, line: &[u8]);
+    /// One line the agent wrote on stdout (without its newline), within the line bound.
+    fn received(&self, line: &[u8]);
+    /// A line over the line bound (never held): its length.
+    fn received_oversized(&self, _len: u64) {}
+}
+
 /// One prompt turn: what to send and every bound that applies.
 #[derive(Debug, Clone)]
 pub struct TurnConfig {
@@ -84,6 +95,8 @@ pub struct TurnConfig {
     pub text_max: usize,
     /// Sent as `clientInfo` in `initialize`.
     pub client_info: ClientInfo,
+    /// Sees every line both ways, when set.
+    pub tap: Option<std::sync::Arc<dyn WireTap>>,
 }
 
 impl TurnConfig {
@@ -101,6 +114,7 @@ impl TurnConfig {
             max_line: DEFAULT_MAX_LINE,
             text_max: DEFAULT_TEXT_MAX,
             client_info: ClientInfo::default(),
+            tap: None,
         }
     }
 }

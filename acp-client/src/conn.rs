@@ -30,7 +30,8 @@ const READ_CHUNK: usize = 64 * 1024;
 enum Item {
     Line(Vec<u8>),
     Chunk(Vec<u8>),
-    OversizedEnd,
+    /// The end of an oversized line, with its length.
+    OversizedEnd(u64),
 }
 
 /// What waiting for one of our requests came to.
@@ -138,6 +139,9 @@ where
     /// Writes one message to the agent's stdin.
     pub(crate) async fn send(&mut self, frame: &Value) -> Result<(), String> {
         let bytes = message::encode(frame);
+        if let Some(tap) = &self.cfg.tap {
+            tap.sent(bytes.strip_suffix(b"\n").unwrap_or(&bytes));
+        }
         self.writer
             .write_all(&bytes)
             .await
@@ -208,7 +212,7 @@ where
             DecodeEvent::Line(line) => queue.push_back(Item::Line(line.to_vec())),
             DecodeEvent::OversizedStart => {}
             DecodeEvent::OversizedChunk(piece) => queue.push_back(Item::Chunk(piece.to_vec())),
-            DecodeEvent::OversizedEnd { .. } => queue.push_back(Item::OversizedEnd),
+            DecodeEvent::OversizedEnd { len } => queue.push_back(Item::OversizedEnd(len)),
         };
         match read {
             Ok(0) => {
@@ -234,14 +238,22 @@ where
                 self.events.chunk(&piece).await;
                 return None;
             }
-            Item::OversizedEnd => {
+            Item::OversizedEnd(len) => {
                 // BND-1: an oversized line was forwarded but is never parsed.
+                if let Some(tap) = &self.cfg.tap {
+                    tap.received_oversized(len);
+                }
                 self.report.malformed_lines += 1;
                 self.events.end_oversized().await;
                 return None;
             }
             Item::Line(line) => line,
         };
+        if let Some(tap) = &self.cfg.tap
+            && !line.iter().all(u8::is_ascii_whitespace)
+        {
+            tap.received(&line);
+        }
         self.events.line(&line).await;
         if line.iter().all(u8::is_ascii_whitespace) {
             return None;

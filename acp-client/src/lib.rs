@@ -62,7 +62,7 @@ mod turn;
 
 pub use config::{
     CANCEL_GRACE, ClientInfo, DEFAULT_MAX_LINE, DEFAULT_TEXT_MAX, HANDSHAKE_STEP, PermissionMode,
-    TurnConfig,
+    TurnConfig, WireTap,
 };
 pub use outbound::PROTOCOL_VERSION;
 pub use policy::{AgentRequestPolicy, Answer, CURSOR_ACKNOWLEDGED, CursorPolicy, GenericPolicy};

@@ -1,5 +1,7 @@
-//! The wire recorder behind `--record FILE`: every MCP message (`c2s`, `s2c`) and every native
-//! stdout line (`n2a`) as one JSON row `{"dir","ms","msg"}` (or `"raw"` for a line that is not
+//! The wire recorder behind `--record FILE`: every MCP message (`c2s`, `s2c`), every native
+//! stdout line of a print-mode provider (`n2a`) and every line a protocol provider's client
+//! exchanges with its agent (`c2a` adapter to agent, `a2c` agent to adapter, ACP) as one JSON row
+//! `{"dir","ms","msg"}` (or `"raw"` for a line that is not
 //! JSON), `ms` being monotonic milliseconds since the recording started. Callers add rows of
 //! their own with [`Recorder::extra`]: the native exit (`{"exit": {"code", "signal"}}`, which
 //! closes one native run), an oversized native line (`{"oversized": {"len", "type"}}`) or client
@@ -26,6 +28,10 @@ pub enum Dir {
     S2c,
     /// Native stdout to adapter.
     N2a,
+    /// Adapter (as ACP client) to agent stdin.
+    C2a,
+    /// Agent stdout to adapter (as ACP client).
+    A2c,
 }
 
 impl Dir {
@@ -36,6 +42,8 @@ impl Dir {
             Dir::C2s => "c2s",
             Dir::S2c => "s2c",
             Dir::N2a => "n2a",
+            Dir::C2a => "c2a",
+            Dir::A2c => "a2c",
         }
     }
 }
@@ -114,5 +122,21 @@ impl Recorder {
             inner.failed = true;
             crate::diag::emit(format!("claude-mcp-adapter: recording stopped: {e}"));
         }
+    }
+}
+
+/// The recorder as an ACP client's wire tap: lines to the agent are `c2a` rows, lines from it
+/// `a2c` rows, an oversized agent line an `a2c` row `{"oversized": {"len"}}`.
+impl acp_client::WireTap for Recorder {
+    fn sent(&self, line: &[u8]) {
+        self.line(Dir::C2a, line);
+    }
+
+    fn received(&self, line: &[u8]) {
+        self.line(Dir::A2c, line);
+    }
+
+    fn received_oversized(&self, len: u64) {
+        self.extra(Dir::A2c, "oversized", serde_json::json!({ "len": len }));
     }
 }

@@ -392,7 +392,14 @@ impl Engine {
             namespace: provider.namespace(),
             timeout_s: spec.timeout.as_secs(),
             data: std::sync::Mutex::new(RunData {
-                ingest: ingest::Ingest::new(nonce, self.cfg.recorder.clone(), provider.dialect()),
+                ingest: ingest::Ingest::new(
+                    nonce,
+                    self.cfg
+                        .recorder
+                        .clone()
+                        .filter(|_| provider.records_native_lines()),
+                    provider.dialect(),
+                ),
                 exit: None,
                 cleanup: None,
                 outcome: None,

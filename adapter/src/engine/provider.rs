@@ -193,6 +193,12 @@ pub trait Provider: Send + Sync + fmt::Debug {
     /// How its native lines are read.
     fn dialect(&self) -> Arc<dyn Dialect>;
 
+    /// Whether `--record` should record its native stdout lines as `n2a` rows (a protocol
+    /// provider records its own wire as `c2a` / `a2c` rows instead).
+    fn records_native_lines(&self) -> bool {
+        true
+    }
+
     /// After a termination is asked for, how long the process group may take to end before
     /// SIGKILL (SUP-3) plus any graceful interrupt's own grace (ACP-7).
     fn term_grace(&self) -> Duration;

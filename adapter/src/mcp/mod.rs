@@ -169,7 +169,7 @@ async fn run(args: ServeArgs) -> Result<ExitCode, ServeError> {
             source,
         })?),
     };
-    let providers = crate::providers::from_args(&args)?;
+    let providers = crate::providers::from_args(&args, recorder.as_ref())?;
     let catalogue = Arc::new(Catalogue::new(
         args.tool_names,
         args.max_timeout_s,

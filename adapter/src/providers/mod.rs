@@ -44,7 +44,10 @@ pub fn cursor_tree(path: Option<&Path>) -> Result<CliTree, CliTreeError> {
 }
 
 /// The providers `--provider` names, in order, each once (PROV-2).
-pub fn from_args(args: &ServeArgs) -> Result<Vec<Arc<dyn Provider>>, CliTreeError> {
+pub fn from_args(
+    args: &ServeArgs,
+    recorder: Option<&crate::record::Recorder>,
+) -> Result<Vec<Arc<dyn Provider>>, CliTreeError> {
     let mut out: Vec<Arc<dyn Provider>> = Vec::new();
     let mut seen = Vec::new();
     for name in &args.providers {
@@ -62,10 +65,10 @@ pub fn from_args(args: &ServeArgs) -> Result<Vec<Arc<dyn Provider>>, CliTreeErro
             }
             ProviderName::Cursor => {
                 let tree = Arc::new(cursor_tree(args.cursor_cli_tree.as_deref())?);
-                out.push(Arc::new(cursor::CursorProvider::new(
-                    args.cursor.clone(),
-                    tree,
-                )));
+                out.push(Arc::new(
+                    cursor::CursorProvider::new(args.cursor.clone(), tree)
+                        .with_recorder(recorder.cloned()),
+                ));
             }
         }
     }

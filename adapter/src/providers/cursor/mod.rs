@@ -48,6 +48,7 @@ pub struct CursorProvider {
     tree: Arc<CliTree>,
     step_timeout: Duration,
     cancel_grace: Duration,
+    recorder: Option<crate::record::Recorder>,
 }
 
 impl CursorProvider {
@@ -59,7 +60,15 @@ impl CursorProvider {
             tree,
             step_timeout: acp_client::HANDSHAKE_STEP,
             cancel_grace: acp_client::CANCEL_GRACE,
+            recorder: None,
         }
+    }
+
+    /// Records every line exchanged with the agent as `c2a` / `a2c` rows (`--record`).
+    #[must_use]
+    pub fn with_recorder(mut self, recorder: Option<crate::record::Recorder>) -> Self {
+        self.recorder = recorder;
+        self
     }
 
     /// Bounds each handshake step by `d` instead of [`acp_client::HANDSHAKE_STEP`] (ACP-2).
@@ -200,6 +209,10 @@ impl Provider for CursorProvider {
         Arc::new(dialect::Acp)
     }
 
+    fn records_native_lines(&self) -> bool {
+        false
+    }
+
     fn term_grace(&self) -> Duration {
         // ACP-7: the cancel's own grace, then SIGTERM's.
         self.cancel_grace + supervisor::TERM_GRACE
@@ -245,6 +258,10 @@ impl Provider for CursorProvider {
             turn.cancel_grace = self.cancel_grace;
             turn.max_line = crate::engine::ingest::LINE_MAX;
             turn.text_max = process::TEXT_MAX;
+            turn.tap = self
+                .recorder
+                .clone()
+                .map(|r| Arc::new(r) as Arc<dyn acp_client::WireTap>);
             turn.client_info = acp_client::ClientInfo {
                 name: "claude-mcp-adapter".into(),
                 version: env!("CARGO_PKG_VERSION").into(),
