@@ -204,11 +204,13 @@ pub struct EngineConfig {
 }
 
 /// Why the work snapshot cannot be served (META-WORK-5): answered as JSON-RPC `-32000` with
-/// `data: {"unbound_runs": N, "last_revision": R}`.
+/// `data: {"unbound_runs": N, "last_revision": R, "unbound": [{run_id, kind, state}...]}`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SnapshotRefused {
     pub unbound_runs: usize,
     pub last_revision: u64,
+    /// The unbound runs (at most the table's 32): `(run_id, kind, state)`.
+    pub unbound: Vec<(String, String, RunState)>,
 }
 
 /// A run's state (RUN-10).

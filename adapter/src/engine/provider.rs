@@ -135,6 +135,13 @@ pub trait Texts: Send + Sync {
     fn description(&self, role: Role) -> &'static str;
     /// The description of the `prompt` argument.
     fn prompt_description(&self) -> &'static str;
+    /// The server's `instructions` for this family (joined with the others' when several are
+    /// served).
+    fn instructions(&self) -> &'static str;
+    /// The product's name, for texts that cover the family (`Claude Code`).
+    fn product(&self) -> &'static str;
+    /// What the server runs, for `serverInfo.title` (`Claude Code (print mode)`).
+    fn server_title(&self) -> &'static str;
 }
 
 /// How the engine reads a provider's native event lines (PROV-1): which line is the final, the

@@ -221,6 +221,18 @@ impl Table {
         let unbound = t.runs.iter().filter(|e| e.acquired_by.is_none()).count();
         if unbound > 0 {
             return Err(SnapshotRefused {
+                unbound: t
+                    .runs
+                    .iter()
+                    .filter(|e| e.acquired_by.is_none())
+                    .map(|e| {
+                        (
+                            e.run.run_id.clone(),
+                            format!("{}.run", e.run.namespace),
+                            e.state,
+                        )
+                    })
+                    .collect(),
                 unbound_runs: unbound,
                 last_revision: t.revision,
             });

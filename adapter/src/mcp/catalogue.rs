@@ -293,6 +293,52 @@ pub struct Catalogue {
     tools: Vec<Tool>,
     /// Largest `timeout_s` (BND-4).
     pub max_timeout_s: u64,
+    /// The name projection every text uses (TOOL-1).
+    pub names: ToolNames,
+    instructions: String,
+    server_title: String,
+    resource_title: String,
+    resource_description: String,
+}
+
+/// Rewrites every tool name of `namespaces` in `text` into the projection (TOOL-1): a host that
+/// follows a description must find the name it reads in `tools/list`.
+#[must_use]
+pub fn project(text: &str, names: ToolNames, namespaces: &[&str]) -> String {
+    if names == ToolNames::Dotted {
+        return text.to_owned();
+    }
+    let mut out = text.to_owned();
+    for ns in namespaces {
+        // Longest first, so `claude.run.result` is not read as `claude.run` + `.result`.
+        let mut kinds = ToolKind::ALL;
+        kinds.sort_by_key(|k| std::cmp::Reverse(k.suffix().len()));
+        for kind in kinds {
+            let dotted = tool_name(ns, kind, ToolNames::Dotted);
+            out = out.replace(&dotted, &tool_name(ns, kind, names));
+        }
+    }
+    out
+}
+
+/// [`project`] applied to every `description` string of a listing.
+fn project_descriptions(v: &mut Value, names: ToolNames, namespaces: &[&str]) {
+    match v {
+        Value::Object(m) => {
+            for (k, child) in m.iter_mut() {
+                match child {
+                    Value::String(s) if k == "description" => {
+                        *s = project(s, names, namespaces);
+                    }
+                    other => project_descriptions(other, names, namespaces),
+                }
+            }
+        }
+        Value::Array(a) => a
+            .iter_mut()
+            .for_each(|c| project_descriptions(c, names, namespaces)),
+        _ => {}
+    }
 }
 
 impl Catalogue {
@@ -304,6 +350,7 @@ impl Catalogue {
         providers: &[Arc<dyn Provider>],
     ) -> Result<Self, CatalogueError> {
         let mut tools = Vec::with_capacity(ToolKind::ALL.len() * providers.len());
+        let namespaces: Vec<&str> = providers.iter().map(|p| p.namespace()).collect();
         for provider in providers {
             let ns = provider.namespace();
             let texts = provider.texts();
@@ -315,7 +362,7 @@ impl Catalogue {
                         tool: tool_name(ns, kind, ToolNames::Dotted),
                         message: e.to_string(),
                     })?;
-                let listing = json!({
+                let mut listing = json!({
                     "name": name,
                     "title": texts.title(kind),
                     "description": texts.description(kind),
@@ -323,6 +370,7 @@ impl Catalogue {
                     "annotations": kind.annotations(texts.title(kind)),
                     "_meta": kind.meta(ns),
                 });
+                project_descriptions(&mut listing, names, &namespaces);
                 tools.push(Tool {
                     kind,
                     namespace: ns,
@@ -333,10 +381,63 @@ impl Catalogue {
                 });
             }
         }
+        let instructions: Vec<&str> = providers.iter().map(|p| p.texts().instructions()).collect();
+        let (resource_title, kinds) = match providers {
+            [one] => (
+                format!("{} runs held by this adapter", one.texts().product()),
+                format!("{}.run", one.namespace()),
+            ),
+            _ => (
+                "Agent runs held by this adapter".to_owned(),
+                namespaces
+                    .iter()
+                    .map(|ns| format!("{ns}.run"))
+                    .collect::<Vec<_>>()
+                    .join(" and "),
+            ),
+        };
+        let server_title = providers
+            .iter()
+            .map(|p| p.texts().server_title())
+            .collect::<Vec<_>>()
+            .join(" and ");
+        let resource_description = format!(
+            "The work snapshot: every retained {kinds} of this adapter process with its state \
+             and acquiring invocation (format_version 1)."
+        );
         Ok(Self {
             tools,
             max_timeout_s,
+            names,
+            instructions: project(&instructions.join("\n\n"), names, &namespaces),
+            server_title,
+            resource_title,
+            resource_description: project(&resource_description, names, &namespaces),
         })
+    }
+
+    /// The server's `instructions`, in the projection (T2, TOOL-1).
+    #[must_use]
+    pub fn instructions(&self) -> &str {
+        &self.instructions
+    }
+
+    /// `serverInfo.title`: what this server runs.
+    #[must_use]
+    pub fn server_title(&self) -> &str {
+        &self.server_title
+    }
+
+    /// The work resource's title.
+    #[must_use]
+    pub fn resource_title(&self) -> &str {
+        &self.resource_title
+    }
+
+    /// The work resource's description, in the projection.
+    #[must_use]
+    pub fn resource_description(&self) -> &str {
+        &self.resource_description
     }
 
     /// The tools in listing order.
@@ -385,6 +486,42 @@ mod tests {
         assert!(!run.validator.is_valid(&json!({"prompt": "a\u{0}b"})));
         let long = "é".repeat(60_000);
         assert!(run.validator.is_valid(&json!({"prompt": long})));
+    }
+
+    #[test]
+    fn no_text_names_a_tool_outside_the_projection() {
+        // Issue 12 / TOOL-1: descriptions, parameter descriptions and instructions use the
+        // active projection, so a model following them calls a name that exists.
+        let c = Catalogue::new(ToolNames::Underscore, 60, &tree()).expect("catalogue");
+        let texts: Vec<String> = c
+            .tools()
+            .iter()
+            .map(|t| {
+                let mut l = t.listing.clone();
+                if let Some(m) = l.as_object_mut() {
+                    m.remove("_meta"); // identity lives in metadata, dotted by design
+                }
+                l.to_string()
+            })
+            .chain([
+                c.instructions().to_owned(),
+                c.resource_description().to_owned(),
+            ])
+            .collect();
+        for text in &texts {
+            assert!(!text.contains("claude.run"), "{text}");
+        }
+        assert!(c.instructions().contains("claude_run_result"));
+        let dotted = Catalogue::new(ToolNames::Dotted, 60, &tree()).expect("catalogue");
+        assert_eq!(
+            dotted.instructions(),
+            "Runs Claude Code's print mode (`claude -p`) as supervised, bounded runs. Use \
+             claude.run for one prompt end to end, or claude.run.start and then claude.run.result \
+             / claude.run.events to follow a long run; release settled runs you no longer need \
+             with claude.run.release (32 are retained, 4 may be active). `completed` means \
+             settled, not succeeded: check `is_error` and `state`. Runs have shell reach in \
+             their working directory within the chosen permission mode; they are not sandboxed."
+        );
     }
 
     #[test]

@@ -52,6 +52,7 @@ const REQUESTS: &[(&str, RequestHandler)] = &[
     ("tools/call", tools_call::handle),
     ("resources/list", resources::list),
     ("resources/read", resources::read),
+    ("resources/templates/list", resources::templates_list),
 ];
 
 /// T3: the notifications this server acts on. Others are ignored.

@@ -3,7 +3,7 @@
 //! The generic codes and shapes live in `mcp_wire`; this file adds the MCP-level choices.
 
 use mcp_wire::{ErrorObject, code};
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::engine::SnapshotRefused;
 
@@ -91,10 +91,33 @@ pub fn resource_not_found(uri: &str) -> ErrorObject {
 
 /// META-WORK-5: the snapshot cannot be proven complete and host-bound.
 #[must_use]
-pub fn snapshot_refused(r: &SnapshotRefused) -> ErrorObject {
-    ErrorObject::new(
-        code::SERVER_ERROR,
-        "work snapshot refused: runs created without a work invocation are retained",
-    )
-    .with_data(json!({"unbound_runs": r.unbound_runs, "last_revision": r.last_revision}))
+pub fn snapshot_refused(r: &SnapshotRefused, names: crate::config::ToolNames) -> ErrorObject {
+    use super::catalogue::{ToolKind, tool_name};
+    let ids: Vec<&str> = r.unbound.iter().map(|(id, _, _)| id.as_str()).collect();
+    let mut kinds: Vec<&str> = r.unbound.iter().map(|(_, k, _)| k.as_str()).collect();
+    kinds.sort_unstable();
+    kinds.dedup();
+    let release: Vec<String> = kinds
+        .iter()
+        .map(|k| tool_name(k.trim_end_matches(".run"), ToolKind::Release, names))
+        .collect();
+    let message = format!(
+        "work snapshot refused: {} run(s) created without a work invocation are retained ({}); \
+         the snapshot cannot prove who holds them. Release each once it has settled ({}), or \
+         start runs with the `{}` _meta key set to a UUID so they are bound",
+        r.unbound_runs,
+        ids.join(", "),
+        release.join(", "),
+        super::catalogue::META_WORK_INVOCATION
+    );
+    let unbound: Vec<Value> = r
+        .unbound
+        .iter()
+        .map(|(id, kind, state)| json!({"run_id": id, "kind": kind, "state": state.as_str()}))
+        .collect();
+    ErrorObject::new(code::SERVER_ERROR, message).with_data(json!({
+        "unbound_runs": r.unbound_runs,
+        "last_revision": r.last_revision,
+        "unbound": unbound
+    }))
 }

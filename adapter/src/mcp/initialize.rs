@@ -22,13 +22,6 @@ pub fn negotiate(proposal: Option<&Value>) -> &'static str {
         .unwrap_or(PREFERRED)
 }
 
-const INSTRUCTIONS: &str = "Runs Claude Code's print mode (`claude -p`) as supervised, bounded runs. \
-Use claude.run for one prompt end to end, or claude.run.start and then claude.run.result / \
-claude.run.events to follow a long run; release settled runs you no longer need with \
-claude.run.release (32 are retained, 4 may be active). `completed` means settled, not succeeded: \
-check `is_error` and `state`. Runs have shell reach in their working directory within the \
-chosen permission mode; they are not sandboxed.";
-
 /// Answers `initialize`. A second `initialize` on the connection is `-32600` "already
 /// initialized" and changes nothing: the negotiated version (which decides batch handling, T5)
 /// holds for the whole connection.
@@ -50,10 +43,10 @@ pub fn handle(server: &mut Server, _id: &Value, params: Option<Value>) -> Handle
         },
         "serverInfo": {
             "name": "claude-mcp-adapter",
-            "title": "Claude Code (print mode)",
+            "title": server.catalogue.server_title(),
             "version": env!("CARGO_PKG_VERSION")
         },
-        "instructions": INSTRUCTIONS
+        "instructions": server.catalogue.instructions()
     }))
     .into()
 }

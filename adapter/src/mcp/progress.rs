@@ -1,8 +1,11 @@
-//! T9: `notifications/progress` for a `claude.run` call that carried `_meta.progressToken`, sent
-//! as native events arrive so hosts that reset their timeout on progress keep waiting.
+//! T9: `notifications/progress` for a `<ns>.run` call that carried `_meta.progressToken`, sent
+//! as native events arrive so hosts that reset their timeout on progress keep waiting, and as a
+//! heartbeat every [`HEARTBEAT`] while the native side is silent (a model thinking quietly must
+//! not look like a dead call to a host with a reset-on-progress timeout).
 //!
-//! `progress` is the run's `events_total` (strictly increasing, as MCP requires) and
-//! notifications are rate-limited to at most [`MAX_PER_SECOND`] per call.
+//! `progress` is the run's `events_total` plus the heartbeats sent so far, so it is strictly
+//! increasing, as MCP requires, whichever of the two moved; `message` says both. Notifications
+//! are rate-limited to at most [`MAX_PER_SECOND`] per call.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -16,11 +19,14 @@ use super::transport::Outbox;
 
 /// Upper bound on progress notifications per call and second (T9).
 pub const MAX_PER_SECOND: u32 = 4;
+/// While no native event arrives, a progress notification is still sent this often (C-T9).
+pub const HEARTBEAT: Duration = Duration::from_secs(1);
 
 /// A running progress forwarder for one call.
 pub struct Forwarder {
     handle: JoinHandle<()>,
     last: Arc<AtomicU64>,
+    ticks: Arc<AtomicU64>,
     events: watch::Receiver<u64>,
     out: Outbox,
     token: Value,
@@ -37,18 +43,37 @@ pub fn forward(
 ) -> Forwarder {
     let pause = Duration::from_secs(1) / MAX_PER_SECOND;
     let last = Arc::new(AtomicU64::new(0));
+    let ticks = Arc::new(AtomicU64::new(0));
     let handle = {
-        let (out, token, last, mut events) =
-            (out.clone(), token.clone(), last.clone(), events.clone());
+        let (out, token, last, ticks, mut events) = (
+            out.clone(),
+            token.clone(),
+            last.clone(),
+            ticks.clone(),
+            events.clone(),
+        );
         tokio::spawn(async move {
+            let mut seen = 0u64;
             loop {
-                if events.changed().await.is_err() {
-                    return; // The run's sender is gone: nothing more will come.
-                }
-                let n = *events.borrow_and_update();
-                if n > last.load(Ordering::SeqCst) {
-                    last.store(n, Ordering::SeqCst);
-                    out.send(notification(&token, n, with_message)).await;
+                let (n, heartbeat) = tokio::select! {
+                    changed = events.changed() => {
+                        if changed.is_err() {
+                            return; // The run's sender is gone: nothing more will come.
+                        }
+                        (*events.borrow_and_update(), false)
+                    }
+                    () = tokio::time::sleep(HEARTBEAT) => {
+                        // Silent for a whole heartbeat: say the call is alive (C-T9).
+                        ticks.fetch_add(1, Ordering::SeqCst);
+                        (seen, true)
+                    }
+                };
+                seen = seen.max(n);
+                let value = seen + ticks.load(Ordering::SeqCst);
+                if value > last.load(Ordering::SeqCst) {
+                    last.store(value, Ordering::SeqCst);
+                    out.send(notification(&token, value, seen, heartbeat, with_message))
+                        .await;
                 }
                 tokio::time::sleep(pause).await;
             }
@@ -57,6 +82,7 @@ pub fn forward(
     Forwarder {
         handle,
         last,
+        ticks,
         events,
         out,
         token,
@@ -73,18 +99,36 @@ impl Forwarder {
         let _ = self.handle.await;
         let n = *self.events.borrow();
         if n > 0 && self.last.load(Ordering::SeqCst) == 0 {
+            let t = self.ticks.load(Ordering::SeqCst);
             self.out
-                .send(notification(&self.token, n, self.with_message))
+                .send(notification(
+                    &self.token,
+                    n + t,
+                    n,
+                    false,
+                    self.with_message,
+                ))
                 .await;
         }
     }
 }
 
-fn notification(token: &Value, n: u64, with_message: bool) -> Value {
-    let mut params = json!({"progressToken": token, "progress": n});
+fn notification(
+    token: &Value,
+    value: u64,
+    events: u64,
+    heartbeat: bool,
+    with_message: bool,
+) -> Value {
+    let mut params = json!({"progressToken": token, "progress": value});
     if with_message {
         // `message` exists from protocol version 2025-03-26 on.
-        params["message"] = format!("{n} native events").into();
+        let noun = if events == 1 { "event" } else { "events" };
+        let mut m = format!("{events} native {noun}");
+        if heartbeat {
+            m.push_str("; still running, no native output for the last second");
+        }
+        params["message"] = m.into();
     }
     mcp_wire::notification("notifications/progress", Some(params))
 }
@@ -140,5 +184,33 @@ mod tests {
             sent.try_recv().is_err(),
             "no second notification for the same count"
         );
+    }
+
+    #[tokio::test]
+    async fn a_silent_run_still_gets_increasing_heartbeats() {
+        // Issue 12 item 3 / C-T9: reset-on-progress hosts must not time out a quiet run.
+        let (tx, _keep) = watch::channel(0u64);
+        let (out, mut sent) = Outbox::capture();
+        let f = forward(out, json!("h"), tx.subscribe(), true);
+        let first = sent.recv().await.expect("a heartbeat");
+        let second = sent.recv().await.expect("another heartbeat");
+        let (a, b) = (
+            first["params"]["progress"].as_u64().expect("n"),
+            second["params"]["progress"].as_u64().expect("n"),
+        );
+        assert!(b > a && a >= 1, "{a} {b}");
+        let msg = first["params"]["message"].as_str().expect("message");
+        assert!(msg.starts_with("0 native events; still running"), "{msg}");
+        // An event after the heartbeats still increases progress.
+        tx.send_replace(1);
+        let third = sent.recv().await.expect("event progress");
+        assert!(third["params"]["progress"].as_u64().expect("n") > b);
+        assert!(
+            third["params"]["message"]
+                .as_str()
+                .is_some_and(|m| m.starts_with("1 native event") && !m.contains("events")),
+            "{third}"
+        );
+        f.finish().await;
     }
 }

@@ -8,7 +8,7 @@ use super::dispatch::{Handled, Server, no_cursor, params_object};
 use super::errors;
 
 /// Answers `resources/list`: the work resource, on one page.
-pub fn list(_server: &mut Server, _id: &Value, params: Option<Value>) -> Handled {
+pub fn list(server: &mut Server, _id: &Value, params: Option<Value>) -> Handled {
     if let Err(e) = no_cursor(params) {
         return Err(e).into();
     }
@@ -16,9 +16,8 @@ pub fn list(_server: &mut Server, _id: &Value, params: Option<Value>) -> Handled
         "resources": [{
             "uri": WORK_URI,
             "name": "work",
-            "title": "Claude Code runs held by this adapter",
-            "description": "The work snapshot: every retained claude.run of this adapter \
-                process with its state and acquiring invocation (format_version 1).",
+            "title": server.catalogue.resource_title(),
+            "description": server.catalogue.resource_description(),
             "mimeType": "application/json"
         }]
     }))
@@ -50,6 +49,15 @@ pub fn read(server: &mut Server, _id: &Value, params: Option<Value>) -> Handled 
             }]
         }))
         .into(),
-        Err(refused) => Err(errors::snapshot_refused(&refused)).into(),
+        Err(refused) => Err(errors::snapshot_refused(&refused, server.catalogue.names)).into(),
     }
+}
+
+/// Answers `resources/templates/list`: there are none (the server declares `resources`, and some
+/// hosts ask; `-32601` made Inspector's CLI fail).
+pub fn templates_list(_server: &mut Server, _id: &Value, params: Option<Value>) -> Handled {
+    if let Err(e) = no_cursor(params) {
+        return Err(e).into();
+    }
+    Ok(json!({ "resourceTemplates": [] })).into()
 }

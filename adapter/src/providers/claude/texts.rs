@@ -73,6 +73,23 @@ impl Texts for ClaudeTexts {
         }
     }
 
+    fn instructions(&self) -> &'static str {
+        "Runs Claude Code's print mode (`claude -p`) as supervised, bounded runs. \
+         Use claude.run for one prompt end to end, or claude.run.start and then claude.run.result / \
+         claude.run.events to follow a long run; release settled runs you no longer need with \
+         claude.run.release (32 are retained, 4 may be active). `completed` means settled, not \
+         succeeded: check `is_error` and `state`. Runs have shell reach in their working directory \
+         within the chosen permission mode; they are not sandboxed."
+    }
+
+    fn product(&self) -> &'static str {
+        "Claude Code"
+    }
+
+    fn server_title(&self) -> &'static str {
+        "Claude Code (print mode)"
+    }
+
     fn prompt_description(&self) -> &'static str {
         "The prompt, passed after `--` (1 byte to 128 KiB of UTF-8, no NUL): \
                 a prompt starting with `-` stays a prompt."

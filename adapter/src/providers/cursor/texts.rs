@@ -73,6 +73,23 @@ impl Texts for CursorTexts {
         }
     }
 
+    fn instructions(&self) -> &'static str {
+        "Runs Cursor's agent over ACP (`cursor-agent acp`) as supervised, bounded runs of one \
+         prompt turn each. Use cursor.run for one prompt end to end, or cursor.run.start and then \
+         cursor.run.result / cursor.run.events to follow a long run; release settled runs you no \
+         longer need with cursor.run.release. `completed` means settled, not succeeded: check \
+         `is_error` and `state`. What the agent may do without asking is decided by the user's \
+         Cursor configuration; runs are not sandboxed."
+    }
+
+    fn product(&self) -> &'static str {
+        "Cursor's agent"
+    }
+
+    fn server_title(&self) -> &'static str {
+        "Cursor's agent (ACP)"
+    }
+
     fn prompt_description(&self) -> &'static str {
         "The prompt, sent as one text block of ACP `session/prompt` (1 byte to 128 KiB of \
          UTF-8, no NUL)."

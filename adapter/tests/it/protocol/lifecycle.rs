@@ -99,13 +99,22 @@ fn unknown_methods_are_method_not_found_even_before_initialize() {
     for m in [
         "server/discover",
         "prompts/list",
-        "resources/templates/list",
         "completion/complete",
         "x",
     ] {
         let r = s.call(m, None);
         assert_eq!(r["error"]["code"], -32601, "{m}: {r}");
     }
+}
+
+#[test]
+fn resource_templates_are_an_empty_list() {
+    // T3 (issue 12): the server declares `resources`, so hosts ask for templates; Inspector's
+    // CLI failed on -32601. There are none.
+    let mut s = Session::start();
+    s.init();
+    let r = s.call("resources/templates/list", None);
+    assert_eq!(r["result"], json!({"resourceTemplates": []}), "{r}");
 }
 
 #[test]

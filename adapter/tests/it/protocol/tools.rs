@@ -89,7 +89,28 @@ fn underscore_projection_renames_and_keeps_everything_else() {
             m.remove("name");
             m
         };
-        assert_eq!(strip(x), strip(y), "{want}");
+        // Issue 12: every text names tools in the active projection; `_meta` (identity) and
+        // everything else stay identical.
+        let mut projected = serde_json::to_string(&strip(x)).expect("json");
+        for name in DOTTED.iter().rev() {
+            // Longest first: `claude.run.result` before `claude.run`.
+            projected = projected.replace(name, &name.replace('.', "_"));
+        }
+        let projected = projected.replace(
+            "\"claude_run\",\"id_pointer\"",
+            "\"claude.run\",\"id_pointer\"",
+        );
+        let y_text = serde_json::to_string(&strip(y)).expect("json");
+        assert_eq!(projected, y_text, "{want}");
+        let without_meta = {
+            let mut m = strip(y);
+            m.remove("_meta");
+            serde_json::to_string(&m).expect("json")
+        };
+        assert!(
+            !without_meta.contains("claude.run"),
+            "{want}: {without_meta}"
+        );
     }
     // Calls use the projected name; the dotted one is unknown there.
     let r = under.call_tool("claude_run_list", json!({}), None);

@@ -75,6 +75,24 @@ fn an_unbound_run_makes_the_snapshot_a_32000_error_until_it_is_released() {
     );
     assert_eq!(r["error"]["code"], -32000, "{r}");
     assert_eq!(r["error"]["data"]["unbound_runs"], 1, "{r}");
+    // C-META-WORK-5: the refusal names the run and what fixes it.
+    assert_eq!(
+        r["error"]["data"]["unbound"][0]["run_id"],
+        run_id.as_str(),
+        "{r}"
+    );
+    assert_eq!(
+        r["error"]["data"]["unbound"][0]["kind"], "claude.run",
+        "{r}"
+    );
+    let message = r["error"]["message"].as_str().expect("message");
+    for part in [
+        run_id.as_str(),
+        "claude.run.release",
+        "io.github.computer-mcp/work-invocation",
+    ] {
+        assert!(message.contains(part), "{part}: {message}");
+    }
     let last = r["error"]["data"]["last_revision"]
         .as_u64()
         .expect("last_revision");
