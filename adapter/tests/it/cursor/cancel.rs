@@ -153,3 +153,54 @@ fn sigkill_of_the_adapter_mid_turn_still_ends_the_agents_group() {
     let left = wait_gone(pgid, Duration::from_secs(20));
     assert!(left.is_empty(), "the agent outlived the adapter: {left:?}");
 }
+
+#[test]
+fn a_permission_request_after_the_cancel_is_answered_cancelled() {
+    // ACP-7: once session/cancel went out, permission requests get {outcome: cancelled}, even in
+    // acceptEdits for an edit (which would otherwise be allowed once).
+    let log = crate::support::FakeCursorLog::new();
+    let wire = log.dir().join("wire.jsonl");
+    let wire_s = wire.to_str().expect("utf-8");
+    let body = format!(
+        r#"W='{wire_s}'
+read -r l; echo "$l" >> "$W"
+echo '{{"jsonrpc":"2.0","id":1,"result":{{"protocolVersion":1,"agentCapabilities":{{}}}}}}'
+read -r l; echo "$l" >> "$W"
+echo '{{"jsonrpc":"2.0","id":2,"result":{{"sessionId":"s1"}}}}'
+read -r l; echo "$l" >> "$W"
+echo '{{"jsonrpc":"2.0","method":"session/update","params":{{"sessionId":"s1","update":{{"sessionUpdate":"agent_message_chunk","content":{{"type":"text","text":"hi"}}}}}}}}'
+read -r l; echo "$l" >> "$W"
+echo '{{"jsonrpc":"2.0","id":7,"method":"session/request_permission","params":{{"sessionId":"s1","toolCall":{{"toolCallId":"e","kind":"edit"}},"options":[{{"optionId":"allow-once","kind":"allow_once"}},{{"optionId":"reject-once","kind":"reject_once"}}]}}}}'
+read -r l; echo "$l" >> "$W"
+echo '{{"jsonrpc":"2.0","id":3,"result":{{"stopReason":"cancelled"}}}}'
+sleep 60"#
+    );
+    let script = super::script_agent(&log, "agent.sh", &body);
+    let mut h = Cursor::with("default", |a| a.arg("--cursor").arg(&script));
+    let run_id = h.start(json!({"prompt": "hello", "permission_mode": "acceptEdits"}));
+    h.until(&run_id, "the chunk", |r| {
+        r["events_total"].as_u64() >= Some(3)
+    });
+    h.tool("cursor.run.cancel", json!({"run_id": run_id}));
+    let r = h.settled(&run_id);
+    assert_eq!(r["state"], "cancelled", "{r}");
+    assert_eq!(r["cleanup_confirmed"], true, "{r}");
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&wire)
+        .expect("wire")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect();
+    assert_eq!(lines.len(), 5, "{lines:?}");
+    assert_eq!(lines[3]["method"], "session/cancel");
+    assert_eq!(
+        lines[4],
+        json!({"jsonrpc": "2.0", "id": 7, "result": {"outcome": {"outcome": "cancelled"}}})
+    );
+    let records = h.client_records(&run_id);
+    let decision = records
+        .iter()
+        .find(|x| x["acp_client"] == "permission")
+        .expect("the decision is recorded");
+    assert_eq!(decision["outcome"], "cancelled", "{decision}");
+    drop(log);
+}

@@ -154,3 +154,70 @@ fn a_run_deadline_shorter_than_the_step_bound_wins_during_a_hung_handshake() {
     assert_eq!(r["cleanup_confirmed"], true);
     assert_group_gone(h.agent_pgid());
 }
+
+/// An adapter whose agent is the `sh` script `body` (see [`super::script_agent`]).
+fn scripted(body: &str) -> Cursor {
+    let log = crate::support::FakeCursorLog::new();
+    let script = super::script_agent(&log, "agent.sh", body);
+    let mut h = Cursor::with("default", |a| a.arg("--cursor").arg(&script));
+    // Keep the script's directory alive with the harness.
+    h.log = log;
+    h
+}
+
+#[test]
+fn an_agent_that_dies_at_start_is_missing_final_with_its_stderr() {
+    // C-ACP-2: it ends before answering initialize.
+    let mut h = scripted("echo 'cursor-agent: cannot start: config unreadable' >&2; exit 3");
+    let (r, is_error) = h.run(json!({"prompt": "hello"}));
+    assert!(is_error, "{r}");
+    assert_eq!(code(&r), "missing_final", "{r}");
+    assert_eq!(r["native_error"]["source"], "stderr", "{r}");
+    assert!(
+        r["native_error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("config unreadable")),
+        "{r}"
+    );
+    assert_eq!(r["cleanup_confirmed"], true);
+}
+
+#[test]
+fn an_agent_that_closes_after_initialize_is_missing_final() {
+    // C-ACP-2: it ends before answering session/new.
+    let mut h = scripted(
+        r#"read -r l
+echo '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{}}}'
+exit 0"#,
+    );
+    let (r, is_error) = h.run(json!({"prompt": "hello"}));
+    assert!(is_error, "{r}");
+    assert_eq!(code(&r), "missing_final", "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("session/new")),
+        "names the step: {r}"
+    );
+}
+
+#[test]
+fn another_protocol_version_is_a_protocol_native_error() {
+    // ACP-2, C-ACP-2: this client speaks protocol 1 only.
+    let mut h = scripted(
+        r#"read -r l
+echo '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":2,"agentCapabilities":{}}}'
+sleep 60"#,
+    );
+    let (r, is_error) = h.run(json!({"prompt": "hello"}));
+    assert!(is_error, "{r}");
+    assert_eq!(code(&r), "native_error", "{r}");
+    assert_eq!(r["native_error"]["source"], "protocol", "{r}");
+    assert!(
+        r["native_error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("protocolVersion")),
+        "{r}"
+    );
+    assert_eq!(r["cleanup_confirmed"], true);
+}

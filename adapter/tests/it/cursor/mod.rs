@@ -248,3 +248,18 @@ pub fn scenario_file(log: &FakeCursorLog, name: &str, scenario: &Value) -> Strin
     std::fs::write(&path, scenario.to_string()).expect("write scenario");
     path.to_str().expect("UTF-8 temp path").to_owned()
 }
+
+/// Writes an executable `sh` agent into the log's directory: `--version` prints the pinned
+/// version (so NAT-2 passes), anything else runs `body`. For wire shapes the fake cannot make
+/// (an agent that dies at start, another protocol version, a request after a cancel). Pass the
+/// path with `--cursor`.
+pub fn script_agent(log: &FakeCursorLog, name: &str, body: &str) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = log.dir().join(name);
+    let text = format!(
+        "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 2026.10.01-e373342; exit 0; fi\n{body}\n"
+    );
+    std::fs::write(&path, text).expect("write the script agent");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    path
+}
