@@ -204,3 +204,41 @@ sleep 60"#
     assert_eq!(decision["outcome"], "cancelled", "{decision}");
     drop(log);
 }
+
+#[test]
+fn notifications_cancelled_for_an_inflight_cursor_run_cancels_its_turn() {
+    // T7, ACP-7: the blocking call gets no answer; the run is cancelled through session/cancel.
+    let mut h = Cursor::new("default");
+    let id = h.s.request(
+        "tools/call",
+        Some(json!({"name": "cursor.run", "arguments": args("cancel-midturn", json!({}))})),
+    );
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let run_id = loop {
+        let (list, _) = h.tool("cursor.run.list", json!({}));
+        let first = list["runs"][0].clone();
+        if first["run_id"].is_string() {
+            break first["run_id"].as_str().expect("id").to_owned();
+        }
+        assert!(Instant::now() < deadline, "no run listed: {list}");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    h.until(&run_id, "the turn's first events", |r| {
+        r["events_total"].as_u64() >= Some(5)
+    });
+    let pgid = h.agent_pgid();
+    h.s.notify(
+        "notifications/cancelled",
+        Some(json!({"requestId": id, "reason": "test"})),
+    );
+    let r = h.settled(&run_id);
+    assert_eq!(r["state"], "cancelled", "{r}");
+    assert_eq!(r["cleanup_confirmed"], true, "{r}");
+    assert_group_gone(pgid);
+    assert_eq!(h.log.sent_method("session/cancel").len(), 1);
+    assert!(
+        h.s.response_within(&id, Duration::from_millis(500))
+            .is_none(),
+        "T7: a cancelled request is not answered"
+    );
+}

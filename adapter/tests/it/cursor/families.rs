@@ -163,3 +163,26 @@ fn one_capacity_and_one_work_snapshot_hold_both_kinds() {
     let (r, is_error) = h.run(json!({"prompt": "hello"}));
     assert!(!is_error, "{r}");
 }
+
+#[test]
+fn underscore_tool_names_serve_cursor_run_too() {
+    // TOOL-1, PROV-2: `cursor_run…` with --tool-names underscore.
+    let mut h = Cursor::with("default", |a| a.args(["--tool-names", "underscore"]));
+    let r = h.s.call("tools/list", None);
+    let names: Vec<&str> = r["result"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"cursor_run") && names.contains(&"cursor_run_events"),
+        "{names:?}"
+    );
+    assert!(names.iter().all(|n| !n.contains('.')), "{names:?}");
+    let r =
+        h.s.call_tool("cursor_run", json!({"prompt": "hello"}), None);
+    let (v, is_error) = super::split(&r);
+    assert!(!is_error, "{v}");
+    assert_eq!(v["state"], "succeeded", "{v}");
+}

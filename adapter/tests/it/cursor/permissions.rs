@@ -72,6 +72,14 @@ fn dont_ask_is_the_default_and_rejects_with_the_offered_reject_once_id() {
     assert_eq!(d[0]["selected_kind"], "reject_once");
     assert_eq!(d[0]["outcome"], "selected");
     assert_eq!(d[0]["offered"].as_array().map(Vec::len), Some(3));
+    // C-ACP-1: the record follows the request line it answers.
+    let (events, _) = h.events(&run_id);
+    let at = events
+        .iter()
+        .position(|e| e["method"] == "session/request_permission")
+        .expect("the request is an event");
+    assert_eq!(events[at + 1]["acp_client"], "permission", "{events:?}");
+    assert_eq!(events[at + 1]["id"], events[at]["id"]);
     // The rejected shell call is reported completed with no output, and the run goes on.
     let (events, _) = h.events(&run_id);
     let shell_done = updates(&events)
