@@ -3,11 +3,13 @@
 //! - `support`: a raw stdio MCP session against the built binary (shared by all modules).
 //! - `protocol`: T, TOOL and META rules that need no run.
 //! - `runs`: the run engine against fake-claude scenarios (RUN, NAT, BND, OUT).
+//! - `cursor`: the `cursor.run…` tools against fake-cursor-agent (PROV-2, ACP-1..9).
 //! - `supervision`: process-group containment (SUP), including SIGKILL of the adapter.
 //! - `real_claude`: the same tools against the real claude 2.1.328 and the Messages API stand-in.
 //! - `replay`: every golden recording in `recordings/` replayed, one named test each.
 //! - `fidelity`: fake-claude's built-in scenarios agree in shape with real streams.
 
+mod cursor;
 mod fidelity;
 mod protocol;
 mod real_claude;

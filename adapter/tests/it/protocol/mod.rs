@@ -11,7 +11,7 @@ mod jsonrpc;
 mod lifecycle;
 mod meta;
 mod progress;
-mod resources;
+pub(crate) mod resources;
 mod results;
 mod tools;
 mod work;

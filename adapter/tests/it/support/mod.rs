@@ -6,9 +6,11 @@
 //! a response by id while collecting notifications, and close, signal or kill the adapter. The
 //! adapter runs in its own process group, killed with SIGKILL when the session drops.
 //!
-//! fake-claude is a workspace binary: `cargo test --workspace` builds it next to the adapter
-//! (`target/<profile>/fake-claude`). With `cargo test -p claude-mcp-adapter` alone, build it first
-//! (`cargo build -p fake-claude`); [`fake_claude_bin`] says so when it is missing.
+//! fake-claude and fake-cursor-agent are workspace binaries: `cargo test --workspace` builds them
+//! next to the adapter (`target/<profile>/fake-claude`, `…/fake-cursor-agent`). With
+//! `cargo test -p claude-mcp-adapter` alone, build them first (`cargo build -p fake-claude
+//! -p fake-cursor-agent`); [`fake_claude_bin`] and [`fake_cursor_bin`] say so when missing.
+//! [`FakeCursorLog`] is the fake agent's `FAKE_CURSOR_LOG` in a temporary directory, read back.
 
 #![allow(
     dead_code,
@@ -61,13 +63,149 @@ pub fn fake_claude_dir() -> tempfile::TempDir {
     dir
 }
 
+/// The built fake-cursor-agent binary, next to the adapter binary. Panics with instructions when
+/// it has not been built.
+#[must_use]
+pub fn fake_cursor_bin() -> PathBuf {
+    let p = adapter_bin().with_file_name("fake-cursor-agent");
+    assert!(
+        p.is_file(),
+        "fake-cursor-agent is not built at {}: run `cargo build -p fake-cursor-agent` (or test \
+         the workspace)",
+        p.display()
+    );
+    p
+}
+
+/// A temporary directory holding a `cursor-agent` symlink to fake-cursor-agent, to put first on
+/// PATH (the adapter's default `--cursor` is `cursor-agent` looked up on PATH).
+#[must_use]
+pub fn fake_cursor_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::os::unix::fs::symlink(fake_cursor_bin(), dir.path().join("cursor-agent"))
+        .expect("symlink cursor-agent -> fake-cursor-agent");
+    dir
+}
+
+/// fake-cursor-agent's log (`FAKE_CURSOR_LOG`, JSON Lines) in a temporary directory of its own:
+/// every process start (argv, pgid, environment) and every line the client sent.
+#[derive(Debug)]
+pub struct FakeCursorLog {
+    dir: tempfile::TempDir,
+}
+
+impl FakeCursorLog {
+    /// A log file path in a fresh temporary directory (the file appears at the fake's first
+    /// start).
+    #[must_use]
+    pub fn new() -> Self {
+        Self {
+            dir: tempfile::tempdir().expect("temp dir"),
+        }
+    }
+
+    /// The file to pass as `FAKE_CURSOR_LOG`.
+    #[must_use]
+    pub fn path(&self) -> PathBuf {
+        self.dir.path().join("fake-cursor.jsonl")
+    }
+
+    /// The directory the log lives in (for other files a test needs, e.g. scripts).
+    #[must_use]
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Every record so far.
+    #[must_use]
+    pub fn records(&self) -> Vec<Value> {
+        std::fs::read_to_string(self.path())
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("a fake-cursor-agent log record is JSON"))
+            .collect()
+    }
+
+    /// The `start` records of ACP processes (argv holding `acp`), not of `--version` checks.
+    #[must_use]
+    pub fn agent_starts(&self) -> Vec<Value> {
+        self.records()
+            .into_iter()
+            .filter(|r| r["event"] == "start")
+            .filter(|r| {
+                r["argv"]
+                    .as_array()
+                    .is_some_and(|a| a.iter().any(|x| x == "acp"))
+            })
+            .collect()
+    }
+
+    /// The `start` records of `--version` checks.
+    #[must_use]
+    pub fn version_checks(&self) -> Vec<Value> {
+        self.records()
+            .into_iter()
+            .filter(|r| r["event"] == "start" && r["argv"] == json!(["--version"]))
+            .collect()
+    }
+
+    /// Every line the client sent, parsed (`Null` for a line that is not JSON).
+    #[must_use]
+    pub fn sent(&self) -> Vec<Value> {
+        self.records()
+            .into_iter()
+            .filter(|r| r["event"] == "c2a")
+            .map(|r| {
+                serde_json::from_str(r["raw"].as_str().unwrap_or_default()).unwrap_or_default()
+            })
+            .collect()
+    }
+
+    /// The client's requests and notifications with this method, in order.
+    #[must_use]
+    pub fn sent_method(&self, method: &str) -> Vec<Value> {
+        self.sent()
+            .into_iter()
+            .filter(|m| m["method"] == method)
+            .collect()
+    }
+
+    /// ACP-2, ACP-4: the client never sent `authenticate` and never answered a permission request
+    /// with an `allow-always` (or any `*always*`) option.
+    pub fn assert_never_authenticated_nor_always(&self) {
+        for r in self.records().iter().filter(|r| r["event"] == "c2a") {
+            let raw = r["raw"].as_str().unwrap_or_default();
+            let m: Value = serde_json::from_str(raw).unwrap_or_default();
+            assert_ne!(
+                m["method"], "authenticate",
+                "ACP-2: authenticate was sent: {raw}"
+            );
+            let selected = m["result"]["outcome"]["optionId"]
+                .as_str()
+                .unwrap_or_default();
+            assert!(
+                !selected.contains("always"),
+                "ACP-4: an always option was selected: {raw}"
+            );
+        }
+    }
+}
+
+impl Default for FakeCursorLog {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 /// How to start the adapter.
 #[derive(Debug, Default)]
 pub struct Adapter {
     args: Vec<OsString>,
     env: Vec<(OsString, OsString)>,
     fake_claude: bool,
+    fake_cursor: bool,
     clear_env: bool,
+    env_remove: Vec<OsString>,
 }
 
 impl Adapter {
@@ -104,6 +242,13 @@ impl Adapter {
         self
     }
 
+    /// Removes an environment variable the test process has from the adapter's environment.
+    #[must_use]
+    pub fn env_remove(mut self, k: impl AsRef<OsStr>) -> Self {
+        self.env_remove.push(k.as_ref().to_owned());
+        self
+    }
+
     /// Starts the adapter with a cleared environment: only what [`Adapter::env`] sets (and the
     /// PATH of [`Adapter::fake_claude`]). The adapter passes its environment on to the native CLI
     /// (NAT-7), so a test of the real `claude` must not leak a key or base URL of the caller's.
@@ -120,6 +265,14 @@ impl Adapter {
         self
     }
 
+    /// Puts a directory whose `cursor-agent` is fake-cursor-agent first on PATH (kept alive by
+    /// the session).
+    #[must_use]
+    pub fn fake_cursor(mut self) -> Self {
+        self.fake_cursor = true;
+        self
+    }
+
     /// Starts the adapter in its own process group with piped stdio.
     #[must_use]
     pub fn spawn(self) -> Session {
@@ -132,12 +285,25 @@ impl Adapter {
         if self.clear_env {
             cmd.env_clear();
         }
-        let fake_dir = self.fake_claude.then(fake_claude_dir);
-        if let Some(dir) = &fake_dir {
-            let mut path = OsString::from(dir.path());
-            if let Some(old) = std::env::var_os("PATH") {
+        for k in &self.env_remove {
+            cmd.env_remove(k);
+        }
+        let fake_dirs: Vec<tempfile::TempDir> = [
+            self.fake_claude.then(fake_claude_dir),
+            self.fake_cursor.then(fake_cursor_dir),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if !fake_dirs.is_empty() {
+            let mut path = OsString::new();
+            for dir in &fake_dirs {
+                path.push(dir.path());
                 path.push(":");
-                path.push(old);
+            }
+            match std::env::var_os("PATH") {
+                Some(old) => path.push(old),
+                None => path.push("/usr/bin:/bin"),
             }
             cmd.env("PATH", path);
         }
@@ -189,7 +355,7 @@ impl Adapter {
             stash: VecDeque::new(),
             notifications: Vec::new(),
             next_id: 1000,
-            _fake_dir: fake_dir,
+            _fake_dirs: fake_dirs,
         }
     }
 }
@@ -205,7 +371,7 @@ pub struct Session {
     /// Notifications seen while waiting for responses, in arrival order.
     pub notifications: Vec<Value>,
     next_id: i64,
-    _fake_dir: Option<tempfile::TempDir>,
+    _fake_dirs: Vec<tempfile::TempDir>,
 }
 
 impl Session {

@@ -1,0 +1,293 @@
+//! ACP-4 over stdio: each `permission_mode` answers `session/request_permission` as the contract
+//! says, proved from what the fake logged (the reply echoes the offered `optionId`), and every
+//! decision is an `acp_client` record in `cursor.run.events` (C-ACP-1). `allow_always` is never
+//! selected (also checked on every log when the harness drops). ACP-5: Cursor's `ask_question`
+//! as a permission request is answered with its skip option. ACP-1: agent request ids of any
+//! type are echoed exactly.
+
+use serde_json::{Value, json};
+
+use super::{Cursor, answers, args, prompt, scenario_file, updates};
+
+/// The three options Cursor offers for a tool call.
+fn three_options() -> Value {
+    json!([
+        {"optionId": "allow-once", "name": "Allow once", "kind": "allow_once"},
+        {"optionId": "allow-always", "name": "Allow always", "kind": "allow_always"},
+        {"optionId": "reject-once", "name": "Reject", "kind": "reject_once"}
+    ])
+}
+
+/// A permission request step for `tool_call` with `options`, branching on nothing.
+fn ask(tool_call: Value, options: Value) -> Value {
+    json!({"request": {"method": "session/request_permission",
+        "params": {"sessionId": "{{session_id}}", "toolCall": tool_call, "options": options},
+        "on": {"*": []}}})
+}
+
+/// The selected optionId of each permission answer the client sent, in order (`None` for a
+/// `cancelled` outcome).
+fn selections(h: &Cursor) -> Vec<Option<String>> {
+    answers(&h.log)
+        .iter()
+        .filter(|a| a["result"]["outcome"].is_object())
+        .map(|a| {
+            let o = &a["result"]["outcome"];
+            match o["outcome"].as_str() {
+                Some("selected") => Some(o["optionId"].as_str().expect("optionId").to_owned()),
+                Some("cancelled") => None,
+                other => panic!("unknown outcome {other:?} in {a}"),
+            }
+        })
+        .collect()
+}
+
+/// The `acp_client: permission` records of a run.
+fn decisions(h: &mut Cursor, run_id: &str) -> Vec<Value> {
+    h.client_records(run_id)
+        .into_iter()
+        .filter(|r| r["acp_client"] == "permission")
+        .collect()
+}
+
+#[test]
+fn dont_ask_is_the_default_and_rejects_with_the_offered_reject_once_id() {
+    // ACP-4, C-ACP-1.
+    let mut h = Cursor::new("default");
+    let (r, is_error) = h.run(args("permission-shell", json!({})));
+    assert!(!is_error, "{r}");
+    assert_eq!(r["state"], "succeeded", "{r}");
+    assert_eq!(selections(&h), [Some("reject-once".to_owned())]);
+    assert!(
+        h.log.sent_method("session/set_mode").is_empty(),
+        "dontAsk sets no mode"
+    );
+    let run_id = r["run_id"].as_str().expect("run_id").to_owned();
+    let d = decisions(&mut h, &run_id);
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0]["mode"], "dontAsk");
+    assert_eq!(d[0]["tool_call_id"], "shell_0");
+    assert_eq!(d[0]["tool_kind"], "execute");
+    assert_eq!(d[0]["selected"], "reject-once");
+    assert_eq!(d[0]["selected_kind"], "reject_once");
+    assert_eq!(d[0]["outcome"], "selected");
+    assert_eq!(d[0]["offered"].as_array().map(Vec::len), Some(3));
+    // C-ACP-1: the record follows the request line it answers.
+    let (events, _) = h.events(&run_id);
+    let at = events
+        .iter()
+        .position(|e| e["method"] == "session/request_permission")
+        .expect("the request is an event");
+    assert_eq!(events[at + 1]["acp_client"], "permission", "{events:?}");
+    assert_eq!(events[at + 1]["id"], events[at]["id"]);
+    // The rejected shell call is reported completed with no output, and the run goes on.
+    let (events, _) = h.events(&run_id);
+    let shell_done = updates(&events)
+        .into_iter()
+        .find(|u| {
+            u["params"]["update"]["toolCallId"] == "shell_0"
+                && u["params"]["update"]["sessionUpdate"] == "tool_call_update"
+        })
+        .expect("the shell call's update");
+    assert!(shell_done["params"]["update"].get("rawOutput").is_none());
+    assert_eq!(r["final"]["text"], "Finished.");
+}
+
+#[test]
+fn plan_sends_set_mode_plan_before_the_prompt_and_then_rejects() {
+    // ACP-4: `plan` goes through session/set_mode (Cursor ignores `--mode plan`), then rejects
+    // like dontAsk.
+    let mut h = Cursor::new("default");
+    let (r, is_error) = h.run(args("plan-mode", json!({"permission_mode": "plan"})));
+    assert!(!is_error, "{r}");
+    assert_eq!(r["state"], "succeeded", "{r}");
+    let sent = h.log.sent();
+    let pos = |m: &str| sent.iter().position(|x| x["method"] == m);
+    let set_mode = pos("session/set_mode").expect("session/set_mode sent");
+    assert!(pos("session/new").expect("session/new") < set_mode);
+    assert!(set_mode < pos("session/prompt").expect("session/prompt"));
+    let sm = &sent[set_mode];
+    assert_eq!(sm["params"]["modeId"], "plan");
+    assert_eq!(sm["params"]["sessionId"], r["final"]["sessionId"]);
+    assert_eq!(
+        h.the_agent()["argv"]
+            .as_array()
+            .map(|a| a.contains(&json!("--mode"))),
+        Some(false),
+        "plan is never a flag"
+    );
+    // The agent was in plan mode for the turn.
+    let text = r["final"]["text"].as_str().expect("text");
+    assert!(text.starts_with("Working in mode plan."), "{text}");
+    assert_eq!(selections(&h), [Some("reject-once".to_owned())]);
+    let run_id = r["run_id"].as_str().expect("run_id").to_owned();
+    let d = decisions(&mut h, &run_id);
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0]["mode"], "plan");
+    assert_eq!(d[0]["selected"], "reject-once");
+}
+
+#[test]
+fn accept_edits_allows_edits_once_and_rejects_shell() {
+    // ACP-4: allow_once only for tool calls of kind edit (given in the request, or by the
+    // earlier tool_call update with the same id), reject_once for the rest, never allow_always.
+    let mut h = Cursor::new("default");
+    let scenario = json!({
+        "kind": "injection",
+        "description": "an edit and a shell call asking permission",
+        "source": "adapter integration test",
+        "steps": [
+            {"update": {"sessionUpdate": "tool_call", "toolCallId": "edit_0",
+                        "title": "Edit notes.txt", "kind": "edit", "status": "pending"}},
+            ask(json!({"toolCallId": "edit_0", "title": "Edit notes.txt", "kind": "edit"}),
+                three_options()),
+            {"update": {"sessionUpdate": "tool_call", "toolCallId": "edit_1",
+                        "title": "Edit more.txt", "kind": "edit", "status": "pending"}},
+            ask(json!({"toolCallId": "edit_1", "title": "Edit more.txt"}), three_options()),
+            {"update": {"sessionUpdate": "tool_call", "toolCallId": "shell_0",
+                        "title": "`rm -rf x`", "kind": "execute", "status": "pending"}},
+            ask(json!({"toolCallId": "shell_0", "title": "`rm -rf x`", "kind": "execute"}),
+                three_options()),
+            {"update": {"sessionUpdate": "agent_message_chunk",
+                        "content": {"type": "text", "text": "done"}}}
+        ]
+    });
+    let file = scenario_file(&h.log, "edit-and-shell", &scenario);
+    let (r, is_error) = h.run(json!({
+        "prompt": format!("scenario: {file}\nedit"),
+        "permission_mode": "acceptEdits"
+    }));
+    assert!(!is_error, "{r}");
+    assert_eq!(r["state"], "succeeded", "{r}");
+    assert_eq!(
+        selections(&h),
+        [
+            Some("allow-once".to_owned()),
+            Some("allow-once".to_owned()),
+            Some("reject-once".to_owned())
+        ]
+    );
+    let run_id = r["run_id"].as_str().expect("run_id").to_owned();
+    let d = decisions(&mut h, &run_id);
+    let summary: Vec<(&str, &str, &str)> = d
+        .iter()
+        .map(|x| {
+            (
+                x["tool_call_id"].as_str().unwrap_or(""),
+                x["tool_kind"].as_str().unwrap_or(""),
+                x["selected_kind"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("edit_0", "edit", "allow_once"),
+            ("edit_1", "edit", "allow_once"),
+            ("shell_0", "execute", "reject_once")
+        ]
+    );
+    assert!(d.iter().all(|x| x["mode"] == "acceptEdits"));
+}
+
+#[test]
+fn accept_edits_rejects_the_permission_shell_scenario_too() {
+    // ACP-4: a shell call is never allowed in acceptEdits.
+    let mut h = Cursor::new("default");
+    let (r, _) = h.run(args(
+        "permission-shell",
+        json!({"permission_mode": "acceptEdits"}),
+    ));
+    assert_eq!(r["state"], "succeeded", "{r}");
+    assert_eq!(selections(&h), [Some("reject-once".to_owned())]);
+}
+
+#[test]
+fn without_an_option_of_the_needed_kind_the_answer_is_cancelled_never_an_always() {
+    // ACP-4: only allow_always/reject_always offered → {outcome: cancelled}.
+    let mut h = Cursor::new("default");
+    let scenario = json!({
+        "kind": "injection",
+        "description": "only persistent options offered",
+        "source": "adapter integration test",
+        "steps": [
+            ask(json!({"toolCallId": "shell_0", "kind": "execute"}), json!([
+                {"optionId": "allow-always", "name": "Always", "kind": "allow_always"},
+                {"optionId": "reject-always", "name": "Never", "kind": "reject_always"}
+            ])),
+            ask(json!({"toolCallId": "edit_0", "kind": "edit"}), json!([
+                {"optionId": "allow-always", "name": "Always", "kind": "allow_always"},
+                {"optionId": "reject-once", "name": "Reject", "kind": "reject_once"}
+            ]))
+        ]
+    });
+    let file = scenario_file(&h.log, "always-only", &scenario);
+    for mode in ["dontAsk", "plan", "acceptEdits"] {
+        let (r, _) = h.run(json!({
+            "prompt": format!("scenario: {file}\nx"),
+            "permission_mode": mode
+        }));
+        assert_eq!(r["state"], "succeeded", "{mode}: {r}");
+    }
+    // dontAsk, plan: cancelled then reject-once; acceptEdits: cancelled (no allow_once for the
+    // edit) twice.
+    assert_eq!(
+        selections(&h),
+        [
+            None,
+            Some("reject-once".to_owned()),
+            None,
+            Some("reject-once".to_owned()),
+            None,
+            None
+        ]
+    );
+}
+
+#[test]
+fn an_ask_question_permission_is_answered_with_its_skip_option_in_every_mode() {
+    // ACP-5 (ask_question as session/request_permission), ACP-4.
+    let mut h = Cursor::new("default");
+    for mode in ["dontAsk", "plan", "acceptEdits"] {
+        let (r, is_error) = h.run(args(
+            "ask-question-permission",
+            json!({"permission_mode": mode}),
+        ));
+        assert!(!is_error, "{mode}: {r}");
+        assert_eq!(
+            r["final"]["text"], "Question skipped; choosing myself.",
+            "{r}"
+        );
+        let run_id = r["run_id"].as_str().expect("run_id").to_owned();
+        let d = decisions(&mut h, &run_id);
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0]["selected"], "__ask_question_skip__", "{mode}: {d:?}");
+    }
+    assert_eq!(
+        selections(&h),
+        vec![Some("__ask_question_skip__".to_owned()); 3]
+    );
+}
+
+#[test]
+fn agent_request_ids_of_any_type_are_echoed_exactly() {
+    // ACP-1: a string id and an integer above 2^53.
+    let mut h = Cursor::new("default");
+    let (r, _) = h.run(json!({"prompt": prompt("string-ids")}));
+    assert_eq!(r["state"], "succeeded", "{r}");
+    let ids: Vec<Value> = answers(&h.log).iter().map(|a| a["id"].clone()).collect();
+    assert!(ids.contains(&json!("perm-7f3a")), "{ids:?}");
+    let raw_answers: Vec<String> = h
+        .log
+        .records()
+        .iter()
+        .filter(|r| r["event"] == "c2a")
+        .filter_map(|r| r["raw"].as_str().map(str::to_owned))
+        .filter(|raw| raw.contains("9007199254740993"))
+        .collect();
+    assert_eq!(raw_answers.len(), 1, "the big id echoed digit for digit");
+    assert!(
+        raw_answers[0].contains("\"id\":9007199254740993"),
+        "{raw_answers:?}"
+    );
+}
