@@ -168,6 +168,7 @@ impl ClaudeProvider {
             cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
             env: scrubbed_env(),
             grace: supervisor::TERM_GRACE,
+            stdin: supervisor::StdinMode::Null,
         };
         let mut check = self.supervised(spec).await.map_err(|e| {
             PreflightError::Refused(
@@ -301,6 +302,7 @@ impl Provider for ClaudeProvider {
                 cwd: spec.cwd.clone(),
                 env: scrubbed_env(),
                 grace: supervisor::TERM_GRACE,
+                stdin: supervisor::StdinMode::Null,
             };
             match self.supervised(sspec).await {
                 Ok(s) => Ok(Box::new(s) as Box<dyn NativeProcess>),

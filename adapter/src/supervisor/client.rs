@@ -2,7 +2,7 @@
 //! (SUP-1..3). Everything here runs on the adapter's tokio runtime.
 
 use std::ffi::OsStr;
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -10,14 +10,14 @@ use std::time::Duration;
 use nix::fcntl::OFlag;
 use tokio::io::AsyncReadExt;
 use tokio::net::UnixStream;
-use tokio::net::unix::pipe::Receiver;
+use tokio::net::unix::pipe::{Receiver, Sender};
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::sync::watch;
 
 use super::protocol::{self, Command, LineBuffer, Report};
 use super::{
-    CleanupReport, ExitStatus, KILL_CONFIRM_BOUND, REPORT_SLACK, SPAWN_REPORT_BOUND, SUBCOMMAND,
-    SpawnError, SpawnSpec,
+    CleanupReport, ExitStatus, KILL_CONFIRM_BOUND, NATIVE_STDIN_FD, REPORT_SLACK,
+    SPAWN_REPORT_BOUND, SUBCOMMAND, SpawnError, SpawnSpec, StdinMode,
 };
 
 /// Bound on reaping the supervisor process after its last report.
@@ -171,6 +171,11 @@ pub struct Supervised {
     pub stdout: Option<Receiver>,
     /// The native process's stderr (read end of its pipe), same rules as `stdout`.
     pub stderr: Option<Receiver>,
+    /// The native process's stdin (write end of its pipe) with [`StdinMode::Pipe`]; `None` with
+    /// [`StdinMode::Null`]. This is the only copy of the write end (the supervisor never holds
+    /// one), so dropping it is EOF for the native process; the native group holds the only read
+    /// end, so once the group is gone a write fails with `EPIPE` rather than blocking.
+    pub stdin: Option<Sender>,
     pid: u32,
     grace: Duration,
     lifeline: Arc<Lifeline>,
@@ -308,14 +313,27 @@ pub(super) async fn spawn_with(
         nix::unistd::pipe2(OFlag::O_CLOEXEC).map_err(|e| spawn_err("cannot create a pipe", e))?;
     let (ours, theirs) = std::os::unix::net::UnixStream::pair()
         .map_err(|e| spawn_err("cannot create the control socket", e))?;
+    // StdinMode::Pipe: the read end goes to the supervisor as NATIVE_STDIN_FD (and from there to
+    // the native process as fd 0); the write end stays here only.
+    let stdin_pipe = match spec.stdin {
+        StdinMode::Null => None,
+        StdinMode::Pipe => Some(
+            nix::unistd::pipe2(OFlag::O_CLOEXEC)
+                .map_err(|e| spawn_err("cannot create a pipe", e))
+                .and_then(|(r, w)| Ok((above_stdio(r)?, w)))?,
+        ),
+    };
 
     let grace_ms = u64::try_from(spec.grace.as_millis()).unwrap_or(u64::MAX);
     let process = {
         let mut cmd = tokio::process::Command::new(supervisor_exe);
         cmd.arg(SUBCOMMAND)
             .arg("--grace-ms")
-            .arg(grace_ms.to_string())
-            .arg("--cwd")
+            .arg(grace_ms.to_string());
+        if let Some((stdin_r, _)) = &stdin_pipe {
+            pass_native_stdin(&mut cmd, stdin_r);
+        }
+        cmd.arg("--cwd")
             .arg(&spec.cwd)
             .arg("--")
             .arg(&spec.program)
@@ -341,6 +359,11 @@ pub(super) async fn spawn_with(
         // `cmd` drops here, closing our copies of the child's ends: only the native group will
         // hold the stdout/stderr write ends.
     };
+    // Likewise the native stdin's read end: only the native group holds it from now on.
+    let stdin_w = stdin_pipe.map(|(r, w)| {
+        drop(r);
+        w
+    });
 
     ours.set_nonblocking(true)
         .map_err(|e| spawn_err("cannot configure the control socket", e))?;
@@ -386,8 +409,12 @@ pub(super) async fn spawn_with(
 
     let pipes = Receiver::from_owned_fd(out_r)
         .and_then(|o| Receiver::from_owned_fd(err_r).map(|e| (o, e)))
-        .map_err(|e| spawn_err("cannot register the native stdout/stderr", e));
-    let (stdout, stderr) = match pipes {
+        .and_then(|(o, e)| {
+            let i = stdin_w.map(Sender::from_owned_fd).transpose()?;
+            Ok((o, e, i))
+        })
+        .map_err(|e| spawn_err("cannot register the native stdio pipes", e));
+    let (stdout, stderr, stdin) = match pipes {
         Ok(p) => p,
         Err(e) => {
             // The group is killed at once (SUP-2); the supervisor still reports and exits.
@@ -398,6 +425,7 @@ pub(super) async fn spawn_with(
     Ok(Supervised {
         stdout: Some(stdout),
         stderr: Some(stderr),
+        stdin,
         pid,
         grace: spec.grace,
         lifeline,
@@ -405,4 +433,46 @@ pub(super) async fn spawn_with(
         reports,
         process: Some(process),
     })
+}
+
+/// `fd` itself when it is above the standard descriptors, else a close-on-exec duplicate that is:
+/// the supervisor's 0-2 are set up before [`pass_native_stdin`] runs and would overwrite it.
+fn above_stdio(fd: OwnedFd) -> Result<OwnedFd, SpawnError> {
+    if fd.as_raw_fd() > 2 {
+        return Ok(fd);
+    }
+    fd.try_clone()
+        .and_then(|low| {
+            let high = nix::fcntl::fcntl(&low, nix::fcntl::FcntlArg::F_DUPFD_CLOEXEC(3))?;
+            // SAFETY: F_DUPFD_CLOEXEC just returned this new descriptor, owned by nobody else.
+            Ok(unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(high) })
+        })
+        .map_err(|e| spawn_err("cannot move the stdin pipe", e))
+}
+
+/// Makes `read_end` the supervisor's [`NATIVE_STDIN_FD`] (not close-on-exec there) and tells it so.
+/// Only the supervisor's exec sees it: in the adapter the descriptor stays close-on-exec, so a
+/// supervisor started concurrently for another run never inherits it.
+fn pass_native_stdin(cmd: &mut tokio::process::Command, read_end: &OwnedFd) {
+    let fd = read_end.as_raw_fd();
+    cmd.arg("--stdin-fd").arg(NATIVE_STDIN_FD.to_string());
+    // SAFETY: runs in the forked child before exec; dup2(2) and fcntl(2) are async-signal-safe,
+    // allocate nothing and touch only this child's descriptor table. `fd` is above 2
+    // (`above_stdio`), so the stdio setup before this hook has not replaced it, and `read_end`
+    // outlives the spawn in the parent, so the number is valid in the child.
+    unsafe {
+        cmd.pre_exec(move || {
+            let r = if fd == NATIVE_STDIN_FD {
+                // dup2 onto itself would keep close-on-exec set: clear it instead.
+                libc::fcntl(fd, libc::F_SETFD, 0)
+            } else {
+                // dup2 leaves the new descriptor without close-on-exec.
+                libc::dup2(fd, NATIVE_STDIN_FD)
+            };
+            if r == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
 }

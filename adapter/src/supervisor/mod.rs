@@ -45,6 +45,10 @@ pub const KILL_CONFIRM_BOUND: Duration = Duration::from_secs(5);
 /// How often the supervisor re-checks the group while terminating it.
 pub const POLL_INTERVAL: Duration = Duration::from_millis(25);
 
+/// The supervisor's descriptor holding the read end of the native stdin pipe
+/// ([`StdinMode::Pipe`]); the supervisor hands it to the native process as fd 0 and closes it.
+const NATIVE_STDIN_FD: i32 = 3;
+
 /// How long [`spawn`] waits for the supervisor's `spawned`/`spawn_failed` report.
 pub const SPAWN_REPORT_BOUND: Duration = Duration::from_secs(30);
 
@@ -52,9 +56,22 @@ pub const SPAWN_REPORT_BOUND: Duration = Duration::from_secs(30);
 /// (a loaded machine schedules the supervisor late; past this the run is cleanup_unconfirmed).
 pub const REPORT_SLACK: Duration = Duration::from_secs(10);
 
+/// What the native process gets as its stdin.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum StdinMode {
+    /// `/dev/null` (NAT-7: never the MCP stream). What print-mode runs and the version check use.
+    #[default]
+    Null,
+    /// A pipe whose write end is [`Supervised::stdin`] in the adapter (a provider that talks to
+    /// the native process over its stdin, e.g. ACP). Only the adapter holds the write end, so
+    /// dropping it is EOF for the native process; only the native group holds the read end, so a
+    /// write after the group is gone fails with `EPIPE` instead of blocking.
+    Pipe,
+}
+
 /// What to run under supervision. The environment is complete and already scrubbed (NAT-8):
 /// the supervisor passes exactly this to the native process, and the native process inherits no
-/// descriptor beyond stdin (`/dev/null`), stdout and stderr.
+/// descriptor beyond stdin ([`SpawnSpec::stdin`]), stdout and stderr.
 #[derive(Debug, Clone)]
 pub struct SpawnSpec {
     /// The native program.
@@ -67,6 +84,28 @@ pub struct SpawnSpec {
     pub env: Vec<(OsString, OsString)>,
     /// SIGTERM → SIGKILL grace (SUP-3).
     pub grace: Duration,
+    /// Its stdin: `/dev/null` ([`StdinMode::Null`], the default) or a pipe from the adapter.
+    pub stdin: StdinMode,
+}
+
+impl SpawnSpec {
+    /// A spec with stdin `/dev/null` and the default grace [`TERM_GRACE`].
+    #[must_use]
+    pub fn new(
+        program: impl Into<PathBuf>,
+        args: Vec<OsString>,
+        cwd: impl Into<PathBuf>,
+        env: Vec<(OsString, OsString)>,
+    ) -> Self {
+        Self {
+            program: program.into(),
+            args,
+            cwd: cwd.into(),
+            env,
+            grace: TERM_GRACE,
+            stdin: StdinMode::Null,
+        }
+    }
 }
 
 /// How the native group leader ended.

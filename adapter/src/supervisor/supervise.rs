@@ -5,12 +5,14 @@
 //! Descriptors on entry: 0 = its end of the control socket ([`super::protocol`]), 1 and 2 = the
 //! write ends of the native stdout and stderr pipes. Its environment is the native environment,
 //! already complete and scrubbed by the engine (NAT-8); its argv is
-//! `--grace-ms N --cwd DIR -- PROGRAM ARGS…`.
+//! `--grace-ms N [--stdin-fd FD] --cwd DIR -- PROGRAM ARGS…`. With `--stdin-fd` (the engine asked
+//! for [`super::StdinMode::Pipe`]) descriptor FD is the read end of the native stdin pipe: it
+//! becomes the native process's fd 0 and is closed here right after the spawn.
 
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::io::{self, Read, Write};
-use std::os::fd::AsFd;
+use std::os::fd::{AsFd, FromRawFd, OwnedFd};
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
@@ -35,6 +37,8 @@ const REPORT_WRITE_BOUND: Duration = Duration::from_secs(5);
 #[derive(Debug, PartialEq, Eq)]
 struct Args {
     grace: Duration,
+    /// The inherited read end of the native stdin pipe; `None`: `/dev/null`.
+    stdin_fd: Option<i32>,
     cwd: PathBuf,
     program: OsString,
     args: Vec<OsString>,
@@ -42,6 +46,7 @@ struct Args {
 
 fn parse_args(argv: &[OsString]) -> Result<Args, String> {
     let mut grace = None;
+    let mut stdin_fd = None;
     let mut cwd = None;
     let mut it = argv.iter();
     loop {
@@ -59,6 +64,18 @@ fn parse_args(argv: &[OsString]) -> Result<Args, String> {
                     .map_err(|e| format!("bad --grace-ms {v:?}: {e}"))?;
                 grace = Some(Duration::from_millis(ms));
             }
+            Some("--stdin-fd") => {
+                let v = it
+                    .next()
+                    .and_then(|v| v.to_str())
+                    .ok_or("--stdin-fd needs a value")?;
+                let fd: i32 = v
+                    .parse()
+                    .ok()
+                    .filter(|&fd| fd > 2)
+                    .ok_or_else(|| format!("bad --stdin-fd {v:?}"))?;
+                stdin_fd = Some(fd);
+            }
             Some("--cwd") => cwd = Some(PathBuf::from(it.next().ok_or("--cwd needs a value")?)),
             Some("--") => break,
             _ => return Err(format!("unexpected supervisor argument {a:?}")),
@@ -70,6 +87,7 @@ fn parse_args(argv: &[OsString]) -> Result<Args, String> {
         .clone();
     Ok(Args {
         grace: grace.ok_or("missing --grace-ms")?,
+        stdin_fd,
         cwd: cwd.ok_or("missing --cwd")?,
         program,
         args: it.cloned().collect(),
@@ -148,6 +166,10 @@ fn take_control_socket() -> Result<UnixStream, String> {
 /// Sets up the supervisor and starts the native process; returns its pid and the grace.
 fn prepare_and_spawn(argv: &[OsString]) -> Result<(u32, Duration), String> {
     let args = parse_args(argv)?;
+    let stdin = match args.stdin_fd {
+        Some(fd) => Stdio::from(take_native_stdin(fd)?),
+        None => Stdio::null(), // NAT-7: never the MCP stream
+    };
     // NAT-8: nothing this process inherited beyond 0/1/2 may reach the native process. Fds we open
     // from here on are close-on-exec already (std and nix default).
     mark_inherited_fds_cloexec()?;
@@ -164,7 +186,7 @@ fn prepare_and_spawn(argv: &[OsString]) -> Result<(u32, Duration), String> {
     let mut cmd = std::process::Command::new(&args.program);
     cmd.args(&args.args)
         .current_dir(&args.cwd)
-        .stdin(Stdio::null()) // NAT-7: never the MCP stream
+        .stdin(stdin)
         .stdout(Stdio::inherit())
         .stderr(Stdio::inherit());
     // SAFETY: runs in the forked child before exec; sigprocmask(2) and setsid(2) are
@@ -189,6 +211,9 @@ fn prepare_and_spawn(argv: &[OsString]) -> Result<(u32, Duration), String> {
     // The std handle is never waited on: the leader is observed with WNOWAIT and reaped by hand
     // once its group is dead (SUP-1 pinning).
     drop(child);
+    // Closes our copy of the native stdin's read end (StdinMode::Pipe): only the native group
+    // holds it now, so the adapter's writes fail with EPIPE once the group is gone.
+    drop(cmd);
 
     // Only the native group may hold the write ends of its stdout/stderr, so their EOF means
     // the group closed them (SUP-4's bounded drain covers an escaped holder).
@@ -200,6 +225,26 @@ fn prepare_and_spawn(argv: &[OsString]) -> Result<(u32, Duration), String> {
     nix::unistd::dup2_stdout(null.as_fd()).map_err(|e| format!("cannot release stdout: {e}"))?;
     nix::unistd::dup2_stderr(null.as_fd()).map_err(|e| format!("cannot release stderr: {e}"))?;
     Ok((pid, args.grace))
+}
+
+/// Takes the inherited read end of the native stdin pipe (`--stdin-fd`), after checking that it
+/// is an open pipe.
+fn take_native_stdin(fd: i32) -> Result<OwnedFd, String> {
+    // SAFETY: F_GETFD only reads the descriptor flags; it fails with EBADF for a closed `fd`.
+    if unsafe { libc::fcntl(fd, libc::F_GETFD) } == -1 {
+        return Err(format!(
+            "--stdin-fd {fd} is not open: {}",
+            io::Error::last_os_error()
+        ));
+    }
+    // SAFETY: `fd` is open (checked above), was passed to this process for exactly this purpose
+    // by the adapter (`client::pass_native_stdin`), and nothing else in the process uses it.
+    let owned = unsafe { OwnedFd::from_raw_fd(fd) };
+    let st = fstat(owned.as_fd()).map_err(|e| format!("cannot inspect --stdin-fd {fd}: {e}"))?;
+    if SFlag::from_bits_truncate(st.st_mode) & SFlag::S_IFMT != SFlag::S_IFIFO {
+        return Err(format!("--stdin-fd {fd} is not a pipe"));
+    }
+    Ok(owned)
 }
 
 fn handled_signals() -> SigSet {
@@ -509,11 +554,45 @@ mod tests {
             a,
             Args {
                 grace: Duration::from_millis(1500),
+                stdin_fd: None,
                 cwd: "/tmp".into(),
                 program: "claude".into(),
                 args: os(&["-p", "--", "-x"]),
             }
         );
+    }
+
+    #[test]
+    fn parse_args_reads_the_native_stdin_descriptor() {
+        let a = parse_args(&os(&[
+            "--grace-ms",
+            "10",
+            "--stdin-fd",
+            "3",
+            "--cwd",
+            "/",
+            "--",
+            "cat",
+        ]))
+        .unwrap();
+        assert_eq!(a.stdin_fd, Some(3));
+        // 0-2 are the control socket and the native stdout/stderr, never the stdin pipe.
+        for bad in ["0", "2", "-1", "x"] {
+            assert!(
+                parse_args(&os(&[
+                    "--grace-ms",
+                    "10",
+                    "--stdin-fd",
+                    bad,
+                    "--cwd",
+                    "/",
+                    "--",
+                    "cat"
+                ]))
+                .is_err(),
+                "{bad}"
+            );
+        }
     }
 
     #[test]

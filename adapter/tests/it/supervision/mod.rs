@@ -9,13 +9,14 @@ mod api;
 mod cli_projection;
 mod containment;
 mod drift;
+mod stdin;
 mod version_check;
 
 use std::ffi::OsString;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use claude_mcp_adapter::supervisor::{self, SpawnSpec, Supervised, procfs};
+use claude_mcp_adapter::supervisor::{self, SpawnSpec, StdinMode, Supervised, procfs};
 use tokio::io::AsyncReadExt;
 
 /// Generous bound for anything a test waits on (shared, slow machine): only to avoid hangs.
@@ -37,6 +38,7 @@ pub fn sh(script: &str, grace: Duration) -> SpawnSpec {
             ("SUPERVISION_TEST".into(), "1".into()),
         ],
         grace,
+        stdin: StdinMode::Null,
     }
 }
 
