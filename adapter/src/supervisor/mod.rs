@@ -27,6 +27,7 @@ mod client;
 pub mod procfs;
 pub mod protocol;
 mod supervise;
+mod watch;
 
 pub use client::{Supervised, SupervisorHandle};
 
