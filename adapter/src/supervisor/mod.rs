@@ -27,6 +27,7 @@ mod client;
 pub mod procfs;
 pub mod protocol;
 mod supervise;
+mod watch;
 
 pub use client::{Supervised, SupervisorHandle};
 
@@ -42,7 +43,9 @@ pub const TERM_GRACE: Duration = Duration::from_secs(2);
 /// (`D`) dies only when its I/O returns.
 pub const KILL_CONFIRM_BOUND: Duration = Duration::from_secs(5);
 
-/// How often the supervisor re-checks the group while terminating it.
+/// Fallback re-check interval, used only where child-exit events cannot tell whether the group is
+/// empty: live children of the supervisor outside the group (SUP-4 escapees) under which a member
+/// could sit (see `watch.rs`), or no signalfd. Every other wait of the supervisor is on events.
 pub const POLL_INTERVAL: Duration = Duration::from_millis(25);
 
 /// The supervisor's descriptor holding the read end of the native stdin pipe

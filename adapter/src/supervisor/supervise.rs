@@ -11,24 +11,19 @@
 
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::os::fd::{AsFd, FromRawFd, OwnedFd};
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{ExitCode, Stdio};
-use std::sync::mpsc;
-use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use nix::errno::Errno;
-use nix::sys::signal::{SigSet, Signal, killpg};
+use nix::sys::signal::{SigSet, Signal};
 use nix::sys::stat::{SFlag, fstat};
-use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid, waitpid};
-use nix::unistd::Pid;
 
-use super::protocol::{self, Command, LineBuffer, MAX_SURVIVORS_LISTED, Report};
-use super::{ExitStatus, KILL_CONFIRM_BOUND, POLL_INTERVAL, procfs};
+use super::procfs;
+use super::protocol::{self, MAX_SURVIVORS_LISTED, Report};
 
 /// Bound on one report write: a wedged adapter must not hang the supervisor.
 const REPORT_WRITE_BOUND: Duration = Duration::from_secs(5);
@@ -94,21 +89,6 @@ fn parse_args(argv: &[OsString]) -> Result<Args, String> {
     })
 }
 
-/// What the main loop reacts to; every source is a thread feeding one channel.
-#[derive(Debug)]
-enum Event {
-    /// A command line from the adapter.
-    Command(Command),
-    /// The lifeline ended (EOF, read error or a corrupt line): kill the group at once (SUP-2).
-    LifelineLost,
-    /// The leader ended; it is still unreaped (WNOWAIT), so the pgid stays pinned.
-    LeaderExited(ExitStatus),
-    /// The leader cannot be observed (should not happen for our own child).
-    WaitFailed(Errno),
-    /// SIGTERM, SIGINT or SIGHUP sent to the supervisor itself: terminate the run (SUP-3).
-    Signal,
-}
-
 /// Entry point; see the module doc for the descriptors and argv it expects.
 pub fn main(argv: &[OsString]) -> ExitCode {
     let control = match take_control_socket() {
@@ -126,7 +106,7 @@ pub fn main(argv: &[OsString]) -> ExitCode {
     match prepare_and_spawn(argv) {
         Ok((leader, grace)) => {
             reporter.send(&Report::Spawned { pid: leader });
-            supervise(&mut reporter, leader, grace);
+            super::watch::supervise(&mut reporter, leader, grace);
             ExitCode::SUCCESS
         }
         Err(message) => {
@@ -138,13 +118,14 @@ pub fn main(argv: &[OsString]) -> ExitCode {
     }
 }
 
-/// Writes reports; a write error means the adapter is gone, which the lifeline reader reports.
-struct Reporter {
-    control: UnixStream,
+/// Writes reports; a write error means the adapter is gone, which the lifeline's EOF tells.
+pub(super) struct Reporter {
+    /// The control socket: reports out, the lifeline in.
+    pub(super) control: UnixStream,
 }
 
 impl Reporter {
-    fn send(&mut self, report: &Report) {
+    pub(super) fn send(&mut self, report: &Report) {
         let _ = self.control.write_all(&protocol::encode(report));
     }
 }
@@ -166,10 +147,6 @@ fn take_control_socket() -> Result<UnixStream, String> {
 /// Sets up the supervisor and starts the native process; returns its pid and the grace.
 fn prepare_and_spawn(argv: &[OsString]) -> Result<(u32, Duration), String> {
     let args = parse_args(argv)?;
-    let stdin = match args.stdin_fd {
-        Some(fd) => Stdio::from(take_native_stdin(fd)?),
-        None => Stdio::null(), // NAT-7: never the MCP stream
-    };
     // NAT-8: nothing this process inherited beyond 0/1/2 may reach the native process. Fds we open
     // from here on are close-on-exec already (std and nix default).
     mark_inherited_fds_cloexec()?;
@@ -177,11 +154,16 @@ fn prepare_and_spawn(argv: &[OsString]) -> Result<(u32, Duration), String> {
     // they are reaped and counted by us.
     nix::sys::prctl::set_child_subreaper(true)
         .map_err(|e| format!("cannot become child subreaper: {e}"))?;
-    // Signals to the supervisor are handled by one thread (sigwait); block them before any thread
-    // exists. The native child unblocks them again before exec (see below).
+    // The event loop reads these signals from a signalfd (`watch`); blocked from before the
+    // spawn, so none is lost. The process is single-threaded: this is its whole mask. The native
+    // child starts with an empty mask again (below).
     handled_signals()
         .thread_block()
         .map_err(|e| format!("cannot block signals: {e}"))?;
+    let stdin = match args.stdin_fd {
+        Some(fd) => Stdio::from(take_native_stdin(fd)?),
+        None => Stdio::null(), // NAT-7: never the MCP stream
+    };
 
     let mut cmd = std::process::Command::new(&args.program);
     cmd.args(&args.args)
@@ -247,8 +229,11 @@ fn take_native_stdin(fd: i32) -> Result<OwnedFd, String> {
     Ok(owned)
 }
 
-fn handled_signals() -> SigSet {
+/// The signals the event loop reads: SIGTERM, SIGINT and SIGHUP to the supervisor (terminate
+/// the run), and `SIGCHLD`, which wakes it for every exit of one of its children.
+pub(super) fn handled_signals() -> SigSet {
     let mut set = SigSet::empty();
+    set.add(Signal::SIGCHLD);
     set.add(Signal::SIGTERM);
     set.add(Signal::SIGINT);
     set.add(Signal::SIGHUP);
@@ -267,248 +252,7 @@ fn mark_inherited_fds_cloexec() -> Result<(), String> {
     Ok(())
 }
 
-/// Starts the event sources: lifeline reader, leader waiter, signal waiter.
-fn start_threads(control: &UnixStream, leader: Pid) -> mpsc::Receiver<Event> {
-    let (tx, rx) = mpsc::channel();
-    if let Ok(reader) = control.try_clone() {
-        let tx = tx.clone();
-        thread::spawn(move || read_lifeline(reader, &tx));
-    } else {
-        let _ = tx.send(Event::LifelineLost);
-    }
-    {
-        let tx = tx.clone();
-        thread::spawn(move || {
-            let ev = wait_leader(leader);
-            let _ = tx.send(ev);
-        });
-    }
-    thread::spawn(move || {
-        let set = handled_signals();
-        while set.wait().is_ok() {
-            if tx.send(Event::Signal).is_err() {
-                break;
-            }
-        }
-    });
-    rx
-}
-
-fn read_lifeline(mut reader: UnixStream, tx: &mpsc::Sender<Event>) {
-    let mut lines = LineBuffer::default();
-    let mut chunk = [0u8; 512];
-    loop {
-        match reader.read(&mut chunk) {
-            Ok(0) => break,
-            Ok(n) => lines.push(&chunk[..n]),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(_) => break,
-        }
-        loop {
-            match lines.next_line() {
-                Ok(Some(line)) => {
-                    // Unknown commands are ignored: an older supervisor under a newer adapter.
-                    if let Ok(cmd) = serde_json::from_slice::<Command>(&line)
-                        && tx.send(Event::Command(cmd)).is_err()
-                    {
-                        return;
-                    }
-                }
-                Ok(None) => break,
-                Err(_) => {
-                    let _ = tx.send(Event::LifelineLost);
-                    return;
-                }
-            }
-        }
-    }
-    let _ = tx.send(Event::LifelineLost);
-}
-
-/// Blocks until the leader ends, without reaping it (WNOWAIT keeps its pid and pgid pinned).
-fn wait_leader(leader: Pid) -> Event {
-    loop {
-        match waitid(Id::Pid(leader), WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT) {
-            Ok(WaitStatus::Exited(_, code)) => {
-                return Event::LeaderExited(ExitStatus {
-                    code: Some(code),
-                    signal: None,
-                });
-            }
-            Ok(WaitStatus::Signaled(_, sig, _)) => {
-                return Event::LeaderExited(ExitStatus {
-                    code: None,
-                    signal: Some(sig as i32),
-                });
-            }
-            Ok(_) | Err(Errno::EINTR) => continue,
-            Err(e) => return Event::WaitFailed(e),
-        }
-    }
-}
-
-/// The run's state as the main loop sees it.
-#[derive(Debug, Default)]
-struct Progress {
-    /// The leader ended (reported), or cannot be observed.
-    leader_gone: bool,
-    /// The leader ended and is ours to reap.
-    leader_unreaped: bool,
-    /// SIGTERM went out; SIGKILL follows at this instant.
-    kill_at: Option<Instant>,
-    /// SIGKILL went out at this instant.
-    killed_at: Option<Instant>,
-    /// Cleanup detail gathered on the way.
-    notes: Vec<String>,
-}
-
-/// The main loop: pin the leader, react to events, end with the group dead (SUP-1..3).
-fn supervise(reporter: &mut Reporter, leader: u32, grace: Duration) {
-    let Ok(raw) = i32::try_from(leader) else {
-        reporter.send(&cleanup_report(
-            vec![leader],
-            vec!["pid out of range".into()],
-        ));
-        return;
-    };
-    let pgid = Pid::from_raw(raw);
-    let events = start_threads(&reporter.control, pgid);
-    let mut p = Progress::default();
-    loop {
-        let now = Instant::now();
-        if let Some(at) = p.kill_at
-            && p.killed_at.is_none()
-            && now >= at
-        {
-            p.killed_at = Some(now);
-        }
-        if p.killed_at.is_some() {
-            // Repeated each round: a member forked while the first SIGKILL was in flight gets it too.
-            signal_group(pgid, Signal::SIGKILL);
-        }
-        let procs = procfs::scan();
-        reap_strays(&procs, leader);
-        if p.leader_gone || p.killed_at.is_some() {
-            let live = live_members(&procs, leader);
-            if p.leader_gone && live.is_empty() {
-                break;
-            }
-            if p.killed_at
-                .is_some_and(|k| now.duration_since(k) >= KILL_CONFIRM_BOUND)
-            {
-                p.notes.push(format!(
-                    "processes survived SIGKILL for {KILL_CONFIRM_BOUND:?}"
-                ));
-                break;
-            }
-            if p.leader_gone && p.kill_at.is_none() && p.killed_at.is_none() {
-                // The leader ended on its own but left members behind: an ordinary run still ends
-                // with its whole group gone.
-                start_termination(pgid, grace, &mut p);
-            }
-        }
-        let busy = p.leader_gone || p.kill_at.is_some() || p.killed_at.is_some();
-        let event = if busy {
-            events.recv_timeout(POLL_INTERVAL).ok()
-        } else {
-            // Idle: only an event can change anything, and the lifeline guarantees one.
-            events.recv().ok()
-        };
-        match event {
-            Some(Event::LeaderExited(status)) => {
-                reporter.send(&Report::Exited {
-                    code: status.code,
-                    signal: status.signal,
-                });
-                p.leader_gone = true;
-                p.leader_unreaped = true;
-            }
-            Some(Event::WaitFailed(e)) => {
-                p.notes
-                    .push(format!("cannot observe the native process: {e}"));
-                p.leader_gone = true;
-                p.killed_at.get_or_insert(Instant::now());
-            }
-            Some(Event::Command(Command::Terminate) | Event::Signal) => {
-                if p.kill_at.is_none() && p.killed_at.is_none() {
-                    start_termination(pgid, grace, &mut p);
-                }
-            }
-            Some(Event::LifelineLost) => {
-                // SUP-2: nobody is left to wait for a graceful end.
-                if p.killed_at.is_none() {
-                    signal_group(pgid, Signal::SIGKILL);
-                    p.killed_at = Some(Instant::now());
-                }
-            }
-            None => {
-                if !busy {
-                    // Every event source is gone, which cannot happen while the signal thread
-                    // lives; never spin, kill instead.
-                    p.killed_at.get_or_insert(Instant::now());
-                }
-            }
-        }
-    }
-    finish(reporter, leader, &p);
-}
-
-/// SUP-3: SIGTERM (and SIGCONT, so stopped members can act on it), then SIGKILL after `grace`.
-fn start_termination(pgid: Pid, grace: Duration, p: &mut Progress) {
-    signal_group(pgid, Signal::SIGTERM);
-    signal_group(pgid, Signal::SIGCONT);
-    p.kill_at = Some(Instant::now() + grace);
-}
-
-/// Signals the group. Safe while the leader is pinned: its pid, hence the pgid, cannot be reused.
-/// ESRCH (nothing left) is the goal, not an error.
-fn signal_group(pgid: Pid, sig: Signal) {
-    let _ = killpg(pgid, sig);
-}
-
-/// Live members of the leader's group; the unreaped leader itself is a zombie and not counted.
-fn live_members(procs: &[procfs::ProcEntry], pgid: u32) -> Vec<u32> {
-    procs
-        .iter()
-        .filter(|p| p.pgrp == pgid && !p.is_zombie())
-        .map(|p| p.pid)
-        .collect()
-}
-
-/// Reaps our zombie children except the pinned leader (re-parented descendants, SUP-1).
-fn reap_strays(procs: &[procfs::ProcEntry], leader: u32) {
-    let me = std::process::id();
-    for p in procs
-        .iter()
-        .filter(|p| p.ppid == me && p.pid != leader && p.is_zombie())
-    {
-        if let Ok(raw) = i32::try_from(p.pid) {
-            let _ = waitpid(Pid::from_raw(raw), Some(WaitPidFlag::WNOHANG));
-        }
-    }
-}
-
-/// Verifies the group while the leader is still pinned, reaps, and sends the cleanup report.
-fn finish(reporter: &mut Reporter, leader: u32, p: &Progress) {
-    let procs = procfs::scan();
-    let survivors = live_members(&procs, leader);
-    let mut notes = p.notes.clone();
-    if p.leader_unreaped
-        && let Ok(raw) = i32::try_from(leader)
-        && let Err(e) = waitpid(Pid::from_raw(raw), None)
-    {
-        notes.push(format!("cannot reap the native process {leader}: {e}"));
-    }
-    // Whatever else is ours and dead (SUP-1); WNOHANG, so a live escaped child never blocks us.
-    while let Ok(status) = waitpid(None::<Pid>, Some(WaitPidFlag::WNOHANG)) {
-        if status == WaitStatus::StillAlive {
-            break;
-        }
-    }
-    reporter.send(&cleanup_report(survivors, notes));
-}
-
-fn cleanup_report(mut survivors: Vec<u32>, mut notes: Vec<String>) -> Report {
+pub(super) fn cleanup_report(mut survivors: Vec<u32>, mut notes: Vec<String>) -> Report {
     survivors.sort_unstable();
     if !survivors.is_empty() {
         notes.insert(

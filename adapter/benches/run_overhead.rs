@@ -1,0 +1,288 @@
+//! Run-overhead benchmark (issue 13): what one `claude.run` costs over running the native CLI
+//! directly. In one run it times N iterations (default 50, env `RUN_OVERHEAD_N`), alternating:
+//!
+//! - **direct**: `fake-claude --version`, then fake-claude with the exact print-mode argv the
+//!   adapter builds from cli-tree.json for the prompt `hi` (read back once, untimed, through the
+//!   `dump-invocation` scenario), stdin `/dev/null`, stdout read to EOF, both waited for;
+//! - **adapter**: one `tools/call claude.run {"prompt": "hi"}` to an adapter already initialized
+//!   over stdio (`--claude <fake-claude>`), timed from the request to its answer: the version check
+//!   and the run, each under its own supervisor, ingest and the cleanup report.
+//!
+//! Prints median and p90 per run for both, and the overhead (median of the per-iteration
+//! differences, and the difference of the medians). Goal: overhead ≤ 3 ms. Recorded numbers live
+//! in `bench/run-overhead.md`. Run with `cargo bench -p claude-mcp-adapter --bench run_overhead`
+//! (fake-claude is built in the same profile when missing). Not a timed test: nothing here fails
+//! on a slow machine except a run that does not succeed.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+const PROMPT: &str = "hi";
+/// Warm-up iterations per side, not counted (page cache, first-exec costs).
+const WARMUP: usize = 3;
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("run_overhead bench: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<(), String> {
+    let n: usize = std::env::var("RUN_OVERHEAD_N")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(50);
+    let adapter_exe = PathBuf::from(env!("CARGO_BIN_EXE_claude-mcp-adapter"));
+    let fake = fake_claude(&adapter_exe)?;
+    println!("machine: {}", machine());
+    println!("fake-claude: {}", fake.display());
+
+    let dump_dir = tempfile::tempdir().map_err(|e| format!("temp dir: {e}"))?;
+    let dump = dump_dir.path().join("invocation.json");
+    let mut adapter = Adapter::start(&adapter_exe, &fake, &dump)?;
+    let argv = adapter.native_argv(&dump)?;
+    println!("native argv: {}", argv.join(" "));
+
+    let mut direct_ms = Vec::with_capacity(n);
+    let mut adapter_ms = Vec::with_capacity(n);
+    for i in 0..WARMUP + n {
+        let d = direct(&fake, &argv)?;
+        let a = adapter.run(PROMPT)?;
+        if i >= WARMUP {
+            direct_ms.push(d);
+            adapter_ms.push(a);
+        }
+    }
+    adapter.stop()?;
+
+    let diffs: Vec<f64> = adapter_ms
+        .iter()
+        .zip(&direct_ms)
+        .map(|(a, d)| a - d)
+        .collect();
+    let (dm, dp) = (percentile(&direct_ms, 50.0), percentile(&direct_ms, 90.0));
+    let (am, ap) = (percentile(&adapter_ms, 50.0), percentile(&adapter_ms, 90.0));
+    println!("iterations : {n} per side (alternating, after {WARMUP} warm-up each)");
+    println!("direct     : median {dm:.2} ms, p90 {dp:.2} ms (--version + print-mode run)");
+    println!("claude.run : median {am:.2} ms, p90 {ap:.2} ms (tools/call to its answer)");
+    println!(
+        "overhead   : median of per-iteration differences {:.2} ms (p90 {:.2} ms); difference of medians {:.2} ms (goal <= 3 ms)",
+        percentile(&diffs, 50.0),
+        percentile(&diffs, 90.0),
+        am - dm
+    );
+    Ok(())
+}
+
+/// The `p`th percentile (nearest rank) of `v`, in the same unit.
+fn percentile(v: &[f64], p: f64) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    let rank = ((p / 100.0) * s.len() as f64).ceil() as usize;
+    s[rank.clamp(1, s.len()) - 1]
+}
+
+/// One direct iteration, in ms: the version check, then the print-mode run read to EOF.
+fn direct(fake: &Path, argv: &[String]) -> Result<f64, String> {
+    let started = Instant::now();
+    let v = Command::new(fake)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run fake-claude --version: {e}"))?;
+    if !v.status.success() {
+        return Err(format!("fake-claude --version: {}", v.status));
+    }
+    let out = Command::new(fake)
+        .args(argv)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run fake-claude: {e}"))?;
+    let ms = started.elapsed().as_secs_f64() * 1e3;
+    if !out.status.success() || !out.stdout.ends_with(b"\n") {
+        return Err(format!("the direct run failed: {}", out.status));
+    }
+    Ok(ms)
+}
+
+/// The adapter over MCP stdio, initialized.
+struct Adapter {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+    next_id: i64,
+}
+
+impl Adapter {
+    fn start(exe: &Path, fake: &Path, dump: &Path) -> Result<Self, String> {
+        let mut child = Command::new(exe)
+            .arg("--claude")
+            .arg(fake)
+            // Read by the dump-invocation scenario only (passed through, NAT-8).
+            .env("FAKE_CLAUDE_DUMP", dump)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| format!("cannot start the adapter: {e}"))?;
+        let stdin = child.stdin.take().ok_or("no stdin")?;
+        let stdout = BufReader::new(child.stdout.take().ok_or("no stdout")?);
+        let mut a = Self {
+            child,
+            stdin: Some(stdin),
+            stdout,
+            next_id: 1,
+        };
+        a.call(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "run-overhead-bench", "version": "1"}}),
+        )?;
+        a.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
+        Ok(a)
+    }
+
+    fn send(&mut self, v: &Value) -> Result<(), String> {
+        let mut line = v.to_string();
+        line.push('\n');
+        self.stdin
+            .as_mut()
+            .ok_or("stdin closed")?
+            .write_all(line.as_bytes())
+            .map_err(|e| e.to_string())
+    }
+
+    fn call(&mut self, method: &str, params: Value) -> Result<Value, String> {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))?;
+        loop {
+            let mut line = String::new();
+            if self
+                .stdout
+                .read_line(&mut line)
+                .map_err(|e| e.to_string())?
+                == 0
+            {
+                return Err("the adapter closed stdout".into());
+            }
+            let v: Value = serde_json::from_str(&line).map_err(|e| e.to_string())?;
+            if v["id"] == id {
+                return Ok(v);
+            }
+        }
+    }
+
+    /// One `claude.run`, in ms; fails unless the run succeeded.
+    fn run(&mut self, prompt: &str) -> Result<f64, String> {
+        let started = Instant::now();
+        let resp = self.call(
+            "tools/call",
+            json!({"name": "claude.run", "arguments": {"prompt": prompt}}),
+        )?;
+        let ms = started.elapsed().as_secs_f64() * 1e3;
+        let state = &resp["result"]["structuredContent"]["result"]["state"];
+        if state != "succeeded" {
+            return Err(format!("claude.run did not succeed: {resp}"));
+        }
+        Ok(ms)
+    }
+
+    /// The argv the adapter gives the native process for [`PROMPT`], read back (untimed) from a
+    /// `dump-invocation` run: the same options, only the prompt differs.
+    fn native_argv(&mut self, dump: &Path) -> Result<Vec<String>, String> {
+        let marker = "fake-claude:scenario=dump-invocation";
+        let resp = self.call(
+            "tools/call",
+            json!({"name": "claude.run", "arguments": {"prompt": marker}}),
+        )?;
+        if resp["result"]["structuredContent"]["result"]["state"] != "succeeded" {
+            return Err(format!("the dump-invocation run did not succeed: {resp}"));
+        }
+        let rec: Value = serde_json::from_slice(
+            &std::fs::read(dump).map_err(|e| format!("no invocation dump: {e}"))?,
+        )
+        .map_err(|e| format!("unreadable invocation dump: {e}"))?;
+        let mut argv: Vec<String> = rec["argv"]
+            .as_array()
+            .ok_or("the dump has no argv")?
+            .iter()
+            .map(|a| a.as_str().map(str::to_owned).ok_or("a non-string argument"))
+            .collect::<Result<_, _>>()?;
+        match argv.last_mut() {
+            Some(last) if last == marker => *last = PROMPT.to_owned(),
+            _ => return Err(format!("the prompt is not the last argument: {argv:?}")),
+        }
+        Ok(argv)
+    }
+
+    /// Stdin EOF: the adapter shuts down (T8); bounded.
+    fn stop(mut self) -> Result<(), String> {
+        drop(self.stdin.take());
+        let mut rest = Vec::new();
+        let _ = self.stdout.read_to_end(&mut rest);
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while self.child.try_wait().map_err(|e| e.to_string())?.is_none() {
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.wait();
+        Ok(())
+    }
+}
+
+/// fake-claude next to the adapter binary, built in the same profile when missing.
+fn fake_claude(adapter: &Path) -> Result<PathBuf, String> {
+    let fake = adapter.with_file_name("fake-claude");
+    if fake.is_file() {
+        return Ok(fake);
+    }
+    let profile_dir = adapter.parent().ok_or("adapter binary has no directory")?;
+    let release = profile_dir.file_name().is_some_and(|n| n == "release");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.args(["build", "-p", "fake-claude"]);
+    if release {
+        cmd.arg("--release");
+    }
+    let st = cmd.status().map_err(|e| format!("cannot run cargo: {e}"))?;
+    if !st.success() || !fake.is_file() {
+        return Err(format!(
+            "fake-claude is not built at {} (cargo build -p fake-claude{})",
+            fake.display(),
+            if release { " --release" } else { "" }
+        ));
+    }
+    Ok(fake)
+}
+
+fn machine() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find_map(|l| l.strip_prefix("model name"))
+                .map(|r| r.trim_start_matches([' ', '\t', ':']).to_owned())
+        })
+        .unwrap_or_else(|| "unknown cpu".into());
+    let cores = std::thread::available_parallelism().map_or(0, usize::from);
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .map(|s| s.trim().to_owned())
+        .unwrap_or_default();
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default();
+    format!("{cpu}, {cores} cores available, Linux {kernel}, load average {load}")
+}
