@@ -186,3 +186,71 @@ async fn python_echo_agent_echoes_the_prompt_and_ends_the_turn() {
         "{events}"
     );
 }
+
+/// `@zed-industries/claude-agent-acp` 0.23.1 (Claude Code behind the Claude Agent SDK) pointed at
+/// the local Messages API stand-in: a real agent running real model turns with no account.
+fn claude_agent(
+    standin: &testkit::standin::Standin,
+    home: &std::path::Path,
+) -> Option<std::process::Command> {
+    testkit::prereq::require(testkit::prereq::acp_claude_agent(&standin.base_url(), home))
+}
+
+#[tokio::test]
+async fn claude_agent_acp_completes_a_real_turn_against_the_standin() {
+    // ACP-3, ACP-6 with a real agent and a real model turn (the stand-in is the model).
+    let standin = testkit::standin::Standin::builder()
+        .text("Hello from the stand-in")
+        .start()
+        .expect("stand-in");
+    let home = tempfile::tempdir().expect("home");
+    let Some(cmd) = claude_agent(&standin, home.path()) else {
+        return;
+    };
+    let work = tempfile::tempdir().expect("work");
+    let mut cfg = config("Say hi", PermissionMode::DontAsk);
+    cfg.cwd = work.path().to_owned();
+    let (report, events) = turn(cmd, cfg, None).await;
+    assert_eq!(stop_reason(&report), "end_turn", "{report:?}");
+    assert_eq!(report.text, "Hello from the stand-in");
+    assert!(report.session_id.is_some());
+    assert!(
+        events.contains(r#""sessionUpdate":"usage_update""#),
+        "{events}"
+    );
+    assert!(
+        standin.messages_requests().iter().any(|r| r.is_main_loop()),
+        "the agent's turn reached the stand-in"
+    );
+}
+
+#[tokio::test]
+async fn claude_agent_acp_asks_before_bash_and_a_dont_ask_rejection_keeps_it_from_running() {
+    // ACP-4 with a real agent: the model asks for Bash, the agent asks permission with
+    // allow_always / allow_once / reject_once, the client selects reject_once, and the command
+    // never runs.
+    let work = tempfile::tempdir().expect("work");
+    let marker = work.path().join("ran");
+    let standin = testkit::standin::Standin::builder()
+        .scenario(testkit::standin::Scenario::Tool)
+        .bash_command(format!("touch {}", marker.display()))
+        .start()
+        .expect("stand-in");
+    let home = tempfile::tempdir().expect("home");
+    let Some(cmd) = claude_agent(&standin, home.path()) else {
+        return;
+    };
+    let mut cfg = config("Create the marker", PermissionMode::DontAsk);
+    cfg.cwd = work.path().to_owned();
+    let (report, events) = turn(cmd, cfg, None).await;
+    assert_eq!(stop_reason(&report), "end_turn", "{report:?}");
+    assert!(!report.permission_decisions.is_empty(), "{events}");
+    for d in &report.permission_decisions {
+        assert_eq!(d.selected_kind.as_deref(), Some("reject_once"), "{d:?}");
+        assert!(
+            d.offered.iter().any(|(_, kind)| kind == "allow_always"),
+            "the agent offered allow_always, which is never taken: {d:?}"
+        );
+    }
+    assert!(!marker.exists(), "the rejected command ran");
+}

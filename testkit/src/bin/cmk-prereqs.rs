@@ -42,7 +42,7 @@ fn main() -> ExitCode {
         }
     };
     println!("cache: {}", root.display());
-    let results: [(&str, Result<String, PrereqError>); 5] = [
+    let results: [(&str, Result<String, PrereqError>); 6] = [
         (
             "claude",
             prereq::claude().map(|p| format!("{} ({})", p.display(), prereq::CLAUDE_VERSION_LINE)),
@@ -62,6 +62,16 @@ fn main() -> ExitCode {
                 format!(
                     "{cmd:?} (@agentclientprotocol/sdk {})",
                     prereq::ACP_TS_SDK_VERSION
+                )
+            }),
+        ),
+        (
+            "acp-claude-agent",
+            prereq::acp_claude_agent_entry().map(|p| {
+                format!(
+                    "node {} (@zed-industries/claude-agent-acp {})",
+                    p.display(),
+                    prereq::ACP_CLAUDE_AGENT_VERSION
                 )
             }),
         ),

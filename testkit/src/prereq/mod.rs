@@ -6,15 +6,18 @@
 //! - `@modelcontextprotocol/server-everything@2026.8.31` ([`everything_server`]), started in
 //!   stdio mode;
 //! - the Python MCP SDK `mcp==2.3.0` in a venv ([`python_mcp`]);
-//! - two real ACP agents: the TypeScript SDK's example agent from `@agentclientprotocol/sdk@0.12.0`
-//!   ([`acp_ts_example_agent`]) and the Python SDK's echo agent from
-//!   `agent-client-protocol==0.12.1` ([`acp_python_echo_agent`]).
+//! - three real ACP agents: the TypeScript SDK's example agent from `@agentclientprotocol/sdk@0.12.0`
+//!   ([`acp_ts_example_agent`]), the Python SDK's echo agent from
+//!   `agent-client-protocol==0.12.1` ([`acp_python_echo_agent`]), and
+//!   `@zed-industries/claude-agent-acp@0.23.1` ([`acp_claude_agent`]), which runs real model turns
+//!   against the Messages API stand-in.
 //!
 //! Cache root: `CMK_CACHE`, else `$XDG_CACHE_HOME/claude-mcp-kit`, else
 //! `$HOME/.cache/claude-mcp-kit` ([`cache_root`]). Tests go through [`require`] or
 //! [`require_prereq!`](crate::require_prereq): with `CI=true` a missing prerequisite fails the
 //! test; elsewhere it prints `skipped: <reason>` and the test returns early.
 
+mod acp_claude_agent;
 mod acp_python_agent;
 mod acp_ts_agent;
 mod claude_code;
@@ -26,6 +29,7 @@ mod temp;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+pub use acp_claude_agent::{ACP_CLAUDE_AGENT_VERSION, acp_claude_agent, acp_claude_agent_entry};
 pub use acp_python_agent::{
     ACP_PYTHON_SDIST_SHA256, ACP_PYTHON_SDK_VERSION, acp_python_echo_agent,
     acp_python_echo_agent_paths,
