@@ -12,6 +12,8 @@
 //! - `sessions`: ACP-8, resume with and without `loadSession`, options not offered.
 //! - `argv`: ACP-9, argv, the version check, a missing binary, the agent's environment.
 //! - `families`: PROV-2 / C-PROV-2, both providers in one adapter.
+//! - `real_agent`: a real ACP agent (claude-agent-acp against the Messages API stand-in) behind a
+//!   version shim.
 //!
 //! Every [`Cursor`] checks the fake's log when it drops (unless the test already failed): no
 //! `authenticate` and no `allow-always` option was ever sent (ACP-2, ACP-4).
@@ -23,6 +25,7 @@ mod families;
 mod handshake;
 mod outcome;
 mod permissions;
+mod real_agent;
 mod sessions;
 mod updates;
 

@@ -1,0 +1,120 @@
+//! The cursor provider against a real ACP agent nobody here wrote: `@zed-industries/claude-agent-acp`
+//! 0.23.1 (Claude Code behind the Claude Agent SDK), pinned by testkit, running real model turns
+//! against the local Messages API stand-in. The real `cursor-agent` cannot be installed here (it
+//! is on no package registry), so the agent runs behind a version shim: a script that answers
+//! `--version` with the pinned line (NAT-2) and otherwise runs the real agent, ignoring the
+//! `acp` word. Everything after the version check is the real agent on the wire. The adapter's
+//! own `--record` file proves what the client sent (ACP-2, ACP-4).
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use super::{Cursor, script_agent};
+
+/// The shim: the pinned version for NAT-2, the real agent for everything else.
+fn shim(log: &crate::support::FakeCursorLog, entry: &Path) -> std::path::PathBuf {
+    let node = std::env::var("CMK_NODE").unwrap_or_else(|_| "node".into());
+    script_agent(
+        log,
+        "claude-agent-acp-shim",
+        &format!("exec {node} {}", entry.display()),
+    )
+}
+
+/// The c2a rows of a `--record` file.
+fn sent_to_agent(record: &Path) -> Vec<Value> {
+    std::fs::read_to_string(record)
+        .expect("the recording")
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("a JSON row"))
+        .filter(|r| r["dir"] == "c2a")
+        .map(|r| r["msg"].clone())
+        .collect()
+}
+
+fn real_run(
+    scenario: testkit::standin::Scenario,
+    bash: &str,
+    prompt: &str,
+) -> Option<(Value, Vec<Value>, tempfile::TempDir)> {
+    let entry = testkit::prereq::require(testkit::prereq::acp_claude_agent_entry())?;
+    let standin = testkit::standin::Standin::builder()
+        .scenario(scenario)
+        .text("Hello from the stand-in")
+        .bash_command(bash)
+        .start()
+        .expect("stand-in");
+    let dir = tempfile::tempdir().expect("dir");
+    let home = dir.path().join("home");
+    let work = dir.path().join("work");
+    std::fs::create_dir_all(&home).expect("home");
+    std::fs::create_dir_all(&work).expect("work");
+    let record = dir.path().join("record.jsonl");
+    let log = crate::support::FakeCursorLog::new();
+    let agent = shim(&log, &entry);
+    let mut h = Cursor::with("default", |a| {
+        a.args(["--cursor"])
+            .args([agent.as_os_str()])
+            .args(["--record"])
+            .args([record.as_os_str()])
+            .env("ANTHROPIC_BASE_URL", standin.base_url())
+            .env("ANTHROPIC_API_KEY", "sk-ant-cmk-standin-dummy")
+            .env("HOME", &home)
+            .env("IS_SANDBOX", "1")
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+            .env("DISABLE_AUTOUPDATER", "1")
+    });
+    let (r, _) = h.run(json!({"prompt": prompt, "cwd": work.to_str(), "timeout_s": 120}));
+    drop(h);
+    let sent = sent_to_agent(&record);
+    Some((r, sent, dir))
+}
+
+#[test]
+fn a_real_acp_agent_completes_a_cursor_run() {
+    // PROV-2, ACP-2, ACP-3, ACP-6, ACP-7 with a real agent and a real model turn.
+    let Some((r, sent, _dir)) = real_run(testkit::standin::Scenario::Text, "true", "Say hi") else {
+        return;
+    };
+    assert_eq!(r["state"], "succeeded", "{r}");
+    assert_eq!(r["final"]["stopReason"], "end_turn", "{r}");
+    assert_eq!(r["final"]["text"], "Hello from the stand-in", "{r}");
+    assert_eq!(r["final"]["sessionId"], r["native_session_id"], "{r}");
+    assert_eq!(r["cleanup_confirmed"], true, "{r}");
+    let methods: Vec<&str> = sent.iter().filter_map(|m| m["method"].as_str()).collect();
+    assert_eq!(
+        methods,
+        ["initialize", "session/new", "session/prompt"],
+        "{sent:?}"
+    );
+}
+
+#[test]
+fn a_real_acp_agents_bash_request_is_rejected_once_and_the_command_never_runs() {
+    // ACP-4: the real agent asks before Bash; dontAsk selects reject_once, never allow_always.
+    let marker_dir = tempfile::tempdir().expect("marker dir");
+    let marker = marker_dir.path().join("ran");
+    let Some((r, sent, _dir)) = real_run(
+        testkit::standin::Scenario::Tool,
+        &format!("touch {}", marker.display()),
+        "Create the marker",
+    ) else {
+        return;
+    };
+    assert_eq!(r["state"], "succeeded", "{r}");
+    let answers: Vec<&Value> = sent
+        .iter()
+        .filter(|m| m["result"]["outcome"].is_object())
+        .collect();
+    assert!(!answers.is_empty(), "the agent asked permission: {sent:?}");
+    for a in &answers {
+        let id = a["result"]["outcome"]["optionId"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(!id.contains("always"), "ACP-4: {a}");
+        assert_eq!(a["result"]["outcome"]["outcome"], "selected", "{a}");
+    }
+    assert!(sent.iter().all(|m| m["method"] != "authenticate"), "ACP-2");
+    assert!(!marker.exists(), "the rejected command ran");
+}
