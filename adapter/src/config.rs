@@ -45,6 +45,10 @@ pub struct ServeArgs {
     /// A cursor-cli-tree.json to use instead of the one embedded at build time (ACP-9).
     #[arg(long, value_name = "PATH")]
     pub cursor_cli_tree: Option<PathBuf>,
+    /// Bound of each ACP handshake step (`initialize`, `session/new`…) in seconds (ACP-2).
+    #[arg(long, value_name = "N", default_value_t = 10,
+          value_parser = clap::value_parser!(u64).range(1..=600))]
+    pub acp_step_timeout_s: u64,
     /// Tool name spelling: `dotted` (claude.run…) or `underscore` (claude_run…) (TOOL-1).
     #[arg(long, value_enum, default_value = "dotted")]
     pub tool_names: ToolNames,

@@ -67,6 +67,7 @@ pub fn from_args(
                 let tree = Arc::new(cursor_tree(args.cursor_cli_tree.as_deref())?);
                 out.push(Arc::new(
                     cursor::CursorProvider::new(args.cursor.clone(), tree)
+                        .with_step_timeout(std::time::Duration::from_secs(args.acp_step_timeout_s))
                         .with_recorder(recorder.cloned()),
                 ));
             }

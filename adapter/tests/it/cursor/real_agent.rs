@@ -58,6 +58,9 @@ fn real_run(
             .args([agent.as_os_str()])
             .args(["--record"])
             .args([record.as_os_str()])
+            // Claude Code starts in session/new: about 4 s unloaded, far more on a loaded
+            // 2-core machine. This test is about the turn, not ACP-2's default bound.
+            .args(["--acp-step-timeout-s", "90"])
             .env("ANTHROPIC_BASE_URL", standin.base_url())
             .env("ANTHROPIC_API_KEY", "sk-ant-cmk-standin-dummy")
             .env("HOME", &home)
@@ -65,7 +68,10 @@ fn real_run(
             .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
             .env("DISABLE_AUTOUPDATER", "1")
     });
-    let (r, _) = h.run(json!({"prompt": prompt, "cwd": work.to_str(), "timeout_s": 120}));
+    let (r, _) = h.run_within(
+        json!({"prompt": prompt, "cwd": work.to_str(), "timeout_s": 300}),
+        std::time::Duration::from_secs(320),
+    );
     drop(h);
     let sent = sent_to_agent(&record);
     Some((r, sent, dir))
