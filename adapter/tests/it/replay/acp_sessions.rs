@@ -90,7 +90,9 @@ fn cancelled(args: Value, lines: usize) -> Vec<Step> {
 
 macro_rules! acp {
     ($name:literal, $scenario:literal, $about:literal) => {
-        acp!($name, $scenario, $about, || blocking(run_args("hello", None)))
+        acp!($name, $scenario, $about, || blocking(run_args(
+            "hello", None
+        )))
     };
     ($name:literal, $scenario:literal, $about:literal, $steps:expr) => {
         Definition {

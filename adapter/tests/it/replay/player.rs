@@ -197,7 +197,10 @@ enum Side<'a> {
         code_path: &'a Path,
     },
     /// fake-cursor-agent replaying the recorded agent runs ([`acp`]).
-    Agent { runs: &'a [Vec<Value>], path: &'a Path },
+    Agent {
+        runs: &'a [Vec<Value>],
+        path: &'a Path,
+    },
 }
 
 /// What the recording shows before a client message: the adapter had answered these requests,
@@ -253,8 +256,7 @@ fn wait_for(client: &mut Client, tail: &mut Tail, before: &Before, notes: &mut V
             .map(compare::notification_kind)
             .collect();
         let unsent = missing_kinds(&before.notified, &sent);
-        let native_short =
-            tail.native_output() < before.native || tail.agent_wire() < before.wire;
+        let native_short = tail.native_output() < before.native || tail.agent_wire() < before.wire;
         if missing.is_empty() && unsent.is_empty() && !native_short {
             return;
         }
