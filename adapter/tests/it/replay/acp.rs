@@ -98,3 +98,73 @@ pub fn publish(path: &Path, rows: &[Value]) {
     std::fs::write(&tmp, text).expect("write the agent replay");
     std::fs::rename(&tmp, path).expect("publish the agent replay");
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{golden_path, verify};
+
+    /// Writes `altered` as a copy of the golden `name` and replays it.
+    fn replay_copy(altered: &str) -> Result<(), String> {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let copy = dir.path().join("copy.jsonl");
+        std::fs::write(&copy, altered).expect("write the copy");
+        verify(&copy)
+    }
+
+    /// The agent side is really replayed: a copy of an ACP golden whose agent said something
+    /// else no longer matches its recorded answers.
+    #[test]
+    fn an_acp_golden_whose_agent_line_changed_fails_with_a_diff() {
+        let golden = std::fs::read_to_string(golden_path("acp/default")).expect("read golden");
+        let needle = "\"text\":\" Done.\"";
+        let altered: String = golden
+            .lines()
+            .map(|l| {
+                if l.starts_with("{\"dir\":\"a2c\"") {
+                    l.replace(needle, "\"text\":\" Altered.\"")
+                } else {
+                    l.to_owned()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert_ne!(
+            altered, golden,
+            "acp/default no longer has the chunk this test alters"
+        );
+        let err = replay_copy(&altered).expect_err("the alteration must show");
+        assert!(
+            err.lines()
+                .any(|l| l.starts_with('-') && l.contains("Cursor agent. Done."))
+                && err
+                    .lines()
+                    .any(|l| l.starts_with('+') && l.contains("Cursor agent. Altered.")),
+            "{err}"
+        );
+    }
+
+    /// What the adapter sends its agent is checked too: when the recording says the adapter
+    /// answered a `cursor/*` request differently, the replayed agent reports a mismatch and the
+    /// run's outcome differs.
+    #[test]
+    fn an_acp_golden_whose_adapter_line_changed_fails_with_a_diff() {
+        let golden = std::fs::read_to_string(golden_path("acp/default")).expect("read golden");
+        let answer =
+            "{\"dir\":\"c2a\",\"ms\":0,\"msg\":{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}}";
+        assert!(
+            golden.contains(answer),
+            "acp/default no longer has the answer this test alters"
+        );
+        let altered = golden.replace(
+            answer,
+            "{\"dir\":\"c2a\",\"ms\":0,\"msg\":{\"jsonrpc\":\"2.0\",\"id\":0,\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}}",
+        );
+        let err = replay_copy(&altered).expect_err("the alteration must show");
+        assert!(err.contains("replay mismatch"), "{err}");
+        assert!(
+            err.lines()
+                .any(|l| l.starts_with('+') && l.contains("\"state\": \"failed\"")),
+            "{err}"
+        );
+    }
+}

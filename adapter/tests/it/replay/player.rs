@@ -122,6 +122,7 @@ pub fn replay(rec: &Recording) -> Replayed {
     for row in &rec.rows {
         if row.is_agent_wire() {
             golden.wire += 1;
+            golden.live_wire = true;
         }
         match row.dir.as_str() {
             "n2a" => {
@@ -130,6 +131,8 @@ pub fn replay(rec: &Recording) -> Replayed {
                 }
                 if row.is_exit() {
                     golden_exits += 1;
+                    golden.exits += 1;
+                    golden.live_wire = false;
                 }
             }
             "s2c" => {
@@ -212,6 +215,10 @@ struct Before {
     native: usize,
     /// ACP lines exchanged with the agent (`c2a` and `a2c` rows).
     wire: usize,
+    /// Native runs that had exited.
+    exits: usize,
+    /// Whether agent lines came after the last of those exits (a run still going).
+    live_wire: bool,
 }
 
 /// fake-claude itself, or the SIGTERM wrapper when a run must answer SIGTERM with an exit code.
@@ -256,7 +263,13 @@ fn wait_for(client: &mut Client, tail: &mut Tail, before: &Before, notes: &mut V
             .map(compare::notification_kind)
             .collect();
         let unsent = missing_kinds(&before.notified, &sent);
-        let native_short = tail.native_output() < before.native || tail.agent_wire() < before.wire;
+        // Agent lines stop with their run's exit: lines still missing once the run they belong
+        // to has ended in the replay will never come (a replayed agent that ended early), so
+        // waiting on is pointless; the diff shows what is missing.
+        let lines_may_come =
+            tail.exits() < before.exits || (tail.exits() == before.exits && before.live_wire);
+        let native_short = tail.native_output() < before.native
+            || (tail.agent_wire() < before.wire && lines_may_come);
         if missing.is_empty() && unsent.is_empty() && !native_short {
             return;
         }
