@@ -1,10 +1,12 @@
-//! Golden recordings (`recordings/*.jsonl`), one named test each: the recorded client side is
-//! replayed against a fresh adapter while fake-claude replays the recorded native side, and the
-//! adapter's answers must match the recorded ones after normalising volatile values; a
+//! Golden recordings (`recordings/*.jsonl` for claude, `recordings/acp/*.jsonl` for Cursor over
+//! ACP), one named test each: the recorded client side is replayed against a fresh adapter while
+//! fake-claude replays the recorded native side (or fake-cursor-agent the recorded agent side),
+//! and the adapter's answers must match the recorded ones after normalising volatile values; a
 //! difference fails with a unified diff and writes `recordings/NAME.actual`.
 //!
-//! `BLESS=1` remakes each recording first (fake-claude scenarios directly; the real-claude ones
-//! with the real CLI 2.1.328 and the local Messages API stand-in), then replays it. The one
+//! `BLESS=1` remakes each recording first (fake-claude and fake-cursor-agent scenarios directly;
+//! the real-claude ones with the real CLI 2.1.328 and the local Messages API stand-in), then
+//! replays it. The one
 //! command is [`maker::REMAKE`]; `recordings/README.md` documents the format.
 //!
 //! - `client`: a stdio client of the adapter with a cleared environment.
