@@ -6,9 +6,18 @@
 //! as recorded, same top-level `result` keys). Ids are rewritten so the client sees its own: an
 //! agent answer carries the id of the client request it matched, and a session id the client
 //! used in place of a recorded one replaces it in later agent rows. `a2c-stderr` rows go to
-//! stderr; `note` rows and rows without `dir` are skipped. A mismatch (or EOF while a `c2a` row
-//! is still expected, or a client message after the last row) is reported on stderr, exit 3;
-//! after the last row, EOF exits 0.
+//! stderr (`"newline": false` writes the text as it is); `note` rows and rows without `dir` are
+//! skipped. A mismatch (or EOF while a `c2a` row is still expected, or a client message after the
+//! last row) is reported on stderr, exit 3; after the last row, EOF exits 0.
+//!
+//! What `claude-mcp-adapter --record` writes for an agent is replayed too (the ACP golden
+//! recordings, `recordings/acp/`): an `a2c` row `{"raw": text}` (a line that was not JSON) is
+//! written as that text and a newline, `{"oversized": {"len": N}}` (a line over the client's
+//! bound, never held, so its content is unknown) as N bytes of `x` and a newline, and the run's
+//! `n2a` row `{"exit": {"code", "signal"}}` ends the replay the way the process ended: a code is
+//! exited with at once; a signal means something killed the process (the adapter ends the group
+//! after every turn, ACP-7), so the replay then waits to be killed, EOF included, answering any
+//! further client message as a mismatch.
 
 use std::collections::HashMap;
 use std::sync::mpsc::Receiver;
@@ -17,6 +26,7 @@ use serde_json::Value;
 
 use crate::input::Input;
 use crate::out::{Out, stderr};
+use crate::process;
 
 /// Env variable naming the recording.
 pub const ENV_REPLAY: &str = "FAKE_CURSOR_REPLAY";
@@ -53,8 +63,12 @@ pub fn run(path: &str, rx: &Receiver<Input>) -> i32 {
         };
         let msg = row.get("msg").cloned().unwrap_or(Value::Null);
         match row.get("dir").and_then(Value::as_str) {
-            Some("a2c") => out.send(&rewrite(&msg, &ids, &sids)),
-            Some("a2c-stderr") => stderr(msg.as_str().unwrap_or_default(), true),
+            Some("a2c") => agent_line(&mut out, &row, &msg, &ids, &sids),
+            Some("a2c-stderr") => stderr(
+                msg.as_str().unwrap_or_default(),
+                row.get("newline") != Some(&Value::Bool(false)),
+            ),
+            Some("n2a") if row.get("exit").is_some() => return end(&row["exit"], rx, row_no),
             Some("c2a") => {
                 let got = match rx.recv() {
                     Ok(Input::Msg(got)) => got,
@@ -86,6 +100,46 @@ pub fn run(path: &str, rx: &Receiver<Input>) -> i32 {
             &format!("replay mismatch: the client sent {extra} after the recording's last row"),
         ),
         _ => 0,
+    }
+}
+
+/// Writes one recorded agent line: a message (ids rewritten), a raw line, or an oversized one.
+fn agent_line(
+    out: &mut Out,
+    row: &Value,
+    msg: &Value,
+    ids: &HashMap<String, Value>,
+    sids: &HashMap<String, String>,
+) {
+    if let Some(text) = row.get("raw").and_then(Value::as_str) {
+        let mut line = text.as_bytes().to_vec();
+        line.push(b'\n');
+        out.write(&line);
+    } else if let Some(len) = row.pointer("/oversized/len").and_then(Value::as_u64) {
+        // The recorder never held the line, so only its length is known (BND-1).
+        let mut line = vec![b'x'; usize::try_from(len).unwrap_or(0)];
+        line.push(b'\n');
+        out.write(&line);
+    } else {
+        out.send(&rewrite(msg, ids, sids));
+    }
+}
+
+/// Ends the replay as the recorded process ended: with its exit code, or (killed by a signal)
+/// by waiting until something kills it; a client message meanwhile is a mismatch.
+fn end(exit: &Value, rx: &Receiver<Input>, row_no: usize) -> i32 {
+    if let Some(code) = exit.get("code").and_then(Value::as_i64) {
+        process::exit(i32::try_from(code).unwrap_or(1));
+    }
+    match rx.recv() {
+        Ok(Input::Msg(extra)) => fail(
+            MISMATCH,
+            &format!(
+                "replay mismatch at row {row_no}: the client sent {extra} where the recording \
+                 shows the process killed"
+            ),
+        ),
+        Ok(Input::Eof) | Err(_) => process::hang(),
     }
 }
 

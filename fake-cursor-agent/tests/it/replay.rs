@@ -87,3 +87,57 @@ fn a_client_message_of_the_wrong_shape_is_a_mismatch_with_exit_3() {
     assert!(err.contains("replay mismatch at row 1"), "{err}");
     assert!(agent.line_within(Duration::from_millis(100)).is_none());
 }
+
+/// The adapter's own recording rows (`--record`, the ACP golden recordings): a raw line and an
+/// oversized one are written back as lines, stderr as it is, and an exit row with a code ends
+/// the replay with that code.
+#[test]
+fn adapter_recording_rows_replay_raw_and_oversized_lines_and_the_exit_code() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("run.jsonl");
+    let rows = [
+        json!({"dir": "a2c-stderr", "msg": "boom", "newline": false}),
+        json!({"dir": "c2a", "msg": {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}}}),
+        json!({"dir": "a2c", "raw": "not json"}),
+        json!({"dir": "a2c", "oversized": {"len": 70000}}),
+        json!({"dir": "a2c", "msg": {"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": 1}}}),
+        json!({"dir": "n2a", "exit": {"code": 1, "signal": null}}),
+    ];
+    let text: String = rows.iter().map(|r| format!("{r}\n")).collect();
+    std::fs::write(&path, text).expect("write");
+    let mut agent = Agent::start(&[("FAKE_CURSOR_REPLAY", &path.to_string_lossy())]);
+    agent.send(&json!({"jsonrpc": "2.0", "id": 7, "method": "initialize", "params": {"protocolVersion": 1}}));
+    assert_eq!(agent.line_within(SOON).expect("raw line"), b"not json");
+    let long = agent.line_within(SOON).expect("oversized line");
+    assert_eq!(long.len(), 70000);
+    assert!(long.iter().all(|b| *b == b'x'));
+    assert_eq!(
+        agent.next_msg(),
+        json!({"jsonrpc": "2.0", "id": 7, "result": {"protocolVersion": 1}})
+    );
+    assert_eq!(agent.exit_within(SOON).expect("exits").code(), Some(1));
+    assert_eq!(agent.stderr_at_exit(), "boom");
+}
+
+/// An exit row with a signal means the process was killed: the replay waits (EOF does not end
+/// it) until it is.
+#[test]
+fn an_exit_row_with_a_signal_waits_to_be_killed_even_after_eof() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("run.jsonl");
+    let rows = [
+        json!({"dir": "a2c", "msg": {"jsonrpc": "2.0", "method": "session/update", "params": {}}}),
+        json!({"dir": "n2a", "exit": {"code": null, "signal": 15}}),
+    ];
+    let text: String = rows.iter().map(|r| format!("{r}\n")).collect();
+    std::fs::write(&path, text).expect("write");
+    let mut agent = Agent::start(&[("FAKE_CURSOR_REPLAY", &path.to_string_lossy())]);
+    assert_eq!(agent.next_msg()["method"], "session/update");
+    agent.close_stdin();
+    assert!(
+        agent.exit_within(Duration::from_millis(1500)).is_none(),
+        "the replay must not end by itself"
+    );
+    agent.kill();
+    assert!(agent.exit_within(SOON).is_some());
+}

@@ -8,7 +8,8 @@
 //! - `notifications/progress` (T9): how many arrive and where, relative to native rows, depends
 //!   on the clock; the replay compares them by kind only and waits for one per token. A golden
 //!   keeps the first per token, with progress 1, right after the first native row of the run it
-//!   reports (the earliest moment a notification of 1 event can be sent).
+//!   reports (the earliest moment a notification of 1 event can be sent; for an ACP run, its
+//!   first agent line, `a2c`).
 //! - Values numbered by first appearance, same length as the original (a native line keeps its
 //!   byte size, which the adapter's bounds look at): UUIDs (session ids, event uuids, the
 //!   adapter's `instance`, the work invocation), run ids (`run_` + 32 hex), event-cursor nonces
@@ -106,7 +107,8 @@ fn one_progress_per_token(rows: Vec<Value>) -> Vec<Value> {
         if let Some((_, p)) = kept.iter().find(|(r, _)| *r == i) {
             waiting = Some(p.clone());
         }
-        let native = row["dir"] == "n2a";
+        // An ACP run's first agent line (`a2c`) plays the part of a native row.
+        let native = row["dir"] == "n2a" || row["dir"] == "a2c";
         out.push(row);
         if native && let Some(p) = waiting.take() {
             out.push(p);

@@ -7,6 +7,7 @@
 //! - answers that name no request (e.g. `id: null` errors for unparseable lines, T4);
 //! - other notifications in order, but `notifications/progress` by kind only (one line per
 //!   progress token: how many arrive depends on the clock, T9);
+//! - for ACP runs, the lines the adapter sent its agent (`c2a`), then those it read (`a2c`);
 //! - the native rows the adapter read (`n2a`), one compact line each.
 //!
 //! Normalised (cargo `compare.rs` style tokens): run ids → `[RUN#n]` (numbered by first
@@ -103,20 +104,39 @@ pub fn transcript(c2s: &[Row], s2c: &[Value], n2a: &[Row]) -> String {
             out.push('\n');
         }
     }
+    // ACP runs: what the adapter sent its agent, then what it read, each in order (how the two
+    // directions interleave depends on the clock; the replayed agent enforces the causal order).
+    for (dir, title) in [
+        ("c2a", "== c2a (what the adapter sent the agent)\n"),
+        ("a2c", "== a2c (agent lines the adapter read)\n"),
+    ] {
+        let rows: Vec<&Row> = n2a.iter().filter(|r| r.dir == dir).collect();
+        if !rows.is_empty() {
+            out.push_str(title);
+        }
+        for r in rows {
+            out.push_str(&row_line(r, &mut norm));
+            out.push('\n');
+        }
+    }
     out.push_str("== n2a (native rows the adapter read)\n");
-    for r in n2a {
-        let line = match &r.body {
-            Body::Msg(m) => format!("msg {}", norm.value(m)),
-            Body::Raw(t) => format!("raw {}", Value::String(t.clone())),
-            Body::Oversized { len, ty } => format!("oversized len={len} type={ty:?}"),
-            Body::Stderr(t) => format!("stderr {}", Value::String(t.clone())),
-            Body::Exit { code, signal } => format!("exit code={code:?} signal={signal:?}"),
-            Body::Other(v) => format!("other {v}"),
-        };
-        out.push_str(&line);
+    for r in n2a.iter().filter(|r| r.dir == "n2a") {
+        out.push_str(&row_line(r, &mut norm));
         out.push('\n');
     }
     out
+}
+
+/// One wire or native row, compact.
+fn row_line(r: &Row, norm: &mut Normaliser) -> String {
+    match &r.body {
+        Body::Msg(m) => format!("msg {}", norm.value(m)),
+        Body::Raw(t) => format!("raw {}", Value::String(t.clone())),
+        Body::Oversized { len, ty } => format!("oversized len={len} type={ty:?}"),
+        Body::Stderr(t) => format!("stderr {}", Value::String(t.clone())),
+        Body::Exit { code, signal } => format!("exit code={code:?} signal={signal:?}"),
+        Body::Other(v) => format!("other {v}"),
+    }
 }
 
 /// How [`notification_kind`] spells progress notifications.
@@ -159,7 +179,7 @@ fn starts_in_background(request: &Value) -> bool {
     request["method"] == "tools/call"
         && matches!(
             request.pointer("/params/name").and_then(Value::as_str),
-            Some("claude.run.start" | "claude_run_start")
+            Some("claude.run.start" | "claude_run_start" | "cursor.run.start" | "cursor_run_start")
         )
 }
 

@@ -1,6 +1,7 @@
 //! Makes a golden recording (`BLESS=1`): runs a session script against the adapter with
 //! `--record`, its native side being fake-claude playing a built-in scenario or the real claude
-//! 2.1.328 against the local Messages API stand-in, then writes `recordings/NAME.jsonl` with a
+//! 2.1.328 against the local Messages API stand-in, or (`--provider cursor`) fake-cursor-agent
+//! playing a built-in scenario over ACP, then writes `recordings/NAME.jsonl` with a
 //! `meta` header row saying what it shows and how it was made.
 //!
 //! Scripts wait the way the replay paces ([`super::player`]): a call waits for its answer (and
@@ -46,7 +47,20 @@ pub fn make(def: &Definition) {
     // Kept alive until the session ends: the stand-in and the real CLI's temporary HOME.
     let mut _standin = None;
     let mut _claude_cmd = None;
+    let mut provider_args: Option<Vec<OsString>> = None;
     let (program, mut env, native_meta) = match &def.native {
+        Native::Cursor { scenario } => {
+            let agent = super::acp::fake_cursor_agent_bin();
+            provider_args = Some(super::acp::adapter_args(&agent));
+            let mut env = base_env();
+            env.push(("HOME".into(), home.clone().into()));
+            env.push(("FAKE_CURSOR_SCENARIO".into(), (*scenario).into()));
+            (
+                agent,
+                env,
+                json!({"kind": super::acp::KIND, "scenario": scenario}),
+            )
+        }
         Native::Fake { scenario } => {
             let mut env = base_env();
             env.push(("HOME".into(), home.clone().into()));
@@ -95,7 +109,8 @@ pub fn make(def: &Definition) {
     for (k, v) in def.env {
         env.push(((*k).into(), (*v).into()));
     }
-    let mut args: Vec<OsString> = vec!["--claude".into(), program.into_os_string()];
+    let mut args: Vec<OsString> =
+        provider_args.unwrap_or_else(|| vec!["--claude".into(), program.into_os_string()]);
     args.extend(def.adapter_args.iter().map(OsString::from));
 
     let mut client = Client::spawn(&args, &env, Some(&record));
@@ -144,6 +159,9 @@ pub fn make(def: &Definition) {
             Step::Notify { method, params } => client.notify(method, Some(params)),
             Step::WaitNative(n) => wait(&mut tail, &format!("{n} native rows"), |t| {
                 t.native_output() >= n
+            }),
+            Step::WaitAgent(n) => wait(&mut tail, &format!("{n} agent lines"), |t| {
+                t.agent_wire() >= n
             }),
             Step::WaitProgress => {
                 let deadline = Instant::now() + CALL_BOUND;

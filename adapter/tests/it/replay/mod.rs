@@ -1,10 +1,12 @@
-//! Golden recordings (`recordings/*.jsonl`), one named test each: the recorded client side is
-//! replayed against a fresh adapter while fake-claude replays the recorded native side, and the
-//! adapter's answers must match the recorded ones after normalising volatile values; a
+//! Golden recordings (`recordings/*.jsonl` for claude, `recordings/acp/*.jsonl` for Cursor over
+//! ACP), one named test each: the recorded client side is replayed against a fresh adapter while
+//! fake-claude replays the recorded native side (or fake-cursor-agent the recorded agent side),
+//! and the adapter's answers must match the recorded ones after normalising volatile values; a
 //! difference fails with a unified diff and writes `recordings/NAME.actual`.
 //!
-//! `BLESS=1` remakes each recording first (fake-claude scenarios directly; the real-claude ones
-//! with the real CLI 2.1.328 and the local Messages API stand-in), then replays it. The one
+//! `BLESS=1` remakes each recording first (fake-claude and fake-cursor-agent scenarios directly;
+//! the real-claude ones with the real CLI 2.1.328 and the local Messages API stand-in), then
+//! replays it. The one
 //! command is [`maker::REMAKE`]; `recordings/README.md` documents the format.
 //!
 //! - `client`: a stdio client of the adapter with a cleared environment.
@@ -13,9 +15,13 @@
 //! - `player`: the replay and its pacing.
 //! - `compare`: transcripts, normalisation, diffs.
 //! - `sessions` / `maker`: the catalogue of sessions and the `BLESS` maker.
+//! - `acp` / `acp_sessions`: the ACP recordings (`recordings/acp/`, `--provider cursor`), whose
+//!   agent side fake-cursor-agent replays.
 //! - `canonical`: the form the maker writes, stable from one remake to the next.
 //! - `recorder`: what `--record` writes.
 
+pub mod acp;
+pub mod acp_sessions;
 mod canonical;
 pub mod client;
 pub mod compare;
@@ -78,6 +84,23 @@ recordings! {
     fake_hooks_before_init => "fake-hooks-before-init",
     fake_cancel_streaming => "fake-cancel-streaming",
     fake_cancelled_request => "fake-cancelled-request",
+    acp_default => "acp/default",
+    acp_tools => "acp/tools",
+    acp_permission_shell_dont_ask => "acp/permission-shell-dont-ask",
+    acp_plan_mode => "acp/plan-mode",
+    acp_accept_edits => "acp/accept-edits",
+    acp_cursor_extensions => "acp/cursor-extensions",
+    acp_ask_question_permission => "acp/ask-question-permission",
+    acp_refusal => "acp/refusal",
+    acp_max_tokens => "acp/max-tokens",
+    acp_prompt_error => "acp/prompt-error",
+    acp_crash_midturn => "acp/crash-midturn",
+    acp_cancel_midturn => "acp/cancel-midturn",
+    acp_auth_required => "acp/auth-required",
+    acp_unknown_update => "acp/unknown-update",
+    acp_toolcallid_newline => "acp/toolcallid-newline",
+    acp_garbage_lines => "acp/garbage-lines",
+    acp_hang_session_new => "acp/hang-session-new",
 }
 
 /// `BLESS=1` (or `true`): remake recordings before replaying them.
@@ -153,13 +176,21 @@ fn tail(s: &str, n: usize) -> &str {
 /// A recording that no test replays fails CI (and a listed one that is missing fails too).
 #[test]
 fn every_recording_is_replayed_by_a_named_test() {
-    let mut on_disk: Vec<String> = std::fs::read_dir(maker::recordings_dir())
-        .expect("read recordings/")
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-        .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
-        .collect();
+    let mut on_disk: Vec<String> = Vec::new();
+    for (sub, prefix) in [("", ""), ("acp", "acp/")] {
+        let dir = maker::recordings_dir().join(sub);
+        on_disk.extend(
+            std::fs::read_dir(&dir)
+                .unwrap_or_else(|e| panic!("read {}: {e}", dir.display()))
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+                .filter_map(|p| {
+                    p.file_stem()
+                        .map(|s| format!("{prefix}{}", s.to_string_lossy()))
+                }),
+        );
+    }
     on_disk.sort();
     let unused: Vec<&String> = on_disk
         .iter()

@@ -154,11 +154,15 @@ pub fn native_runs(rec: &Recording) -> Vec<NativeRun> {
 }
 
 /// Tool names that start a run.
-pub const START_TOOLS: [&str; 4] = [
+pub const START_TOOLS: [&str; 8] = [
     "claude.run",
     "claude.run.start",
     "claude_run",
     "claude_run_start",
+    "cursor.run",
+    "cursor.run.start",
+    "cursor_run",
+    "cursor_run_start",
 ];
 
 /// Whether `msg` is a `tools/call` that starts a run.

@@ -14,6 +14,11 @@
 //! move the run to its settled state (the engine writes the exit row just before it settles),
 //! exactly as the maker did.
 //!
+//! An ACP recording (`recordings/acp/`, made with `--provider cursor`) is replayed the same way,
+//! its agent being fake-cursor-agent replaying the recorded agent runs ([`super::acp`]); the
+//! pacing then also waits for as many agent lines (`c2a` and `a2c` rows) as the recording shows
+//! before the client message.
+//!
 //! Volatile values the client echoes (run ids, event cursors) are mapped from the recorded ones to
 //! the ones the replayed adapter issued, by position in the matching answers.
 
@@ -24,6 +29,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use super::acp;
 use super::client::{Client, base_env};
 use super::compare;
 use super::native::{self, starts_run};
@@ -63,18 +69,47 @@ pub fn replay(rec: &Recording) -> Replayed {
     let home = tmp.path().join("home");
     std::fs::create_dir_all(&home).expect("home");
 
+    let agent_path = tmp.path().join("agent-run.jsonl");
+    let is_acp = acp::is_acp(rec);
     let runs = native::native_runs(rec);
-    let claude = native_program(&runs, tmp.path(), &code_path);
+    let agent_runs = if is_acp {
+        acp::agent_runs(rec)
+    } else {
+        Vec::new()
+    };
 
-    let mut args: Vec<OsString> = vec!["--claude".into(), claude.into_os_string()];
+    let mut args: Vec<OsString> = if is_acp {
+        acp::adapter_args(&acp::fake_cursor_agent_bin())
+    } else {
+        let claude = native_program(&runs, tmp.path(), &code_path);
+        vec!["--claude".into(), claude.into_os_string()]
+    };
     if let Some(extra) = rec.meta.get("adapter_args").and_then(Value::as_array) {
         args.extend(extra.iter().filter_map(Value::as_str).map(OsString::from));
     }
     let mut env = base_env();
     env.push(("HOME".into(), home.into_os_string()));
-    env.push(("FAKE_CLAUDE_SCENARIO".into(), scenario_path.clone().into()));
-    // A hang of the replayed native side never outlives the test run for long.
-    env.push(("FAKE_CLAUDE_MAX_LIFETIME_S".into(), "300".into()));
+    if is_acp {
+        env.push((acp::ENV_REPLAY.into(), agent_path.clone().into()));
+        env.push(("FAKE_CURSOR_MAX_LIFETIME_S".into(), "300".into()));
+    } else {
+        env.push(("FAKE_CLAUDE_SCENARIO".into(), scenario_path.clone().into()));
+        // A hang of the replayed native side never outlives the test run for long.
+        env.push(("FAKE_CLAUDE_MAX_LIFETIME_S".into(), "300".into()));
+    }
+    let side = if is_acp {
+        Side::Agent {
+            runs: &agent_runs,
+            path: &agent_path,
+        }
+    } else {
+        Side::Native {
+            runs: &runs,
+            name: &name,
+            scenario_path: &scenario_path,
+            code_path: &code_path,
+        }
+    };
 
     let mut client = Client::spawn(&args, &env, Some(&record_path));
     let mut tail = Tail::new(&record_path);
@@ -85,6 +120,10 @@ pub fn replay(rec: &Recording) -> Replayed {
     let mut golden = Before::default();
     let mut golden_exits = 0usize;
     for row in &rec.rows {
+        if row.is_agent_wire() {
+            golden.wire += 1;
+            golden.live_wire = true;
+        }
         match row.dir.as_str() {
             "n2a" => {
                 if row.is_native_output() {
@@ -92,6 +131,8 @@ pub fn replay(rec: &Recording) -> Replayed {
                 }
                 if row.is_exit() {
                     golden_exits += 1;
+                    golden.exits += 1;
+                    golden.live_wire = false;
                 }
             }
             "s2c" => {
@@ -109,8 +150,7 @@ pub fn replay(rec: &Recording) -> Replayed {
                     exits_seen_at_last_send = golden_exits;
                 }
                 map.learn(rec, &client);
-                let paths = (scenario_path.as_path(), code_path.as_path());
-                send(&mut client, row, &map, &runs, &tail, &name, paths);
+                send(&mut client, row, &map, &side, &tail);
             }
             _ => {}
         }
@@ -144,7 +184,26 @@ pub fn replay(rec: &Recording) -> Replayed {
 /// show.
 fn compared_rows(rows: &[Row]) -> (Vec<Row>, Vec<Row>) {
     let pick = |keep: fn(&Row) -> bool| rows.iter().filter(|r| keep(r)).cloned().collect();
-    (pick(|r| r.dir == "c2s"), pick(Row::is_native_output))
+    (
+        pick(|r| r.dir == "c2s"),
+        pick(|r| r.is_native_output() || r.is_agent_wire()),
+    )
+}
+
+/// What plays the native side of a replay.
+enum Side<'a> {
+    /// fake-claude, one scenario per recorded native run ([`native`]).
+    Native {
+        runs: &'a [native::NativeRun],
+        name: &'a str,
+        scenario_path: &'a Path,
+        code_path: &'a Path,
+    },
+    /// fake-cursor-agent replaying the recorded agent runs ([`acp`]).
+    Agent {
+        runs: &'a [Vec<Value>],
+        path: &'a Path,
+    },
 }
 
 /// What the recording shows before a client message: the adapter had answered these requests,
@@ -154,6 +213,12 @@ struct Before {
     answered: Vec<Value>,
     notified: Vec<String>,
     native: usize,
+    /// ACP lines exchanged with the agent (`c2a` and `a2c` rows).
+    wire: usize,
+    /// Native runs that had exited.
+    exits: usize,
+    /// Whether agent lines came after the last of those exits (a run still going).
+    live_wire: bool,
 }
 
 /// fake-claude itself, or the SIGTERM wrapper when a run must answer SIGTERM with an exit code.
@@ -198,16 +263,24 @@ fn wait_for(client: &mut Client, tail: &mut Tail, before: &Before, notes: &mut V
             .map(compare::notification_kind)
             .collect();
         let unsent = missing_kinds(&before.notified, &sent);
-        let native_short = tail.native_output() < before.native;
+        // Agent lines stop with their run's exit: lines still missing once the run they belong
+        // to has ended in the replay will never come (a replayed agent that ended early), so
+        // waiting on is pointless; the diff shows what is missing.
+        let lines_may_come =
+            tail.exits() < before.exits || (tail.exits() == before.exits && before.live_wire);
+        let native_short = tail.native_output() < before.native
+            || (tail.agent_wire() < before.wire && lines_may_come);
         if missing.is_empty() && unsent.is_empty() && !native_short {
             return;
         }
         if Instant::now() >= deadline {
             let note = format!(
                 "gave up after {bound:?} waiting for answers to {missing:?}, notifications \
-                 {unsent:?} and native rows ({} of {} read)",
+                 {unsent:?}, native rows ({} of {} read) and agent lines ({} of {})",
                 tail.native_output(),
-                before.native
+                before.native,
+                tail.agent_wire(),
+                before.wire
             );
             if !notes.contains(&note) {
                 notes.push(note);
@@ -243,18 +316,23 @@ fn missing_kinds(recorded: &[String], sent: &[String]) -> Vec<String> {
 }
 
 /// Sends one recorded client row (mapped), preparing the native run first when it starts one.
-fn send(
-    client: &mut Client,
-    row: &Row,
-    map: &Mapping,
-    runs: &[native::NativeRun],
-    tail: &Tail,
-    name: &str,
-    (scenario_path, code_path): (&Path, &Path),
-) {
+fn send(client: &mut Client, row: &Row, map: &Mapping, side: &Side<'_>, tail: &Tail) {
     match &row.body {
         Body::Msg(m) => {
-            if starts_run(m) {
+            if starts_run(m)
+                && let Side::Agent { runs, path } = side
+            {
+                // As below: the next agent run is the one after those that have exited.
+                let run = runs.get(tail.exits()).map_or(&[][..], Vec::as_slice);
+                acp::publish(path, run);
+            } else if starts_run(m)
+                && let Side::Native {
+                    runs,
+                    name,
+                    scenario_path,
+                    code_path,
+                } = side
+            {
                 // Runs never overlap in a recording: the next native run is the one after the
                 // runs that have exited so far.
                 let k = tail.exits();

@@ -8,6 +8,9 @@
 //!   `{"oversized": {"len", "type"}}` a line over 1 MiB that was never held (BND-1, BND-3),
 //!   `{"stderr": …}` native stderr (accepted for when the engine records it), and
 //!   `{"exit": {"code", "signal"}}` the native process's end, which closes one native run.
+//! - `c2a` / `a2c` (ACP runs, `recordings/acp/`): `{"msg": …}` a line the adapter sent its agent /
+//!   read from it, `a2c` also `{"raw": …}` and `{"oversized": {"len"}}`; the run's `n2a` exit row
+//!   closes it as for a native run.
 //! - `meta`: the header (first row), what the recording shows and how it was made.
 
 use std::io::{Read, Seek, SeekFrom};
@@ -89,6 +92,12 @@ impl Row {
     #[must_use]
     pub fn is_native_output(&self) -> bool {
         self.dir == "n2a" && !matches!(self.body, Body::Stderr(_) | Body::Other(_))
+    }
+
+    /// A line exchanged with an ACP agent (`c2a` or `a2c`).
+    #[must_use]
+    pub fn is_agent_wire(&self) -> bool {
+        self.dir == "c2a" || self.dir == "a2c"
     }
 
     /// A native exit row.
@@ -221,6 +230,12 @@ impl Tail {
     #[must_use]
     pub fn native_output(&self) -> usize {
         self.rows.iter().filter(|r| r.is_native_output()).count()
+    }
+
+    /// ACP wire rows so far ([`Row::is_agent_wire`]).
+    #[must_use]
+    pub fn agent_wire(&self) -> usize {
+        self.rows.iter().filter(|r| r.is_agent_wire()).count()
     }
 
     /// Native exit rows so far.

@@ -23,6 +23,9 @@ pub enum Native {
     /// The real claude 2.1.328: against the stand-in (`account: true`) or with no base URL and
     /// no key (`false`, the "Not logged in" fast failure).
     Real { account: bool },
+    /// fake-cursor-agent with this built-in scenario, as the Cursor provider
+    /// (`--provider cursor`, ACP; `recordings/acp/`, [`super::acp_sessions`]).
+    Cursor { scenario: &'static str },
 }
 
 /// One step of a session script.
@@ -55,6 +58,8 @@ pub enum Step {
     /// Wait until a progress notification has arrived (so the recording shows one before what
     /// follows, and the replay, which paces on it, never races the adapter's count of events).
     WaitProgress,
+    /// Wait until the adapter has exchanged this many lines with its ACP agent (`c2a` + `a2c`).
+    WaitAgent(usize),
     /// Wait until this many native runs have exited (and the settle grace).
     WaitExit(usize),
 }
@@ -177,9 +182,16 @@ macro_rules! fake {
     };
 }
 
-/// Every golden session.
+/// Every golden session: the claude ones below, then the ACP ones.
 #[must_use]
 pub fn all() -> Vec<Definition> {
+    let mut all = claude();
+    all.extend(super::acp_sessions::all());
+    all
+}
+
+/// The claude sessions (`recordings/*.jsonl`).
+fn claude() -> Vec<Definition> {
     vec![
         // The real claude 2.1.328 against the local Messages API stand-in.
         Definition {

@@ -1,0 +1,170 @@
+//! The agent side of an ACP golden recording (`recordings/acp/`): each recorded Cursor run (its
+//! `c2a` / `a2c` rows and its `n2a` exit row) becomes a recording that fake-cursor-agent replays
+//! (`FAKE_CURSOR_REPLAY`): it writes the recorded agent lines, awaits and matches the adapter's
+//! recorded lines (by shape, rewriting ids), and ends as the run ended (an exit code at once; a
+//! signal by waiting until the adapter kills the group, ACP-7). See fake-cursor-agent's README.
+//!
+//! The agent's stderr is not recorded (the recorder sees the ACP pipe only), so the stderr the
+//! run's result reported (`stderr_tail`) is written first, as it is, like the claude replay does.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use super::native;
+use super::recording::{Recording, Row};
+use crate::support::adapter_bin;
+
+/// fake-cursor-agent's variable naming the recording it replays.
+pub const ENV_REPLAY: &str = "FAKE_CURSOR_REPLAY";
+
+/// `meta.native.kind` of a recording made against fake-cursor-agent.
+pub const KIND: &str = "fake-cursor-agent";
+
+/// The built fake-cursor-agent binary, next to the adapter binary. Panics with instructions when
+/// it has not been built.
+#[must_use]
+pub fn fake_cursor_agent_bin() -> PathBuf {
+    let p = adapter_bin().with_file_name("fake-cursor-agent");
+    assert!(
+        p.is_file(),
+        "fake-cursor-agent is not built at {}: run `cargo build -p fake-cursor-agent`",
+        p.display()
+    );
+    p
+}
+
+/// Whether `rec` was made with the Cursor provider (its agent side is replayed by
+/// fake-cursor-agent).
+#[must_use]
+pub fn is_acp(rec: &Recording) -> bool {
+    rec.meta["native"]["kind"] == KIND
+}
+
+/// The adapter arguments that make `agent` the Cursor provider.
+#[must_use]
+pub fn adapter_args(agent: &Path) -> Vec<std::ffi::OsString> {
+    vec![
+        "--provider".into(),
+        "cursor".into(),
+        "--cursor".into(),
+        agent.as_os_str().to_owned(),
+    ]
+}
+
+/// Each agent run of `rec` as the rows fake-cursor-agent replays, in the order the runs started
+/// (runs never overlap in a recording).
+#[must_use]
+pub fn agent_runs(rec: &Recording) -> Vec<Vec<Value>> {
+    let tails: Vec<Option<String>> = native::native_runs(rec)
+        .into_iter()
+        .map(|r| r.stderr_tail)
+        .collect();
+    let mut runs = Vec::new();
+    let mut cur: Vec<Value> = Vec::new();
+    for r in &rec.rows {
+        if r.is_agent_wire() || r.is_exit() {
+            cur.push(replay_row(r));
+        }
+        if r.is_exit() {
+            runs.push(std::mem::take(&mut cur));
+        }
+    }
+    if !cur.is_empty() {
+        runs.push(cur);
+    }
+    for (k, run) in runs.iter_mut().enumerate() {
+        if let Some(t) = tails.get(k).cloned().flatten().filter(|t| !t.is_empty()) {
+            run.insert(0, json!({"dir": "a2c-stderr", "msg": t, "newline": false}));
+        }
+    }
+    runs
+}
+
+/// The row as fake-cursor-agent reads it (`ms` dropped: the replay paces on causal order).
+fn replay_row(r: &Row) -> Value {
+    let mut v = r.value.clone();
+    if let Some(o) = v.as_object_mut() {
+        o.remove("ms");
+    }
+    v
+}
+
+/// Publishes `rows` at `path` for the next agent process (written aside, then renamed, so an
+/// agent never reads half a file).
+pub fn publish(path: &Path, rows: &[Value]) {
+    let text: String = rows.iter().map(|r| format!("{r}\n")).collect();
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, text).expect("write the agent replay");
+    std::fs::rename(&tmp, path).expect("publish the agent replay");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{golden_path, verify};
+
+    /// Writes `altered` as a copy of the golden `name` and replays it.
+    fn replay_copy(altered: &str) -> Result<(), String> {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let copy = dir.path().join("copy.jsonl");
+        std::fs::write(&copy, altered).expect("write the copy");
+        verify(&copy)
+    }
+
+    /// The agent side is really replayed: a copy of an ACP golden whose agent said something
+    /// else no longer matches its recorded answers.
+    #[test]
+    fn an_acp_golden_whose_agent_line_changed_fails_with_a_diff() {
+        let golden = std::fs::read_to_string(golden_path("acp/default")).expect("read golden");
+        let needle = "\"text\":\" Done.\"";
+        let altered: String = golden
+            .lines()
+            .map(|l| {
+                if l.starts_with("{\"dir\":\"a2c\"") {
+                    l.replace(needle, "\"text\":\" Altered.\"")
+                } else {
+                    l.to_owned()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert_ne!(
+            altered, golden,
+            "acp/default no longer has the chunk this test alters"
+        );
+        let err = replay_copy(&altered).expect_err("the alteration must show");
+        assert!(
+            err.lines()
+                .any(|l| l.starts_with('-') && l.contains("Cursor agent. Done."))
+                && err
+                    .lines()
+                    .any(|l| l.starts_with('+') && l.contains("Cursor agent. Altered.")),
+            "{err}"
+        );
+    }
+
+    /// What the adapter sends its agent is checked too: when the recording says the adapter
+    /// answered a `cursor/*` request differently, the replayed agent reports a mismatch and the
+    /// run's outcome differs.
+    #[test]
+    fn an_acp_golden_whose_adapter_line_changed_fails_with_a_diff() {
+        let golden = std::fs::read_to_string(golden_path("acp/default")).expect("read golden");
+        let answer =
+            "{\"dir\":\"c2a\",\"ms\":0,\"msg\":{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}}";
+        assert!(
+            golden.contains(answer),
+            "acp/default no longer has the answer this test alters"
+        );
+        let altered = golden.replace(
+            answer,
+            "{\"dir\":\"c2a\",\"ms\":0,\"msg\":{\"jsonrpc\":\"2.0\",\"id\":0,\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}}",
+        );
+        let err = replay_copy(&altered).expect_err("the alteration must show");
+        assert!(err.contains("replay mismatch"), "{err}");
+        assert!(
+            err.lines()
+                .any(|l| l.starts_with('+') && l.contains("\"state\": \"failed\"")),
+            "{err}"
+        );
+    }
+}
