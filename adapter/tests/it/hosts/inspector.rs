@@ -15,15 +15,18 @@ use serde_json::Value;
 use super::{HOST_BOUND, Names, WORK_URI, path_with_fake_claude, result_of, run_host};
 use crate::support::adapter_bin;
 
-/// One inspector invocation: `… --cli`-style `index.js ADAPTER [ARGS] --method M [rest]`.
+/// One inspector invocation: `index.js ADAPTER --method M [OPTIONS] -- [ADAPTER ARGS]`, `None`
+/// (skipped) when the inspector is not installed outside CI.
 fn inspect(names: Names, method: &[&str]) -> Option<Value> {
     let mut cmd: Command = testkit::prereq::require(testkit::prereq::mcp_inspector_cli())?;
     let (_fake, path) = path_with_fake_claude();
+    // The adapter's own options go after `--` (the inspector would otherwise parse them).
     cmd.env("PATH", path)
         .arg(adapter_bin())
-        .args(names.adapter_args())
         .arg("--method")
-        .args(method);
+        .args(method)
+        .arg("--")
+        .args(names.adapter_args());
     let run = run_host(cmd, HOST_BOUND);
     assert!(
         run.status.success(),
