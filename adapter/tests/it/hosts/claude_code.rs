@@ -78,7 +78,7 @@ fn hosts_a_model_that_runs_and_reads_the_result(names: Names) {
     let config = json!({"mcpServers": {"kit": {
         "command": adapter_bin(),
         "args": args,
-        "env": {"PATH": path},
+        "env": {"PATH": path.to_str().expect("PATH is UTF-8")},
     }}});
     let mut cmd: Command = host.command();
     cmd.args(["-p", "--mcp-config"])
@@ -158,7 +158,10 @@ fn hosts_a_model_that_runs_and_reads_the_result(names: Names) {
     let offered = first.to_string();
     for name in Names::Underscore.all() {
         let projected = format!("mcp__kit__{name}");
-        assert!(offered.contains(&projected), "{projected} is shown to the model {ctx}");
+        assert!(
+            offered.contains(&projected),
+            "{projected} is shown to the model {ctx}"
+        );
     }
 
     // The stand-in saw both results sent back to the model, the run's result inside.

@@ -56,9 +56,6 @@ pub enum Names {
 }
 
 impl Names {
-    /// Both projections, for the matrix loops.
-    pub const BOTH: [Names; 2] = [Names::Dotted, Names::Underscore];
-
     /// The adapter arguments selecting this projection.
     pub fn adapter_args(self) -> Vec<&'static str> {
         match self {
