@@ -8,9 +8,12 @@
 //! - `real_claude`: the same tools against the real claude 2.1.328 and the Messages API stand-in.
 //! - `replay`: every golden recording in `recordings/` replayed, one named test each.
 //! - `fidelity`: fake-claude's built-in scenarios agree in shape with real streams.
+//! - `hosts`: the host matrix: real MCP hosts (TS SDK, Inspector CLI, Python SDK, Claude Code)
+//!   complete the core sequence in both name projections.
 
 mod cursor;
 mod fidelity;
+mod hosts;
 mod protocol;
 mod real_claude;
 mod replay;

@@ -1,4 +1,4 @@
-//! `cmk-prereqs`: installs every pinned real peer into the cache (CI runs it first so install
+//! `cmk-prereqs`: installs every pinned real peer and host into the cache (CI runs it first so install
 //! failures surface early and apart from test failures) and prints where each one is.
 //!
 //! `cmk-prereqs --print claude` installs only the real claude and prints just its path, for
@@ -42,7 +42,7 @@ fn main() -> ExitCode {
         }
     };
     println!("cache: {}", root.display());
-    let results: [(&str, Result<String, PrereqError>); 6] = [
+    let results: [(&str, Result<String, PrereqError>); 8] = [
         (
             "claude",
             prereq::claude().map(|p| format!("{} ({})", p.display(), prereq::CLAUDE_VERSION_LINE)),
@@ -81,6 +81,24 @@ fn main() -> ExitCode {
                 format!(
                     "{cmd:?} (agent-client-protocol {})",
                     prereq::ACP_PYTHON_SDK_VERSION
+                )
+            }),
+        ),
+        (
+            "mcp-ts-client",
+            prereq::mcp_ts_client().map(|cmd| {
+                format!(
+                    "{cmd:?} (@modelcontextprotocol/sdk {})",
+                    prereq::MCP_TS_SDK_VERSION
+                )
+            }),
+        ),
+        (
+            "mcp-inspector-cli",
+            prereq::mcp_inspector_cli().map(|cmd| {
+                format!(
+                    "{cmd:?} (@modelcontextprotocol/inspector {})",
+                    prereq::MCP_INSPECTOR_VERSION
                 )
             }),
         ),

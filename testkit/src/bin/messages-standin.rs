@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Parser;
-use testkit::standin::{Scenario, Standin};
+use testkit::standin::{McpCall, Scenario, Standin};
 
 /// Serve the local Messages API stand-in on 127.0.0.1.
 #[derive(Debug, Parser)]
@@ -34,6 +34,10 @@ struct Args {
     /// Number of text deltas of the `slow` scenario.
     #[arg(long, default_value_t = 40)]
     slow_pieces: usize,
+    /// A call of the `mcp-calls` scenario's script, `NAME=JSON` (repeatable, in order; a string
+    /// value `{{run_id}}` is filled from the newest tool result).
+    #[arg(long = "mcp-call", value_parser = McpCall::parse)]
+    mcp_calls: Vec<McpCall>,
     /// Do not send `ping` events.
     #[arg(long)]
     no_ping: bool,
@@ -67,6 +71,9 @@ fn run(args: Args) -> anyhow::Result<()> {
     }
     if let Some(command) = args.bash_command {
         builder = builder.bash_command(command);
+    }
+    for call in args.mcp_calls {
+        builder = builder.mcp_call(call);
     }
     if let Some(log) = args.log {
         builder = builder.log_file(log);

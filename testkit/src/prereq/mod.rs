@@ -10,7 +10,10 @@
 //!   ([`acp_ts_example_agent`]), the Python SDK's echo agent from
 //!   `agent-client-protocol==0.12.1` ([`acp_python_echo_agent`]), and
 //!   `@zed-industries/claude-agent-acp@0.23.1` ([`acp_claude_agent`]), which runs real model turns
-//!   against the Messages API stand-in.
+//!   against the Messages API stand-in;
+//! - two MCP hosts of the host matrix: the TypeScript SDK `@modelcontextprotocol/sdk@1.32.2` with
+//!   the host script `testkit/hosts/ts-client.mjs` ([`mcp_ts_client`]) and the MCP Inspector CLI
+//!   `@modelcontextprotocol/inspector@0.15.0` ([`mcp_inspector_cli`]).
 //!
 //! Cache root: `CMK_CACHE`, else `$XDG_CACHE_HOME/claude-mcp-kit`, else
 //! `$HOME/.cache/claude-mcp-kit` ([`cache_root`]). Tests go through [`require`] or
@@ -23,6 +26,8 @@ mod acp_ts_agent;
 mod claude_code;
 mod everything;
 mod install;
+mod mcp_inspector;
+mod mcp_ts_sdk;
 mod python_mcp;
 mod temp;
 
@@ -38,6 +43,8 @@ pub use acp_ts_agent::{ACP_TS_SDK_VERSION, acp_ts_example_agent, acp_ts_example_
 pub use claude_code::{CLAUDE_VERSION, CLAUDE_VERSION_LINE, claude, claude_platform_package};
 pub use everything::{EVERYTHING_VERSION, everything_server, everything_server_entry};
 pub use install::cache_root;
+pub use mcp_inspector::{MCP_INSPECTOR_VERSION, mcp_inspector_cli, mcp_inspector_cli_entry};
+pub use mcp_ts_sdk::{MCP_TS_CLIENT_SCRIPT, MCP_TS_SDK_VERSION, mcp_ts_client, mcp_ts_sdk_dir};
 pub use python_mcp::{PYTHON_MCP_VERSION, python_mcp, python_mcp_command};
 pub use temp::TempDir;
 
@@ -90,6 +97,13 @@ pub enum PrereqError {
         /// The last few KiB of the log.
         tail: String,
     },
+}
+
+/// The `version` of the npm package installed in `package_dir` (its `package.json`), if readable.
+pub(crate) fn npm_package_version(package_dir: &std::path::Path) -> Option<String> {
+    let text = std::fs::read_to_string(package_dir.join("package.json")).ok()?;
+    let json: serde_json::Value = serde_json::from_str(&text).ok()?;
+    json.get("version")?.as_str().map(str::to_owned)
 }
 
 /// Whether this run is CI (`CI=true`): then a missing prerequisite is a failure, never a skip.

@@ -13,6 +13,7 @@
 //! # Ok::<(), testkit::standin::StandinError>(())
 //! ```
 
+mod mcp_calls;
 mod record;
 mod reply;
 mod scenario;
@@ -31,6 +32,7 @@ use hyper_util::rt::TokioIo;
 use tokio::sync::oneshot;
 use tokio::task::JoinSet;
 
+pub use mcp_calls::{McpCall, RUN_ID_PLACEHOLDER, find_run_id, newest_tool_result_text};
 pub use record::{RECORDED_HEADERS, RecordedRequest, RequestKind, StreamOutcome};
 pub use scenario::{
     ApiError, DEFAULT_TEXT, DEFAULT_WRITE_COMMAND, READ_ONLY_COMMAND, SCENARIO_MARKER, Scenario,
@@ -99,6 +101,12 @@ impl StandinBuilder {
     pub fn slow(mut self, delay: Duration, pieces: usize) -> Self {
         self.settings.slow_delay = delay;
         self.settings.slow_pieces = pieces;
+        self
+    }
+
+    /// Appends a call to the script of the `mcp-calls` scenario (see [`McpCall`]).
+    pub fn mcp_call(mut self, call: McpCall) -> Self {
+        self.settings.mcp_calls.push(call);
         self
     }
 

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use super::mcp_calls::{find_run_id, newest_tool_result_text};
 use super::scenario::{
     ApiError, READ_ONLY_COMMAND, Scenario, ScenarioSettings, last_user_has_tool_result,
     offers_tool, tool_results, user_turns,
@@ -67,6 +68,21 @@ pub(crate) fn plan(scenario: Scenario, settings: &ScenarioSettings, body: &Value
             delay = settings.slow_delay;
             (vec![Block::Text(settings.text.clone())], "end_turn")
         }
+        Scenario::McpCalls => match settings.mcp_calls.get(tool_results(body)) {
+            // Unlike `tool`, the name is not checked against the request's `tools`: a host may
+            // defer its MCP tools (offer them by search) and still run a call of a known name.
+            Some(call) => {
+                let newest = newest_tool_result_text(body);
+                let run_id = newest.as_deref().and_then(find_run_id);
+                let tool = Block::ToolUse {
+                    id: new_id("toolu_"),
+                    name: call.name.clone(),
+                    input: call.input_with(run_id),
+                };
+                (vec![Block::Text(TOOL_PREAMBLE.into()), tool], "tool_use")
+            }
+            None => (vec![Block::Text(settings.text.clone())], "end_turn"),
+        },
         Scenario::Tool | Scenario::ToolEcho | Scenario::ToolLoop => {
             let wants_tool = match scenario {
                 Scenario::ToolLoop => tool_results(body) < TOOL_LOOP_CAP,

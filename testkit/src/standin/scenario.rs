@@ -11,6 +11,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::mcp_calls::McpCall;
+
 /// The text marker that selects a scenario from inside a prompt: `standin:scenario=NAME`.
 pub const SCENARIO_MARKER: &str = "standin:scenario=";
 
@@ -45,6 +47,10 @@ pub enum Scenario {
     Turns,
     /// `slow`: a text reply in many small deltas with a delay before each event.
     Slow,
+    /// `mcp-calls`: the scripted tool calls of [`ScenarioSettings::mcp_calls`] one per leg (call
+    /// `k` while the conversation holds `k` tool results, `{{run_id}}` filled from the newest
+    /// result), then a text reply (a model driving an MCP server through its host).
+    McpCalls,
     /// `error-NNN`: HTTP status NNN with the real error body shape.
     HttpError(ApiError),
 }
@@ -109,13 +115,14 @@ impl ApiError {
 
 impl Scenario {
     /// Every scenario name accepted by [`FromStr`].
-    pub const NAMES: [&'static str; 12] = [
+    pub const NAMES: [&'static str; 13] = [
         "text",
         "tool",
         "tool-echo",
         "tool-loop",
         "turns",
         "slow",
+        "mcp-calls",
         "error-400",
         "error-401",
         "error-403",
@@ -235,6 +242,8 @@ pub struct ScenarioSettings {
     pub slow_pieces: usize,
     /// Whether to send a `ping` event after `message_start` (the real API does).
     pub ping: bool,
+    /// The script of the `mcp-calls` scenario (empty: it answers text at once).
+    pub mcp_calls: Vec<McpCall>,
 }
 
 impl Default for ScenarioSettings {
@@ -245,6 +254,7 @@ impl Default for ScenarioSettings {
             slow_delay: Duration::from_millis(500),
             slow_pieces: 40,
             ping: true,
+            mcp_calls: Vec::new(),
         }
     }
 }
@@ -265,6 +275,7 @@ impl FromStr for Scenario {
             "tool-loop" => Scenario::ToolLoop,
             "turns" => Scenario::Turns,
             "slow" => Scenario::Slow,
+            "mcp-calls" => Scenario::McpCalls,
             other => other
                 .strip_prefix("error-")
                 .and_then(|code| code.parse::<u16>().ok())
@@ -285,6 +296,7 @@ impl fmt::Display for Scenario {
             Scenario::ToolLoop => f.write_str("tool-loop"),
             Scenario::Turns => f.write_str("turns"),
             Scenario::Slow => f.write_str("slow"),
+            Scenario::McpCalls => f.write_str("mcp-calls"),
             Scenario::HttpError(e) => write!(f, "error-{}", e.status()),
         }
     }

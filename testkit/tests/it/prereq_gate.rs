@@ -33,8 +33,9 @@ fn write_script(path: &Path, body: &str) {
     assert!(status.success());
 }
 
-/// A fake `npm ci` that lays out the pinned packages (claude printing `version_line`) and counts
-/// its calls in `calls`.
+/// A fake `npm ci` that lays out the pinned package of each `testkit/pins/*/package.json` (told
+/// apart by its `name`), as much as each install's completeness check looks at (claude printing
+/// `version_line`), and counts its calls in `calls`.
 fn fake_npm(dir: &Path, version_line: &str) -> std::path::PathBuf {
     let npm = dir.join("npm");
     let platform = claude_platform_package().expect("supported platform");
@@ -42,28 +43,63 @@ fn fake_npm(dir: &Path, version_line: &str) -> std::path::PathBuf {
         &npm,
         &format!(
             r#"echo call >> "{calls}"
-if grep -q claude-code package.json; then
-  d=node_modules/@anthropic-ai/{platform}; mkdir -p $d
-  printf '#!/bin/sh\necho "{version_line}"\n' > $d/claude; chmod +x $d/claude
-else
-  d=node_modules/@modelcontextprotocol/server-everything; mkdir -p $d/dist
-  echo '{{"version":"2026.8.31"}}' > $d/package.json; : > $d/dist/index.js
-fi"#,
+pkg() {{ mkdir -p "node_modules/$1/$(dirname "$3")"; echo "{{\"version\":\"$2\"}}" > "node_modules/$1/package.json"; : > "node_modules/$1/$3"; }}
+case "$(cat package.json)" in
+  *cmk-pin-claude-code\"*)
+    d=node_modules/@anthropic-ai/{platform}; mkdir -p $d
+    printf '#!/bin/sh\necho "{version_line}"\n' > $d/claude; chmod +x $d/claude;;
+  *cmk-pin-server-everything\"*) pkg @modelcontextprotocol/server-everything 2026.8.31 dist/index.js;;
+  *cmk-pin-acp-ts-sdk\"*) pkg @agentclientprotocol/sdk 0.12.0 dist/examples/agent.js; pkg zod 4.6.7 index.js;;
+  *cmk-pin-claude-agent-acp\"*) pkg @zed-industries/claude-agent-acp 0.23.1 dist/index.js
+    pkg @anthropic-ai/claude-agent-sdk 0.0.0 index.js;;
+  *cmk-pin-mcp-ts-sdk\"*) pkg @modelcontextprotocol/sdk 1.32.2 dist/esm/client/index.js;;
+  *cmk-pin-mcp-inspector\"*) pkg @modelcontextprotocol/inspector 0.15.0 cli/build/index.js;;
+  *) echo "fake npm: unknown package.json" >&2; exit 9;;
+esac"#,
             calls = dir.join("calls").display()
         ),
     );
     npm
 }
 
-/// A fake `python3` whose `-m venv DIR` makes a `DIR/bin/python` answering pip and the probe.
+/// A fake `python3` whose `-m venv DIR` makes a `DIR/bin/python` that answers pip, the version
+/// probes (`mcp` 2.3.0, `acp` 0.12.1) and the echo-agent extraction (argv: `-c CODE SDIST SHA
+/// TARGET`).
 fn fake_python(dir: &Path) -> std::path::PathBuf {
+    let venv_python = dir.join("venv-python");
+    write_script(
+        &venv_python,
+        r#"if [ "$1" = "-c" ]; then
+  case "$2" in
+    *tarfile*) : > "$5";;
+    *", acp;"*) echo 0.12.1;;
+    *) echo 2.3.0;;
+  esac
+fi
+exit 0"#,
+    );
     let python = dir.join("python3");
     write_script(
         &python,
-        r#"mkdir -p "$3/bin"; printf '#!/bin/sh\n[ "$1" = "-c" ] && echo 2.3.0\nexit 0\n' > "$3/bin/python"; chmod +x "$3/bin/python""#,
+        &format!(
+            r#"mkdir -p "$3/bin"; cp "{}" "$3/bin/python""#,
+            venv_python.display()
+        ),
     );
     python
 }
+
+/// The npm installs `cmk-prereqs` makes (one `npm ci` each).
+const NPM_INSTALLS: [&str; 6] = [
+    "claude-code-2.1.328",
+    "server-everything-2026.8.31",
+    "acp-ts-sdk-0.12.0",
+    "claude-agent-acp-0.23.1",
+    "mcp-ts-sdk-1.32.2",
+    "mcp-inspector-0.15.0",
+];
+/// The venvs `cmk-prereqs` makes.
+const PYTHON_INSTALLS: [&str; 2] = ["python-mcp-2.3.0", "acp-python-sdk-0.12.1"];
 
 fn cmk_prereqs(cache: &Path, npm: &Path, python: &Path) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_cmk-prereqs"))
@@ -95,11 +131,7 @@ fn install_is_published_atomically_once_and_reused() {
         "{stdout}"
     );
     assert!(stdout.contains("dist/index.js\" \"stdio\""), "{stdout}");
-    for name in [
-        "claude-code-2.1.328",
-        "server-everything-2026.8.31",
-        "python-mcp-2.3.0",
-    ] {
+    for name in NPM_INSTALLS.iter().chain(&PYTHON_INSTALLS) {
         let link = std::fs::read_link(cache.join(name)).expect("published as a symlink");
         assert!(link.starts_with("store"), "{name} -> {}", link.display());
         assert!(cache.join("logs").join(format!("{name}.log")).is_file());
@@ -116,7 +148,7 @@ fn install_is_published_atomically_once_and_reused() {
     let calls = std::fs::read_to_string(scratch.path().join("calls")).expect("calls");
     assert_eq!(
         calls.lines().count(),
-        2,
+        NPM_INSTALLS.len(),
         "npm ran once per package, not again on reuse"
     );
 }
@@ -143,11 +175,7 @@ fn failed_step_is_quoted_in_the_error_and_nothing_is_published() {
             && stderr.contains("no venv today"),
         "{stderr}"
     );
-    for name in [
-        "claude-code-2.1.328",
-        "server-everything-2026.8.31",
-        "python-mcp-2.3.0",
-    ] {
+    for name in NPM_INSTALLS.iter().chain(&PYTHON_INSTALLS) {
         assert!(
             std::fs::symlink_metadata(cache.join(name)).is_err(),
             "{name} must not look installed"

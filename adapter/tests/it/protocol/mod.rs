@@ -6,7 +6,6 @@ mod batches;
 mod calls;
 mod cancellation;
 mod framing;
-mod interop;
 mod jsonrpc;
 mod lifecycle;
 mod meta;
