@@ -14,55 +14,28 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use super::PrereqError;
-use super::claude_code::npm_ci;
-use super::install::{self, io_err};
+use super::npm_pin::{NpmPin, node};
 
 /// The pinned version.
 pub const ACP_CLAUDE_AGENT_VERSION: &str = "0.23.1";
 
-const INSTALL_NAME: &str = "claude-agent-acp-0.23.1";
-const PACKAGE_DIR: &str = "node_modules/@zed-industries/claude-agent-acp";
-const AGENT_ENTRY: &str = "dist/index.js";
-const PACKAGE_JSON: &str = include_str!("../../pins/claude-agent-acp/package.json");
-const PACKAGE_LOCK: &str = include_str!("../../pins/claude-agent-acp/package-lock.json");
+const PIN: NpmPin = NpmPin {
+    install_name: "claude-agent-acp-0.23.1",
+    package_dir: "node_modules/@zed-industries/claude-agent-acp",
+    version: ACP_CLAUDE_AGENT_VERSION,
+    marker: "dist/index.js",
+    also: None,
+    package_json: include_str!("../../pins/claude-agent-acp/package.json"),
+    package_lock: include_str!("../../pins/claude-agent-acp/package-lock.json"),
+};
 
 /// The agent's script (`…/@zed-industries/claude-agent-acp/dist/index.js`), installed on first
 /// use.
 pub fn acp_claude_agent_entry() -> Result<PathBuf, PrereqError> {
     static ENTRY: OnceLock<Result<PathBuf, PrereqError>> = OnceLock::new();
     ENTRY
-        .get_or_init(|| {
-            let dir = install::ensure(INSTALL_NAME, is_complete, |dir, log| {
-                for (name, text) in [
-                    ("package.json", PACKAGE_JSON),
-                    ("package-lock.json", PACKAGE_LOCK),
-                ] {
-                    let path = dir.join(name);
-                    std::fs::write(&path, text).map_err(|e| io_err("write", &path, e))?;
-                }
-                log.run("npm ci", &mut npm_ci(dir))
-            })?;
-            Ok(dir.join(PACKAGE_DIR).join(AGENT_ENTRY))
-        })
+        .get_or_init(|| Ok(PIN.package()?.join(PIN.marker)))
         .clone()
-}
-
-/// Complete when the agent script exists and the installed package is the pinned version.
-fn is_complete(dir: &Path) -> bool {
-    let package = dir.join(PACKAGE_DIR);
-    let version = std::fs::read_to_string(package.join("package.json"))
-        .ok()
-        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
-        .and_then(|json| {
-            json.get("version")
-                .and_then(|v| v.as_str())
-                .map(str::to_owned)
-        });
-    package.join(AGENT_ENTRY).is_file()
-        && dir
-            .join("node_modules/@anthropic-ai/claude-agent-sdk/package.json")
-            .is_file()
-        && version.as_deref() == Some(ACP_CLAUDE_AGENT_VERSION)
 }
 
 /// `node …/dist/index.js` pointed at a Messages API at `base_url` (the stand-in), with a
@@ -70,11 +43,8 @@ fn is_complete(dir: &Path) -> bool {
 /// non-essential traffic off. `CMK_NODE` overrides the `node` executable. The caller sets stdio
 /// and the process group.
 pub fn acp_claude_agent(base_url: &str, home: &Path) -> Result<Command, PrereqError> {
-    let entry = acp_claude_agent_entry()?;
-    let node = std::env::var_os("CMK_NODE").unwrap_or_else(|| "node".into());
-    let mut cmd = Command::new(node);
-    cmd.arg(entry)
-        .env("ANTHROPIC_BASE_URL", base_url)
+    let mut cmd = node(&acp_claude_agent_entry()?);
+    cmd.env("ANTHROPIC_BASE_URL", base_url)
         .env("ANTHROPIC_API_KEY", "sk-ant-cmk-standin-dummy")
         .env("HOME", home)
         .env("IS_SANDBOX", "1")

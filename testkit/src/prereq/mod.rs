@@ -28,6 +28,7 @@ mod everything;
 mod install;
 mod mcp_inspector;
 mod mcp_ts_sdk;
+mod npm_pin;
 mod python_mcp;
 mod temp;
 

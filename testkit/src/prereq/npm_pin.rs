@@ -1,0 +1,68 @@
+//! One way to install a pinned npm package: its `package.json` and `package-lock.json` from
+//! `testkit/pins/<name>/` (embedded at build time), `npm ci` into the cache under the install
+//! lock, complete when a file of the package exists and the installed version is the pinned one.
+//! Every npm peer but the claude CLI (which needs its platform package) goes through [`NpmPin`].
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use super::PrereqError;
+use super::claude_code::npm_ci;
+use super::install::{self, io_err};
+
+/// A package pinned by a lockfile.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct NpmPin {
+    /// The cache entry's name (`server-everything-2026.8.31`).
+    pub install_name: &'static str,
+    /// The package folder inside the install (`node_modules/@scope/name`).
+    pub package_dir: &'static str,
+    /// The pinned version the installed `package.json` must state.
+    pub version: &'static str,
+    /// A file of the package that must exist (the entry point used).
+    pub marker: &'static str,
+    /// Another file, relative to the install folder, that must exist (a peer dependency).
+    pub also: Option<&'static str>,
+    /// The pin's `package.json`.
+    pub package_json: &'static str,
+    /// The pin's `package-lock.json`.
+    pub package_lock: &'static str,
+}
+
+impl NpmPin {
+    /// The installed package folder, installed on first use (callers cache the result).
+    pub(crate) fn package(&self) -> Result<PathBuf, PrereqError> {
+        let pin = *self;
+        let dir = install::ensure(
+            self.install_name,
+            move |dir: &Path| pin.is_complete(dir),
+            |dir, log| {
+                for (name, text) in [
+                    ("package.json", self.package_json),
+                    ("package-lock.json", self.package_lock),
+                ] {
+                    let path = dir.join(name);
+                    std::fs::write(&path, text).map_err(|e| io_err("write", &path, e))?;
+                }
+                log.run("npm ci", &mut npm_ci(dir))
+            },
+        )?;
+        Ok(dir.join(self.package_dir))
+    }
+
+    /// Complete when the marker exists and the installed package is the pinned version.
+    fn is_complete(&self, dir: &Path) -> bool {
+        let package = dir.join(self.package_dir);
+        package.join(self.marker).is_file()
+            && self.also.is_none_or(|f| dir.join(f).is_file())
+            && super::npm_package_version(&package).as_deref() == Some(self.version)
+    }
+}
+
+/// `node SCRIPT`; `CMK_NODE` overrides the `node` executable.
+pub(crate) fn node(script: &Path) -> Command {
+    let node = std::env::var_os("CMK_NODE").unwrap_or_else(|| "node".into());
+    let mut cmd = Command::new(node);
+    cmd.arg(script);
+    cmd
+}
