@@ -17,3 +17,4 @@ mod replay;
 mod runs;
 mod supervision;
 mod support;
+mod tools;
