@@ -157,7 +157,9 @@ fn every_input_schema_is_a_valid_closed_2020_12_object_schema() {
                 // bounds it and the description says so.
                 "object" => assert!(
                     k == "json_schema"
-                        && p["description"].as_str().is_some_and(|d| d.contains("bytes")),
+                        && p["description"]
+                            .as_str()
+                            .is_some_and(|d| d.contains("bytes")),
                     "{}: object {k} unbounded",
                     t["name"]
                 ),

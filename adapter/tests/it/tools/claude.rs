@@ -32,11 +32,17 @@ fn the_same_failing_command_trips_the_guard_at_limit_plus_one_and_the_group_is_g
         e["call_ids"],
         json!(["toolu_loop_0", "toolu_loop_1", "toolu_loop_2"])
     );
-    assert!(e["message"].as_str().is_some_and(|m| m.contains("3 times")), "{e}");
+    assert!(
+        e["message"].as_str().is_some_and(|m| m.contains("3 times")),
+        "{e}"
+    );
     assert_eq!(r["cleanup_confirmed"], true);
     assert_eq!(r["final"], Value::Null, "stopped before its final");
     assert_eq!(r["loop_guard"]["tripped"]["count"], 3);
-    assert!(group_members(last_pgid(&h)).is_empty(), "SUP-3: the group is gone");
+    assert!(
+        group_members(last_pgid(&h)).is_empty(),
+        "SUP-3: the group is gone"
+    );
 }
 
 #[test]
@@ -46,10 +52,7 @@ fn a_higher_loop_limit_trips_later_and_an_off_guard_never_trips() {
     let (r, _) = split(&h.run(args("loop-failing-command", json!({"loop_limit": 4}))));
     assert_eq!(code(&r), "loop_detected", "{r}");
     assert_eq!(r["error"]["count"], 5);
-    let (r, is_error) = split(&h.run(args(
-        "loop-failing-command",
-        json!({"loop_guard": "off"}),
-    )));
+    let (r, is_error) = split(&h.run(args("loop-failing-command", json!({"loop_guard": "off"}))));
     assert!(!is_error, "{r}");
     assert_eq!(r["state"], "succeeded");
     assert_eq!(r["loop_guard"]["enabled"], false);
@@ -57,7 +60,11 @@ fn a_higher_loop_limit_trips_later_and_an_off_guard_never_trips() {
     assert_eq!(r["loop_guard"]["tripped"], Value::Null);
     let calls = r["tool_calls"]["calls"].as_array().expect("calls");
     assert_eq!(calls.len(), 5);
-    assert!(calls.iter().all(|c| c["outcome"] == "missing_path" && c["tool"] == "bash"));
+    assert!(
+        calls
+            .iter()
+            .all(|c| c["outcome"] == "missing_path" && c["tool"] == "bash")
+    );
 }
 
 #[test]
@@ -87,10 +94,15 @@ fn many_distinct_reads_are_not_a_loop_and_are_listed() {
     assert_eq!(calls[7]["tool"], "read");
     assert_eq!(calls[7]["native_name"], "Read");
     assert_eq!(calls[7]["outcome"], "ok");
-    assert!(calls[7]["arguments"]["path"]
-        .as_str()
-        .is_some_and(|p| p.ends_with("/src/f7.rs")));
-    assert_eq!(r["permission_denials"], json!({"denials": [], "left_out": 0}));
+    assert!(
+        calls[7]["arguments"]["path"]
+            .as_str()
+            .is_some_and(|p| p.ends_with("/src/f7.rs"))
+    );
+    assert_eq!(
+        r["permission_denials"],
+        json!({"denials": [], "left_out": 0})
+    );
 }
 
 #[test]
@@ -113,10 +125,7 @@ fn a_denied_tool_is_a_call_and_a_denial_in_the_common_shape() {
 fn json_schema_reaches_argv_and_a_valid_structured_output_is_delivered() {
     // JSONOUT-1/3.
     let mut h = Harness::new();
-    let (r, is_error) = split(&h.run(args(
-        "structured-valid",
-        json!({"json_schema": schema()}),
-    )));
+    let (r, is_error) = split(&h.run(args("structured-valid", json!({"json_schema": schema()}))));
     assert!(!is_error, "{r}");
     assert_eq!(r["structured"], json!({"name": "fake", "count": 2}));
     let argv = h.runs().last().expect("run")["argv"].clone();
@@ -139,10 +148,7 @@ fn json_schema_reaches_argv_and_a_valid_structured_output_is_delivered() {
 fn invalid_or_missing_structured_output_fails_naming_the_pointer_and_keeping_the_text() {
     // JSONOUT-3.
     let mut h = Harness::new();
-    let (r, _) = split(&h.run(args(
-        "structured-invalid",
-        json!({"json_schema": schema()}),
-    )));
+    let (r, _) = split(&h.run(args("structured-invalid", json!({"json_schema": schema()}))));
     assert_eq!(r["state"], "failed");
     assert_eq!(code(&r), "invalid_structured_output", "{r}");
     assert_eq!(r["error"]["reason"], "schema_invalid");
@@ -152,12 +158,13 @@ fn invalid_or_missing_structured_output_fails_naming_the_pointer_and_keeping_the
     );
     assert_eq!(r["error"]["text"], "{\"name\":3}");
     assert_eq!(r["structured"], Value::Null);
-    assert_eq!(r["final"]["structured_output"], json!({"name": 3}), "the final is kept");
+    assert_eq!(
+        r["final"]["structured_output"],
+        json!({"name": 3}),
+        "the final is kept"
+    );
 
-    let (r, _) = split(&h.run(args(
-        "structured-missing",
-        json!({"json_schema": schema()}),
-    )));
+    let (r, _) = split(&h.run(args("structured-missing", json!({"json_schema": schema()}))));
     assert_eq!(code(&r), "invalid_structured_output", "{r}");
     assert_eq!(r["error"]["reason"], "missing");
     assert_eq!(r["error"]["text"], "Here is the answer: fake, 2");

@@ -19,7 +19,10 @@ fn the_same_failing_shell_command_trips_the_guard_and_ends_the_agents_group() {
         json!({"kind": "strict", "tool": "bash", "arguments": {"command": "cat missing.txt"},
             "outcome": "missing_path"})
     );
-    assert_eq!(r["error"]["call_ids"], json!(["shell_0", "shell_1", "shell_2"]));
+    assert_eq!(
+        r["error"]["call_ids"],
+        json!(["shell_0", "shell_1", "shell_2"])
+    );
     assert_eq!(r["cleanup_confirmed"], true);
     assert_group_gone(h.agent_pgid());
     assert_eq!(
@@ -50,7 +53,11 @@ fn many_distinct_reads_are_not_a_loop_and_the_spikes_tool_turn_is_normalised() {
     assert!(!is_error, "{r}");
     let calls = r["tool_calls"]["calls"].as_array().expect("calls");
     assert_eq!(calls.len(), 40);
-    assert!(calls.iter().all(|c| c["tool"] == "read" && c["outcome"] == "ok"));
+    assert!(
+        calls
+            .iter()
+            .all(|c| c["tool"] == "read" && c["outcome"] == "ok")
+    );
 
     let (r, is_error) = h.run(args("tools", json!({})));
     assert!(!is_error, "{r}");
@@ -58,7 +65,13 @@ fn many_distinct_reads_are_not_a_loop_and_the_spikes_tool_turn_is_normalised() {
         .as_array()
         .expect("calls")
         .iter()
-        .map(|c| (c["tool"].clone(), c["native_name"].clone(), c["outcome"].clone()))
+        .map(|c| {
+            (
+                c["tool"].clone(),
+                c["native_name"].clone(),
+                c["outcome"].clone(),
+            )
+        })
         .collect();
     let want: Vec<(Value, Value, Value)> = [
         ("read", "read"),
@@ -81,11 +94,16 @@ fn a_denied_read_reported_completed_without_output_is_permission_denied() {
     // TOOLCALL-3 (cursor_deny_read_fetch) and a rejected shell permission (TOOLCALL-4).
     let mut h = Cursor::new("default");
     let (r, _) = h.run(args("denied-read", json!({})));
-    assert_eq!(r["tool_calls"]["calls"][0]["outcome"], "permission_denied", "{r}");
+    assert_eq!(
+        r["tool_calls"]["calls"][0]["outcome"], "permission_denied",
+        "{r}"
+    );
     assert_eq!(r["tool_calls"]["calls"][1]["outcome"], "ok");
 
     let (r, _) = h.run(args("permission-shell", json!({})));
-    let denials = r["permission_denials"]["denials"].as_array().expect("denials");
+    let denials = r["permission_denials"]["denials"]
+        .as_array()
+        .expect("denials");
     assert_eq!(denials.len(), 1, "{r}");
     assert_eq!(denials[0]["tool"], "bash");
     assert!(denials[0]["call_id"].is_string());
@@ -98,7 +116,11 @@ fn a_bare_or_fenced_object_is_delivered_as_structured() {
     for scenario in ["structured-bare", "structured-fenced"] {
         let (r, is_error) = h.run(args(scenario, json!({"json_schema": schema()})));
         assert!(!is_error, "{scenario}: {r}");
-        assert_eq!(r["structured"], json!({"name": "fake", "count": 2}), "{scenario}");
+        assert_eq!(
+            r["structured"],
+            json!({"name": "fake", "count": 2}),
+            "{scenario}"
+        );
     }
     let prompts = h.log.sent_method("session/prompt");
     let text = prompts[0]["params"]["prompt"][0]["text"]
@@ -122,7 +144,10 @@ fn prose_two_objects_truncation_and_schema_errors_fail_with_the_text_kept() {
         assert!(is_error, "{scenario}: {r}");
         assert_eq!(code(&r), "invalid_structured_output", "{scenario}: {r}");
         assert_eq!(r["error"]["reason"], reason, "{scenario}: {r}");
-        assert_eq!(r["error"]["text"], r["final"]["text"], "{scenario}: the text is kept");
+        assert_eq!(
+            r["error"]["text"], r["final"]["text"],
+            "{scenario}: the text is kept"
+        );
         assert_eq!(r["structured"], Value::Null);
     }
     let (r, _) = h.run(args("structured-invalid", json!({"json_schema": schema()})));

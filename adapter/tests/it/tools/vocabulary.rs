@@ -69,13 +69,20 @@ fn claudes_recorded_bash_calls_normalise_with_their_outcomes() {
         json!({"command": "touch created-by-tool.txt"})
     );
     let denials = t.denials_value();
-    assert_eq!(denials["denials"].as_array().map(Vec::len), Some(1), "{denials}");
+    assert_eq!(
+        denials["denials"].as_array().map(Vec::len),
+        Some(1),
+        "{denials}"
+    );
     assert_eq!(denials["denials"][0]["tool"], "bash");
 
     // mock-max-turns: denied without partial messages; the final's denial names the same call.
     let t = claude_stream("mock-max-turns");
     assert_eq!(t.calls_value()["calls"][0]["outcome"], "permission_denied");
-    assert_eq!(t.denials_value()["denials"].as_array().map(Vec::len), Some(1));
+    assert_eq!(
+        t.denials_value()["denials"].as_array().map(Vec::len),
+        Some(1)
+    );
 }
 
 /// The agent lines (`a2c`) of a recorded ACP transcript.
@@ -108,7 +115,10 @@ fn the_real_acp_transcripts_tool_calls_normalise() {
         .collect();
     assert!(got.contains(&("read", "ok")), "{calls}");
     assert!(got.contains(&("edit", "ok")), "{calls}");
-    assert_eq!(calls["calls"][0]["arguments"], json!({"path": "/workspace"}));
+    assert_eq!(
+        calls["calls"][0]["arguments"],
+        json!({"path": "/workspace"})
+    );
 
     let t = track(&Acp, transcript("ts-sdk-0.12.0-example-agent-allow"));
     let calls = t.calls_value();
@@ -119,7 +129,13 @@ fn the_real_acp_transcripts_tool_calls_normalise() {
         .filter_map(|c| c["tool"].as_str())
         .collect();
     assert_eq!(tools, ["read", "edit"], "{calls}");
-    assert!(calls["calls"].as_array().expect("calls").iter().all(|c| c["outcome"] == "ok"));
+    assert!(
+        calls["calls"]
+            .as_array()
+            .expect("calls")
+            .iter()
+            .all(|c| c["outcome"] == "ok")
+    );
 }
 
 /// One `session/update` line.
@@ -138,38 +154,64 @@ fn cursors_documented_raw_input_shapes_normalise() {
     // updateTodos; denied tools completed with no output; fetch asks as kind fetch
     // (web_fetch_0).
     let lines = vec![
-        update(json!({"sessionUpdate": "tool_call", "toolCallId": "read_0", "kind": "read",
-            "title": "Read a", "status": "pending", "rawInput": {"path": "/w/a"}})),
-        update(json!({"sessionUpdate": "tool_call_update", "toolCallId": "read_0",
-            "status": "completed", "rawOutput": {"content": "x"}})),
-        update(json!({"sessionUpdate": "tool_call", "toolCallId": "grep_0", "kind": "search",
-            "title": "grep", "status": "pending", "rawInput": {}})),
-        update(json!({"sessionUpdate": "tool_call_update", "toolCallId": "grep_0",
-            "status": "in_progress", "rawInput": {"pattern": "TODO", "path": "/w"}})),
-        update(json!({"sessionUpdate": "tool_call_update", "toolCallId": "grep_0",
-            "status": "completed", "rawOutput": {"totalMatches": 2, "truncated": false}})),
-        update(json!({"sessionUpdate": "tool_call", "toolCallId": "shell_0", "kind": "execute",
-            "title": "`false`", "status": "pending", "rawInput": {"command": "false"}})),
-        update(json!({"sessionUpdate": "tool_call_update", "toolCallId": "shell_0",
-            "status": "completed", "rawOutput": {"exitCode": 1, "stdout": "", "stderr": ""}})),
-        update(json!({"sessionUpdate": "tool_call", "toolCallId": "todo_0", "kind": "other",
+        update(
+            json!({"sessionUpdate": "tool_call", "toolCallId": "read_0", "kind": "read",
+            "title": "Read a", "status": "pending", "rawInput": {"path": "/w/a"}}),
+        ),
+        update(
+            json!({"sessionUpdate": "tool_call_update", "toolCallId": "read_0",
+            "status": "completed", "rawOutput": {"content": "x"}}),
+        ),
+        update(
+            json!({"sessionUpdate": "tool_call", "toolCallId": "grep_0", "kind": "search",
+            "title": "grep", "status": "pending", "rawInput": {}}),
+        ),
+        update(
+            json!({"sessionUpdate": "tool_call_update", "toolCallId": "grep_0",
+            "status": "in_progress", "rawInput": {"pattern": "TODO", "path": "/w"}}),
+        ),
+        update(
+            json!({"sessionUpdate": "tool_call_update", "toolCallId": "grep_0",
+            "status": "completed", "rawOutput": {"totalMatches": 2, "truncated": false}}),
+        ),
+        update(
+            json!({"sessionUpdate": "tool_call", "toolCallId": "shell_0", "kind": "execute",
+            "title": "`false`", "status": "pending", "rawInput": {"command": "false"}}),
+        ),
+        update(
+            json!({"sessionUpdate": "tool_call_update", "toolCallId": "shell_0",
+            "status": "completed", "rawOutput": {"exitCode": 1, "stdout": "", "stderr": ""}}),
+        ),
+        update(
+            json!({"sessionUpdate": "tool_call", "toolCallId": "todo_0", "kind": "other",
             "title": "Update todos", "status": "pending",
-            "rawInput": {"_toolName": "updateTodos", "todos": [], "merge": false}})),
-        update(json!({"sessionUpdate": "tool_call_update", "toolCallId": "todo_0",
-            "status": "completed"})),
-        update(json!({"sessionUpdate": "tool_call", "toolCallId": "read_1", "kind": "read",
-            "title": "Read secret", "status": "pending", "rawInput": {"path": "/w/secret"}})),
-        update(json!({"sessionUpdate": "tool_call_update", "toolCallId": "read_1",
-            "status": "completed"})),
-        update(json!({"sessionUpdate": "tool_call", "toolCallId": "web_fetch_0", "kind": "fetch",
-            "title": "Fetch", "status": "pending", "rawInput": {"url": "https://x"}})),
+            "rawInput": {"_toolName": "updateTodos", "todos": [], "merge": false}}),
+        ),
+        update(
+            json!({"sessionUpdate": "tool_call_update", "toolCallId": "todo_0",
+            "status": "completed"}),
+        ),
+        update(
+            json!({"sessionUpdate": "tool_call", "toolCallId": "read_1", "kind": "read",
+            "title": "Read secret", "status": "pending", "rawInput": {"path": "/w/secret"}}),
+        ),
+        update(
+            json!({"sessionUpdate": "tool_call_update", "toolCallId": "read_1",
+            "status": "completed"}),
+        ),
+        update(
+            json!({"sessionUpdate": "tool_call", "toolCallId": "web_fetch_0", "kind": "fetch",
+            "title": "Fetch", "status": "pending", "rawInput": {"url": "https://x"}}),
+        ),
         json!({"acp_client": "permission", "id": 0, "mode": "dontAsk",
             "tool_call_id": "web_fetch_0", "tool_kind": "fetch", "title": "Fetch",
             "offered": [], "selected": "reject-once", "selected_kind": "reject_once",
             "outcome": "selected", "reason": "dontAsk rejects"})
         .to_string(),
-        update(json!({"sessionUpdate": "tool_call_update", "toolCallId": "web_fetch_0",
-            "status": "completed"})),
+        update(
+            json!({"sessionUpdate": "tool_call_update", "toolCallId": "web_fetch_0",
+            "status": "completed"}),
+        ),
     ];
     let t = track(&Acp, lines);
     let calls = t.calls_value();
@@ -194,5 +236,42 @@ fn cursors_documented_raw_input_shapes_normalise() {
         t.denials_value()["denials"],
         json!([{"call_id": "web_fetch_0", "tool": "fetch", "native_name": "fetch",
             "arguments": {"url": "https://x"}}])
+    );
+}
+
+#[test]
+fn claudes_recorded_json_schema_runs_carry_structured_output_or_a_refused_call() {
+    // Recorded from the real 2.1.328 against the stand-in (`.cmd` beside each): with
+    // `--json-schema` the model's StructuredOutput call becomes the final's structured_output;
+    // a call claude refuses ("Output does not match required schema") is a validation failure
+    // and the final has none.
+    use claude_mcp_adapter::engine::jsonout::Candidate;
+    let final_of = |name: &str| -> Value {
+        let text = std::fs::read_to_string(fixture(&format!(
+            "tests/it/tools/fixtures/claude-streams/{name}.jsonl"
+        )))
+        .expect("fixture");
+        text.lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .find(|v| v["type"] == "result")
+            .expect("a result")
+    };
+    let t = claude_stream("live-json-schema");
+    let c = &t.calls_value()["calls"][0];
+    assert_eq!(c["native_name"], "StructuredOutput");
+    assert_eq!(
+        c["tool"], "other",
+        "an unknown tool keeps its native name under other"
+    );
+    assert_eq!(c["outcome"], "ok");
+    assert_eq!(
+        StreamJson.structured_candidate(&final_of("live-json-schema")),
+        Candidate::Value(json!({"name": "standin", "count": 2}))
+    );
+    let t = claude_stream("live-json-schema-refused");
+    assert_eq!(t.calls_value()["calls"][0]["outcome"], "validation_failed");
+    assert_eq!(
+        StreamJson.structured_candidate(&final_of("live-json-schema-refused")),
+        Candidate::Missing
     );
 }
