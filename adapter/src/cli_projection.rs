@@ -142,6 +142,7 @@ impl RunOptions {
             cwd,
             timeout_s: self.timeout_s,
             options,
+            ..RunRequest::default()
         })
     }
 }

@@ -17,6 +17,7 @@ use super::provider::{
     BoxFuture, Completion, NativeProcess, NativeReader, PreflightError, Provider, RunSpec,
 };
 use super::table::{Run, Table};
+use super::tools::Trip;
 use super::{RunState, ToolError};
 use crate::record::{Dir, Recorder};
 use crate::supervisor::ExitStatus;
@@ -38,6 +39,8 @@ struct Exec {
     cleanup: Option<Cleanup>,
     /// A protocol provider's failure without a final (ACP-6).
     protocol_error: Option<ToolError>,
+    /// LOOP-3: the loop guard tripped.
+    loop_trip: Option<Trip>,
 }
 
 /// Runs `spec` to the end and settles the run.
@@ -76,6 +79,8 @@ pub async fn drive(
             cleanup: &cleanup,
             dialect: dialect.as_ref(),
             protocol_error: exec.protocol_error.clone(),
+            loop_trip: exec.loop_trip.as_ref(),
+            json_schema: spec.json_schema.as_ref(),
         });
         d.exit = exec.exit;
         d.cleanup = Some(cleanup);
@@ -102,6 +107,7 @@ pub fn abandon(table: &Table, run: &Run, why: &str) {
                 format!("{why}; cleanup was not acknowledged"),
             )),
             native_error: d.ingest.stream_native_error(),
+            structured: None,
         });
         d.cleanup = Some(cleanup);
     }
@@ -218,11 +224,25 @@ async fn execute(
         tokio::select! {
             r = read_some(&mut stdout, &mut out_buf), if stdout.is_some() => match r {
                 Some(n) => {
-                    let total = {
+                    let (total, trip) = {
                         let mut d = run.data();
                         d.ingest.stdout(&out_buf[..n]);
-                        d.ingest.sink.events_total
+                        (d.ingest.sink.events_total, d.ingest.sink.tools.take_new_trip())
                     };
+                    if let Some(trip) = trip
+                        && !exec.cancelled
+                    {
+                        // LOOP-3: stopped through the cancel path (the provider's graceful
+                        // interrupt, then the group's end, SUP-3); what the native process
+                        // already did stays done.
+                        exec.loop_trip = Some(trip);
+                        if !terminated && !exit_known {
+                            terminated = true;
+                            proc.interrupt();
+                            cleanup_by = Some(Instant::now() + grace + CLEANUP_WAIT);
+                            table.advance(&run.run_id, RunState::Settling);
+                        }
+                    }
                     run.progress.send_if_modified(|v| {
                         let changed = *v != total;
                         *v = total;

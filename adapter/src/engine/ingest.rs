@@ -19,6 +19,7 @@ use serde_json::{Map, Value};
 use super::provider::Dialect;
 use super::ring::EventRing;
 use super::scan::{TopLevel, TopScan};
+use super::tools::{GuardConfig, ToolTracker};
 use crate::record::{Dir, Recorder};
 
 /// Longest native stdout line held (BND-1).
@@ -124,6 +125,8 @@ pub struct Sink {
     pub events_total: u64,
     /// Oversized non-final events omitted (BND-1).
     pub omitted_oversized: u64,
+    /// The run's tool calls and loop guard (TOOLCALL, LOOP).
+    pub tools: ToolTracker,
     /// Scan state of the oversized line in progress.
     over: Option<TopScan>,
     recorder: Option<Recorder>,
@@ -152,12 +155,20 @@ impl Ingest {
                 session_id: None,
                 events_total: 0,
                 omitted_oversized: 0,
+                tools: ToolTracker::new(GuardConfig::default()),
                 over: None,
                 recorder,
                 dialect,
             },
             stderr: Vec::new(),
         }
+    }
+
+    /// The same state with these loop guard settings (LOOP-4).
+    #[must_use]
+    pub fn with_guard(mut self, guard: GuardConfig) -> Self {
+        self.sink.tools = ToolTracker::new(guard);
+        self
     }
 
     /// Feeds native stdout bytes.
@@ -319,26 +330,46 @@ impl Sink {
                 return;
             }
             match serde_json::from_slice::<Value>(line) {
-                Ok(v) => match self.dialect.validate_final(&v) {
-                    Ok(()) => self.final_seen_valid(v),
-                    Err(why) => {
-                        let kept = v.is_object().then_some(v);
-                        self.final_seen(FinalFault::Malformed(why), kept);
+                Ok(v) => {
+                    if self.dialect.may_carry_tool_events(&top, line) {
+                        self.tool_events(&v);
                     }
-                },
+                    match self.dialect.validate_final(&v) {
+                        Ok(()) => self.final_seen_valid(v),
+                        Err(why) => {
+                            let kept = v.is_object().then_some(v);
+                            self.final_seen(FinalFault::Malformed(why), kept);
+                        }
+                    }
+                }
                 Err(e) => self.final_seen(
                     FinalFault::Malformed(format!("the result event is not JSON: {e}")),
                     None,
                 ),
             }
-        } else if self.dialect.may_carry_error(&top) && self.assistant_error.is_none() {
-            self.assistant_error = serde_json::from_slice::<Value>(line)
-                .ok()
-                .as_ref()
-                .and_then(|v| self.dialect.event_native_error(v));
+        } else {
+            let wants_error = self.dialect.may_carry_error(&top) && self.assistant_error.is_none();
+            let wants_tools = self.dialect.may_carry_tool_events(&top, line);
+            if (wants_error || wants_tools)
+                && let Ok(v) = serde_json::from_slice::<Value>(line)
+            {
+                if wants_error {
+                    self.assistant_error = self.dialect.event_native_error(&v);
+                }
+                if wants_tools {
+                    self.tool_events(&v);
+                }
+            }
         }
         if !self.ring.push(line) {
             self.omitted_oversized += 1;
+        }
+    }
+
+    /// TOOLCALL-1: the line's tool events into the tracker.
+    fn tool_events(&mut self, v: &Value) {
+        for ev in self.dialect.tool_events(v) {
+            self.tools.apply(ev);
         }
     }
 
@@ -375,9 +406,15 @@ impl Sink {
 
 /// Cuts a message to [`NATIVE_MESSAGE_MAX`] bytes at a char boundary.
 #[must_use]
-pub fn bounded(mut s: String) -> String {
-    if s.len() > NATIVE_MESSAGE_MAX {
-        let mut cut = NATIVE_MESSAGE_MAX;
+pub fn bounded(s: String) -> String {
+    bounded_to(s, NATIVE_MESSAGE_MAX)
+}
+
+/// Cuts a text to `max` bytes at a char boundary.
+#[must_use]
+pub fn bounded_to(mut s: String, max: usize) -> String {
+    if s.len() > max {
+        let mut cut = max;
         while !s.is_char_boundary(cut) {
             cut -= 1;
         }

@@ -33,12 +33,14 @@
 
 pub mod driver;
 pub mod ingest;
+pub mod jsonout;
 pub mod outcome;
 pub mod provider;
 pub mod request;
 pub mod ring;
 pub mod scan;
 pub mod table;
+pub mod tools;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -74,6 +76,11 @@ pub enum ErrorCode {
     NativeError,
     CleanupFailed,
     Unsupported,
+    /// LOOP-3: the loop guard stopped the run.
+    LoopDetected,
+    /// JSONOUT-3: `json_schema` was given and the final's structured output is missing,
+    /// unparsable or schema-invalid.
+    InvalidStructuredOutput,
 }
 
 impl ErrorCode {
@@ -99,6 +106,8 @@ impl ErrorCode {
             ErrorCode::NativeError => "native_error",
             ErrorCode::CleanupFailed => "cleanup_failed",
             ErrorCode::Unsupported => "unsupported",
+            ErrorCode::LoopDetected => "loop_detected",
+            ErrorCode::InvalidStructuredOutput => "invalid_structured_output",
         }
     }
 }
@@ -158,9 +167,26 @@ pub struct RunRequest {
     pub prompt: String,
     pub cwd: Option<PathBuf>,
     pub timeout_s: Option<u64>,
+    /// `loop_guard` (LOOP-4): `on` (default) or `off`.
+    pub loop_guard: Option<String>,
+    /// `loop_limit` (LOOP-4): 2 to 64, default 2.
+    pub loop_limit: Option<u64>,
+    /// `json_schema` (JSONOUT-1).
+    pub json_schema: Option<Value>,
     /// Every other argument: the provider's options (validated against the schema it declared).
     pub options: Map<String, Value>,
 }
+
+/// The run arguments the engine owns, for every provider (a provider's options never use these
+/// names).
+pub const ENGINE_ARGUMENTS: [&str; 6] = [
+    "prompt",
+    "cwd",
+    "timeout_s",
+    "loop_guard",
+    "loop_limit",
+    "json_schema",
+];
 
 impl RunRequest {
     /// Splits validated arguments into the engine's own and the provider's options.
@@ -185,10 +211,30 @@ impl RunRequest {
                 ToolError::invalid_argument("/timeout_s", "timeout_s must be a whole number")
             })?),
         };
+        let loop_guard = match args.remove("loop_guard") {
+            None => None,
+            Some(Value::String(g)) => Some(g),
+            Some(_) => {
+                return Err(ToolError::invalid_argument(
+                    "/loop_guard",
+                    "loop_guard must be \"on\" or \"off\"",
+                ));
+            }
+        };
+        let loop_limit = match args.remove("loop_limit") {
+            None => None,
+            Some(v) => Some(v.as_u64().ok_or_else(|| {
+                ToolError::invalid_argument("/loop_limit", "loop_limit must be a whole number")
+            })?),
+        };
+        let json_schema = args.remove("json_schema");
         Ok(Self {
             prompt,
             cwd,
             timeout_s,
+            loop_guard,
+            loop_limit,
+            json_schema,
             options: args,
         })
     }
@@ -401,7 +447,8 @@ impl Engine {
                         .clone()
                         .filter(|_| provider.records_native_lines()),
                     provider.dialect(),
-                ),
+                )
+                .with_guard(spec.guard),
                 exit: None,
                 cleanup: None,
                 outcome: None,
@@ -616,7 +663,8 @@ fn is_error(state: RunState) -> bool {
     state.is_settled() && state != RunState::Succeeded
 }
 
-/// RUN-4's shape, exactly, plus `stderr_tail` (RUN-11).
+/// RUN-4's shape, exactly, plus `stderr_tail` (RUN-11), the tool calls, denials and loop guard
+/// (TOOLCALL-4, LOOP-4) and `structured` (JSONOUT-3).
 fn result_value(run_id: &str, state: RunState, d: &RunData) -> Value {
     let sink = &d.ingest.sink;
     let settled = state.is_settled();
@@ -672,6 +720,17 @@ fn result_value(run_id: &str, state: RunState, d: &RunData) -> Value {
     m.insert("events_total".into(), sink.events_total.into());
     m.insert("events_dropped".into(), sink.ring.dropped().into());
     m.insert("stderr_tail".into(), d.ingest.stderr_tail().into());
+    // TOOLCALL-4, LOOP-4, JSONOUT-3.
+    let tools = &sink.tools;
+    m.insert("tool_calls".into(), tools.calls_value());
+    m.insert("permission_denials".into(), tools.denials_value());
+    m.insert("loop_guard".into(), tools.guard_value());
+    m.insert(
+        "structured".into(),
+        outcome
+            .and_then(|o| o.structured.clone())
+            .unwrap_or(Value::Null),
+    );
     Value::Object(m)
 }
 

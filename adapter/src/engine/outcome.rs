@@ -8,8 +8,12 @@
 //! `version_mismatch`, `spawn_failed`) come right after cancellation and timeout. The state is
 //! `uncertain` whenever cleanup is not confirmed, whatever the execution outcome (RUN-10).
 
+use serde_json::Value;
+
 use super::ingest::{FINAL_MAX, FinalFault, Finals, LINE_MAX, NativeError, NativeSource};
+use super::jsonout::{self, Refusal, TEXT_KEPT_MAX};
 use super::provider::Dialect;
+use super::tools::{Trip, trip_value};
 use super::{ErrorCode, RunState, ToolError};
 use crate::supervisor::ExitStatus;
 
@@ -84,6 +88,11 @@ pub struct Facts<'a> {
     /// A failure a protocol provider reported without a final (ACP-6), ranked right after a
     /// start failure.
     pub protocol_error: Option<ToolError>,
+    /// LOOP-3: the loop guard tripped and stopped the run (ranked right after a cancel).
+    pub loop_trip: Option<&'a Trip>,
+    /// JSONOUT-1: the run's `json_schema`; a run that otherwise succeeds must deliver a valid
+    /// structured object.
+    pub json_schema: Option<&'a Value>,
 }
 
 /// The classification.
@@ -95,6 +104,8 @@ pub struct Outcome {
     pub error: Option<ToolError>,
     /// `native_error` of the result.
     pub native_error: Option<NativeError>,
+    /// JSONOUT-3: the validated structured object.
+    pub structured: Option<Value>,
 }
 
 /// Applies OUT-1 / OUT-2 / RUN-10.
@@ -115,7 +126,18 @@ pub fn classify(f: &Facts<'_>) -> Outcome {
             source: NativeSource::Stderr,
         });
     }
-    let error = primary_error(f);
+    let mut error = primary_error(f);
+    let mut structured = None;
+    if error.is_none()
+        && let (Some(schema), Some(final_event)) = (f.json_schema, f.finals.single_valid())
+    {
+        match jsonout::judge(schema, f.dialect.structured_candidate(final_event)) {
+            Ok(v) => structured = Some(v),
+            Err(refusal) => {
+                error = Some(structured_error(&refusal, f.dialect, final_event));
+            }
+        }
+    }
     let state = if !f.cleanup.confirmed {
         RunState::Uncertain
     } else {
@@ -130,7 +152,32 @@ pub fn classify(f: &Facts<'_>) -> Outcome {
         state,
         error,
         native_error,
+        structured,
     }
+}
+
+/// JSONOUT-3: `invalid_structured_output` with the text kept and the first schema error's
+/// pointer.
+fn structured_error(refusal: &Refusal, dialect: &dyn Dialect, final_event: &Value) -> ToolError {
+    let text = match dialect.structured_candidate(final_event) {
+        jsonout::Candidate::Text(t) => t,
+        jsonout::Candidate::Value(v) => v.to_string(),
+        jsonout::Candidate::Missing => final_event
+            .get("result")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned(),
+    };
+    let mut e = ToolError::new(ErrorCode::InvalidStructuredOutput, refusal.to_string())
+        .with("reason", refusal.reason().into())
+        .with(
+            "text",
+            super::ingest::bounded_to(text, TEXT_KEPT_MAX).into(),
+        );
+    if let Refusal::SchemaInvalid { pointer, .. } = refusal {
+        e = e.with("pointer", pointer.clone().into());
+    }
+    e
 }
 
 fn primary_error(f: &Facts<'_>) -> Option<ToolError> {
@@ -139,6 +186,17 @@ fn primary_error(f: &Facts<'_>) -> Option<ToolError> {
             ErrorCode::Cancelled,
             "the run was cancelled",
         ));
+    }
+    if let Some(t) = f.loop_trip {
+        // LOOP-3: named with its fingerprint, count and calls.
+        let v = trip_value(t);
+        let mut e = ToolError::new(ErrorCode::LoopDetected, t.describe());
+        if let Value::Object(m) = v {
+            for (k, x) in m {
+                e = e.with(&k, x);
+            }
+        }
+        return Some(e);
     }
     if f.timed_out {
         return Some(ToolError::new(
@@ -327,6 +385,8 @@ mod tests {
                 cleanup: &self.cleanup,
                 dialect: &StreamJson,
                 protocol_error: None,
+                loop_trip: None,
+                json_schema: None,
             })
         }
 
@@ -409,6 +469,8 @@ mod tests {
             cleanup: &confirmed(),
             dialect: &StreamJson,
             protocol_error: None,
+            loop_trip: None,
+            json_schema: None,
         });
         assert_eq!(o.error.map(|e| e.code), Some(ErrorCode::OversizedFinal));
     }

@@ -21,8 +21,10 @@ use tokio::io::AsyncRead;
 
 use super::ToolError;
 use super::ingest::NativeError;
+use super::jsonout::Candidate;
 use super::outcome::Cleanup;
 use super::scan::TopLevel;
+use super::tools::{GuardConfig, ToolEvent};
 use crate::supervisor::ExitStatus;
 
 /// A boxed, sendable future (the trait is used as `dyn Provider`).
@@ -43,6 +45,11 @@ pub struct RunSpec {
     /// The provider's options the caller supplied, by name, as validated against the schema the
     /// provider declared (NAT-4..6); the provider reads them in [`Provider::check`] and `spawn`.
     pub options: Map<String, Value>,
+    /// The loop guard's settings (LOOP-4).
+    pub guard: GuardConfig,
+    /// `json_schema` (JSONOUT-1): claude passes it as `--json-schema`, a provider without such a
+    /// flag appends [`super::jsonout::instruction`] to its prompt.
+    pub json_schema: Option<Value>,
 }
 
 /// What a successful preflight established (the exact program that passed the version check,
@@ -167,6 +174,21 @@ pub trait Dialect: Send + Sync + fmt::Debug {
     /// status is part of success (claude's print mode, OUT-1); `false` when the protocol's
     /// answer settles it and the client ends the process (ACP-6).
     fn exit_decides(&self) -> bool;
+    /// TOOLCALL-1: the line may carry native tool events (decided cheaply, from its top level
+    /// and a byte search, before anything is parsed).
+    fn may_carry_tool_events(&self, _top: &TopLevel, _line: &[u8]) -> bool {
+        false
+    }
+    /// TOOLCALL-1/2/3: the normalised tool events of a parsed line (a final's included), with
+    /// canonical tools and arguments and outcome classes.
+    fn tool_events(&self, _v: &Value) -> Vec<ToolEvent> {
+        Vec::new()
+    }
+    /// JSONOUT-1/2: what a valid final offers as structured output (claude's
+    /// `structured_output`, Cursor's final text to parse strictly).
+    fn structured_candidate(&self, _final_value: &Value) -> Candidate {
+        Candidate::Missing
+    }
 }
 
 /// What a protocol provider learned when its turn settled (ACP-6): delivered out of band, so no

@@ -4,7 +4,9 @@
 
 use std::time::Duration;
 
+use super::jsonout::check_schema;
 use super::provider::RunSpec;
+use super::tools::{DEFAULT_LOOP_LIMIT, GuardConfig, LOOP_LIMIT_MAX, LOOP_LIMIT_MIN};
 use super::{RunRequest, ToolError};
 
 /// Largest prompt: Linux's limit for one argv string (MAX_ARG_STRLEN, RUN-0).
@@ -75,11 +77,40 @@ pub fn validate(req: RunRequest, max_timeout_s: u64) -> Result<RunSpec, ToolErro
             )
         })?,
     };
+    // LOOP-4.
+    let enabled = match req.loop_guard.as_deref() {
+        None | Some("on") => true,
+        Some("off") => false,
+        Some(other) => {
+            return Err(ToolError::invalid_argument(
+                "/loop_guard",
+                format!("loop_guard {other:?} is neither \"on\" nor \"off\""),
+            ));
+        }
+    };
+    let limit = match req.loop_limit {
+        None => DEFAULT_LOOP_LIMIT,
+        Some(l) if (u64::from(LOOP_LIMIT_MIN)..=u64::from(LOOP_LIMIT_MAX)).contains(&l) => {
+            u32::try_from(l).unwrap_or(LOOP_LIMIT_MAX)
+        }
+        Some(l) => {
+            return Err(ToolError::invalid_argument(
+                "/loop_limit",
+                format!("loop_limit {l} is outside {LOOP_LIMIT_MIN}..={LOOP_LIMIT_MAX}"),
+            ));
+        }
+    };
+    // JSONOUT-1: a bounded schema that compiles.
+    if let Some(schema) = &req.json_schema {
+        check_schema(schema).map_err(|m| ToolError::invalid_argument("/json_schema", m))?;
+    }
     Ok(RunSpec {
         prompt: req.prompt,
         cwd,
         timeout: Duration::from_secs(timeout_s),
         options: req.options,
+        guard: GuardConfig { enabled, limit },
+        json_schema: req.json_schema,
     })
 }
 

@@ -374,7 +374,11 @@ async fn a_successful_run_has_exactly_the_run_4_shape() {
             "signal",
             "events_total",
             "events_dropped",
-            "stderr_tail"
+            "stderr_tail",
+            "tool_calls",
+            "permission_denials",
+            "loop_guard",
+            "structured"
         ]
     );
     assert_eq!(r["state"], "succeeded");

@@ -10,7 +10,9 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use crate::config::ToolNames;
+use crate::engine::jsonout::SCHEMA_MAX_BYTES;
 use crate::engine::provider::Provider;
+use crate::engine::tools::{DEFAULT_LOOP_LIMIT, LOOP_LIMIT_MAX, LOOP_LIMIT_MIN};
 
 /// The `_meta` namespace prefix of this contract (section 3).
 pub const META_NS: &str = "io.github.computer-mcp/";
@@ -236,6 +238,40 @@ fn run_properties(props: &mut Map<String, Value>, max_timeout_s: u64, provider: 
             "maximum": max_timeout_s,
             "default": DEFAULT_TIMEOUT_S.min(max_timeout_s),
             "description": "Seconds before the run is stopped and fails with `timeout`."
+        }),
+    );
+    // LOOP-4, JSONOUT-1: the engine's own, the same for every provider.
+    props.insert(
+        "loop_guard".into(),
+        json!({
+            "type": "string",
+            "enum": ["on", "off"],
+            "default": "on",
+            "description": "The loop guard: `on` stops the run with `loop_detected` when the same \
+                native tool call (tool, arguments, outcome) repeats more than loop_limit times; \
+                it cannot undo what the agent already did."
+        }),
+    );
+    props.insert(
+        "loop_limit".into(),
+        json!({
+            "type": "integer",
+            "minimum": LOOP_LIMIT_MIN,
+            "maximum": LOOP_LIMIT_MAX,
+            "default": DEFAULT_LOOP_LIMIT,
+            "description": "How many times one tool-call fingerprint may repeat before the guard \
+                trips (exploratory tools failing with different arguments: this times 8)."
+        }),
+    );
+    props.insert(
+        "json_schema".into(),
+        json!({
+            "type": "object",
+            "description": format!(
+                "A JSON Schema (at most {SCHEMA_MAX_BYTES} bytes serialized): the run must end \
+                 with exactly one JSON object valid against it, delivered as `structured`, or \
+                 fail with `invalid_structured_output`."
+            )
         }),
     );
     for opt in provider.options() {

@@ -589,6 +589,8 @@ mod tests {
   --effort <level>                      Effort level for the current session
                                         (low, medium, high, xhigh, max)
   --include-partial-messages            Include partial message chunks
+  --json-schema <schema>                JSON Schema for structured output
+                                        validation (only works with --print).
   --max-budget-usd <amount>             Maximum dollar amount
   --model <model>                       Model for the current session
   --no-session-persistence              Don't save sessions

@@ -14,6 +14,7 @@ pub mod cli_tree;
 pub mod cursor;
 pub mod drift;
 pub mod native;
+pub mod tool_vocabulary;
 
 use std::path::Path;
 use std::sync::Arc;

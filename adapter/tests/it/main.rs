@@ -20,3 +20,4 @@ mod replay;
 mod runs;
 mod supervision;
 mod support;
+mod tools;

@@ -35,8 +35,8 @@ use tokio::task::JoinSet;
 pub use mcp_calls::{McpCall, RUN_ID_PLACEHOLDER, find_run_id, newest_tool_result_text};
 pub use record::{RECORDED_HEADERS, RecordedRequest, RequestKind, StreamOutcome};
 pub use scenario::{
-    ApiError, DEFAULT_TEXT, DEFAULT_WRITE_COMMAND, READ_ONLY_COMMAND, SCENARIO_MARKER, Scenario,
-    ScenarioSettings, UnknownScenario,
+    ApiError, DEFAULT_TEXT, DEFAULT_WRITE_COMMAND, READ_ONLY_COMMAND, SCENARIO_MARKER,
+    STRUCTURED_INPUT, STRUCTURED_INVALID_INPUT, Scenario, ScenarioSettings, UnknownScenario,
 };
 
 use server::Shared;

@@ -8,8 +8,8 @@ use serde_json::{Value, json};
 
 use super::mcp_calls::{find_run_id, newest_tool_result_text};
 use super::scenario::{
-    ApiError, READ_ONLY_COMMAND, Scenario, ScenarioSettings, last_user_has_tool_result,
-    offers_tool, tool_results, user_turns,
+    ApiError, READ_ONLY_COMMAND, STRUCTURED_INPUT, STRUCTURED_INVALID_INPUT, Scenario,
+    ScenarioSettings, last_user_has_tool_result, offers_tool, tool_results, user_turns,
 };
 
 /// Text said before a tool call, as in `streams/mock-tool-deny-partial.jsonl`.
@@ -83,6 +83,26 @@ pub(crate) fn plan(scenario: Scenario, settings: &ScenarioSettings, body: &Value
             }
             None => (vec![Block::Text(settings.text.clone())], "end_turn"),
         },
+        Scenario::Structured | Scenario::StructuredInvalid => {
+            // One attempt per conversation: after any tool result (claude's answer to the
+            // call, or its `[structured-output-enforce]` reminder later) the model answers text.
+            if tool_results(body) == 0 && offers_tool(body, "StructuredOutput") {
+                let raw = if scenario == Scenario::Structured {
+                    STRUCTURED_INPUT
+                } else {
+                    STRUCTURED_INVALID_INPUT
+                };
+                let input: Value = serde_json::from_str(raw).unwrap_or(Value::Null);
+                let tool = Block::ToolUse {
+                    id: new_id("toolu_"),
+                    name: "StructuredOutput".into(),
+                    input,
+                };
+                (vec![tool], "tool_use")
+            } else {
+                (vec![Block::Text(settings.text.clone())], "end_turn")
+            }
+        }
         Scenario::Tool | Scenario::ToolEcho | Scenario::ToolLoop => {
             let wants_tool = match scenario {
                 Scenario::ToolLoop => tool_results(body) < TOOL_LOOP_CAP,

@@ -27,6 +27,12 @@ pub const DEFAULT_WRITE_COMMAND: &str = "touch created-by-tool.txt";
 /// (`streams/mock-tool-dontask.jsonl`, `permission_decision.reason_type: subcommandResults`).
 pub const READ_ONLY_COMMAND: &str = "echo hi";
 
+/// The input of `structured`'s `StructuredOutput` call.
+pub const STRUCTURED_INPUT: &str = r#"{"name":"standin","count":2}"#;
+
+/// The input of `structured-invalid`'s `StructuredOutput` call.
+pub const STRUCTURED_INVALID_INPUT: &str = r#"{"name":3}"#;
+
 /// One way of answering. Names (for [`FromStr`], the marker and the binary) are in
 /// [`Scenario::NAMES`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,6 +48,13 @@ pub enum Scenario {
     /// `tool-loop`: a `Bash` tool call on every leg, for `--max-turns` (capped: after 25 tool
     /// results in the conversation it answers text, so a run without `--max-turns` ends).
     ToolLoop,
+    /// `structured`: when the request offers the `StructuredOutput` tool (`claude --json-schema`)
+    /// and the conversation holds no tool result yet, a `StructuredOutput` call with
+    /// [`STRUCTURED_INPUT`]; otherwise a text reply.
+    Structured,
+    /// `structured-invalid`: like `structured` with [`STRUCTURED_INVALID_INPUT`], which breaks the
+    /// test schema `{name: string, count: integer}` (both required).
+    StructuredInvalid,
     /// `turns`: a text reply naming the user turn it answers (`turn N: Hi there!`), for
     /// multi-turn sessions (`--input-format stream-json`, `--resume`).
     Turns,
@@ -115,11 +128,13 @@ impl ApiError {
 
 impl Scenario {
     /// Every scenario name accepted by [`FromStr`].
-    pub const NAMES: [&'static str; 13] = [
+    pub const NAMES: [&'static str; 15] = [
         "text",
         "tool",
         "tool-echo",
         "tool-loop",
+        "structured",
+        "structured-invalid",
         "turns",
         "slow",
         "mcp-calls",
@@ -273,6 +288,8 @@ impl FromStr for Scenario {
             "tool" => Scenario::Tool,
             "tool-echo" => Scenario::ToolEcho,
             "tool-loop" => Scenario::ToolLoop,
+            "structured" => Scenario::Structured,
+            "structured-invalid" => Scenario::StructuredInvalid,
             "turns" => Scenario::Turns,
             "slow" => Scenario::Slow,
             "mcp-calls" => Scenario::McpCalls,
@@ -294,6 +311,8 @@ impl fmt::Display for Scenario {
             Scenario::Tool => f.write_str("tool"),
             Scenario::ToolEcho => f.write_str("tool-echo"),
             Scenario::ToolLoop => f.write_str("tool-loop"),
+            Scenario::Structured => f.write_str("structured"),
+            Scenario::StructuredInvalid => f.write_str("structured-invalid"),
             Scenario::Turns => f.write_str("turns"),
             Scenario::Slow => f.write_str("slow"),
             Scenario::McpCalls => f.write_str("mcp-calls"),

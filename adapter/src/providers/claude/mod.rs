@@ -6,6 +6,7 @@
 
 pub mod stream;
 pub mod texts;
+pub mod tools;
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -30,6 +31,9 @@ pub const NO_NUL_PATTERN: &str = "^[^\\u0000]*$";
 pub use super::native::{VERSION_TIMEOUT, is_scrubbed, scrub, scrubbed_env};
 
 pub use super::native::ARG_STRLEN_MAX;
+
+/// The tree option that carries the engine's `json_schema` (JSONOUT-1).
+pub const JSON_SCHEMA_OPTION: &str = "json_schema";
 
 /// Runs `claude -p --output-format stream-json …` (or the JSON mode for the CLI projection).
 #[derive(Debug, Clone)]
@@ -67,7 +71,15 @@ impl ClaudeProvider {
 
     /// The native argv for a request (without the program).
     pub fn argv(&self, spec: &RunSpec) -> Result<Vec<OsString>, ToolError> {
-        let values = tree_values(&spec.options)?;
+        let mut values = tree_values(&spec.options)?;
+        // JSONOUT-1: the engine's json_schema reaches claude as `--json-schema` (declared in
+        // the tree like every flag, NAT-1).
+        if let Some(schema) = &spec.json_schema {
+            values.insert(
+                JSON_SCHEMA_OPTION.into(),
+                OptionValue::Text(schema.to_string()),
+            );
+        }
         self.tree
             .argv(self.mode, &values, &spec.prompt)
             .map_err(|e| ToolError::invalid_argument(e.pointer(), e.message))
@@ -144,7 +156,12 @@ impl Provider for ClaudeProvider {
     }
 
     fn options(&self) -> Vec<OptionDecl> {
+        // The engine owns json_schema (an object for every provider); the tree's string form
+        // is only how it reaches argv.
         tree_options(&self.tree, texts::option_description)
+            .into_iter()
+            .filter(|o| !crate::engine::ENGINE_ARGUMENTS.contains(&o.name.as_str()))
+            .collect()
     }
 
     fn dialect(&self) -> Arc<dyn Dialect> {
@@ -255,6 +272,8 @@ mod tests {
             cwd: "/".into(),
             timeout: Duration::from_secs(1),
             options: Map::new(),
+            guard: crate::engine::tools::GuardConfig::default(),
+            json_schema: None,
         };
         let e = match p.spawn(&checked, &spec).await {
             Err(e) => e,
@@ -275,6 +294,8 @@ mod tests {
             cwd: "/".into(),
             timeout: Duration::from_secs(1),
             options: Map::new(),
+            guard: crate::engine::tools::GuardConfig::default(),
+            json_schema: None,
         };
         let argv = p.argv(&spec).expect("argv");
         assert_eq!(argv.last().map(OsString::as_os_str), Some(OsStr::new("-p")));

@@ -10,8 +10,10 @@
 use serde_json::Value;
 
 use crate::engine::ingest::{NativeError, NativeSource, bounded};
+use crate::engine::jsonout::Candidate;
 use crate::engine::provider::Dialect;
 use crate::engine::scan::TopLevel;
+use crate::engine::tools::ToolEvent;
 
 /// The stream-json dialect of `claude -p --output-format stream-json`.
 #[derive(Debug, Clone, Copy, Default)]
@@ -50,6 +52,18 @@ impl Dialect for StreamJson {
 
     fn exit_decides(&self) -> bool {
         true
+    }
+
+    fn may_carry_tool_events(&self, top: &TopLevel, line: &[u8]) -> bool {
+        super::tools::may_carry(top, line)
+    }
+
+    fn tool_events(&self, v: &Value) -> Vec<ToolEvent> {
+        super::tools::events(v)
+    }
+
+    fn structured_candidate(&self, final_value: &Value) -> Candidate {
+        super::tools::structured(final_value)
     }
 }
 

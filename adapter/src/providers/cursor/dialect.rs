@@ -9,8 +9,10 @@
 use serde_json::Value;
 
 use crate::engine::ingest::{NativeError, NativeSource, bounded};
+use crate::engine::jsonout::Candidate;
 use crate::engine::provider::Dialect;
 use crate::engine::scan::TopLevel;
+use crate::engine::tools::ToolEvent;
 
 /// The stop reason of a successful turn (ACP-6).
 pub const END_TURN: &str = "end_turn";
@@ -69,6 +71,18 @@ impl Dialect for Acp {
 
     fn exit_decides(&self) -> bool {
         false
+    }
+
+    fn may_carry_tool_events(&self, _top: &TopLevel, line: &[u8]) -> bool {
+        super::tools::may_carry(line)
+    }
+
+    fn tool_events(&self, v: &Value) -> Vec<ToolEvent> {
+        super::tools::events(v)
+    }
+
+    fn structured_candidate(&self, final_value: &Value) -> Candidate {
+        super::tools::structured(final_value)
     }
 }
 

@@ -17,6 +17,7 @@
 pub mod dialect;
 pub mod process;
 pub mod texts;
+pub mod tools;
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -251,7 +252,17 @@ impl Provider for CursorProvider {
                     format!("cannot start {}: {e}", checked.program.display()),
                 )
             })?;
-            let mut turn = acp_client::TurnConfig::new(spec.cwd.clone(), spec.prompt.clone());
+            // JSONOUT-2: no schema flag; the strict instruction goes with the prompt and the
+            // final text is parsed strictly by the engine.
+            let prompt = match &spec.json_schema {
+                Some(schema) => format!(
+                    "{}{}",
+                    spec.prompt,
+                    crate::engine::jsonout::instruction(schema)
+                ),
+                None => spec.prompt.clone(),
+            };
+            let mut turn = acp_client::TurnConfig::new(spec.cwd.clone(), prompt);
             turn.permission_mode = o.permission_mode;
             turn.resume_session_id = o.resume;
             turn.step_timeout = self.step_timeout;
@@ -292,6 +303,8 @@ mod tests {
             cwd: "/".into(),
             timeout: Duration::from_secs(1),
             options,
+            guard: crate::engine::tools::GuardConfig::default(),
+            json_schema: None,
         }
     }
 

@@ -153,6 +153,16 @@ fn every_input_schema_is_a_valid_closed_2020_12_object_schema() {
                     t["name"]
                 ),
                 "boolean" => {}
+                // JSONOUT-1: a schema object's size cannot be stated in JSON Schema; the engine
+                // bounds it and the description says so.
+                "object" => assert!(
+                    k == "json_schema"
+                        && p["description"]
+                            .as_str()
+                            .is_some_and(|d| d.contains("bytes")),
+                    "{}: object {k} unbounded",
+                    t["name"]
+                ),
                 other => panic!("{k}: unexpected type {other}"),
             }
             assert!(
@@ -183,6 +193,9 @@ fn run_schemas_follow_run_0() {
         "continue_previous",
         "session_id",
         "no_session_persistence",
+        "loop_guard",
+        "loop_limit",
+        "json_schema",
     ];
     for name in ["claude.run", "claude.run.start"] {
         let schema = &tool(&tools, name)["inputSchema"];
@@ -219,6 +232,13 @@ fn run_schemas_follow_run_0() {
             Some(0.0)
         );
         assert_eq!(props["continue_previous"]["type"], "boolean");
+        // LOOP-4, JSONOUT-1.
+        assert_eq!(props["loop_guard"]["enum"], json!(["on", "off"]));
+        assert_eq!(props["loop_guard"]["default"], "on");
+        assert_eq!(props["loop_limit"]["minimum"], 2);
+        assert_eq!(props["loop_limit"]["maximum"], 64);
+        assert_eq!(props["loop_limit"]["default"], 2);
+        assert_eq!(props["json_schema"]["type"], "object");
     }
     let run = &tool(&tools, "claude.run")["inputSchema"]["properties"];
     assert_eq!(run["detach_after_s"]["minimum"], 1);

@@ -11,9 +11,11 @@
 //! - `runs`: MCP runs (success, tool denied, API error, max turns, unknown resume, cancel
 //!   mid-stream with the process group gone, no account).
 //! - `cli`: the `cli run` projection (CLI-1).
+//! - `tools`: the loop guard and `--json-schema` with the real CLI (LOOP, JSONOUT).
 
 mod cli;
 mod runs;
+mod tools;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};

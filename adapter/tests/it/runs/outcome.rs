@@ -46,6 +46,10 @@ fn a_successful_run_succeeds_with_the_final_as_received() {
         "events_total",
         "events_dropped",
         "stderr_tail",
+        "tool_calls",
+        "permission_denials",
+        "loop_guard",
+        "structured",
     ];
     let got: Vec<&str> = r
         .as_object()
@@ -53,7 +57,7 @@ fn a_successful_run_succeeds_with_the_final_as_received() {
         .keys()
         .map(String::as_str)
         .collect();
-    assert_eq!(got, expected_keys, "RUN-4's shape plus stderr_tail");
+    assert_eq!(got, expected_keys, "RUN-4's shape");
 }
 
 #[test]
