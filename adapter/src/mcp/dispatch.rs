@@ -9,8 +9,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use mcp_wire::{ErrorObject, Message, ParseError, error_response, response};
-use serde::de::IgnoredAny;
+use mcp_wire::{ErrorObject, Message, ParseError, Parsed, error_response, response};
 use serde_json::{Map, Value};
 use tokio::task::JoinSet;
 
@@ -122,30 +121,6 @@ enum Slot {
     Waiting(Value, Deferred),
 }
 
-/// An inbound frame: one JSON value, or a batch of `len` elements whose values are not built yet.
-enum Parsed {
-    Single(Value),
-    Batch { len: usize },
-}
-
-/// T4: invalid UTF-8 or JSON is `-32700`. An array is only counted here (without building its
-/// elements), so a batch that will be refused whole (T5, C-T5) costs no more than its frame.
-fn parse_frame(line: &[u8]) -> Result<Parsed, ParseError> {
-    let text = std::str::from_utf8(line).map_err(|e| ParseError(format!("invalid UTF-8: {e}")))?;
-    let invalid = |e: serde_json::Error| ParseError(format!("invalid JSON: {e}"));
-    if text
-        .trim_start_matches([' ', '\t', '\n', '\r'])
-        .starts_with('[')
-    {
-        // A zero-sized element type: validates the whole array and allocates nothing.
-        let items: Vec<IgnoredAny> = serde_json::from_str(text).map_err(invalid)?;
-        return Ok(Parsed::Batch { len: items.len() });
-    }
-    serde_json::from_str(text)
-        .map(Parsed::Single)
-        .map_err(invalid)
-}
-
 /// One compact JSON message without its newline.
 fn encoded(v: &Value) -> Vec<u8> {
     let mut bytes = mcp_wire::encode(v);
@@ -178,7 +153,9 @@ impl Server {
         if let Some(r) = &self.recorder {
             r.line(Dir::C2s, line);
         }
-        match parse_frame(line) {
+        // T4, C-T6a: -32700 for what is not JSON, -32600 for a frame whose tree would cost more
+        // than its bound allows; an array is only counted here (T5, C-T5).
+        match mcp_wire::parse_frame(line, self.max_frame_bytes) {
             Err(e) => self.send_error(None, &e.error()).await,
             Ok(Parsed::Single(value)) => self.on_single(mcp_wire::message::classify(value)).await,
             Ok(Parsed::Batch { len }) => self.on_batch(line, len).await,
@@ -235,15 +212,7 @@ impl Server {
             let err = errors::batch_too_large(len, MAX_BATCH_ELEMENTS);
             return self.send_error(None, &err).await;
         }
-        // `parse_frame` validated the array, so this parse fails only if memory does.
-        let items: Vec<Value> = match serde_json::from_slice(line) {
-            Ok(items) => items,
-            Err(e) => {
-                let err = ParseError(format!("invalid JSON: {e}")).error();
-                return self.send_error(None, &err).await;
-            }
-        };
-        let mut slots = Vec::with_capacity(items.len());
+        let mut slots = Vec::with_capacity(len);
         // Bytes of the answers collected so far (C-T5).
         let mut answered = 0usize;
         let ready = |slots: &mut Vec<Slot>, answered: &mut usize, answer: &Value| {
@@ -251,8 +220,10 @@ impl Server {
             *answered = answered.saturating_add(bytes.len());
             slots.push(Slot::Ready(bytes));
         };
-        for item in items {
-            match mcp_wire::message::classify(item) {
+        // `parse_frame` validated the array, so this fails only if memory does.
+        let built = {
+            // C-T6a: one element's tree at a time, dropped before the next is built.
+            let mut each = |item: Value| match mcp_wire::message::classify(item) {
                 Err(invalid) => {
                     let answer = error_response(invalid.id.as_ref(), &invalid.error());
                     ready(&mut slots, &mut answered, &answer);
@@ -271,7 +242,12 @@ impl Server {
                 // Notifications (and stray responses) get no entry.
                 Ok(Message::Notification { method, params }) => self.notification(&method, params),
                 Ok(Message::Response { .. } | Message::ErrorResponse { .. }) => {}
-            }
+            };
+            mcp_wire::cost::for_each_element(line, &mut each)
+        };
+        if let Err(e) = built {
+            let err = ParseError(format!("invalid JSON: {e}")).error();
+            return self.send_error(None, &err).await;
         }
         if slots.is_empty() {
             // JSON-RPC 2.0: an all-notification batch gets no answer at all.
