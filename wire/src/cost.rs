@@ -29,6 +29,11 @@ use crate::message::{ErrorObject, ParseError};
 /// vectors that grow by doubling). Keys count as values in [`Shape::values`].
 pub const VALUE_COST: u64 = 240;
 
+/// Deepest nesting serde_json builds (its recursion limit: 128 levels are refused). Validating
+/// with `IgnoredAny` does not apply the limit, so a batch is refused at this depth before any of
+/// its elements is built: none of it runs, as when the whole batch was parsed at once.
+pub const MAX_DEPTH: u64 = 127;
+
 /// Smallest tree budget whatever the frame bound: a tiny `--max-frame-bytes` still lets an
 /// ordinary `initialize` (a few dozen values) through.
 pub const MIN_TREE_BUDGET: u64 = 256 * 1024;
@@ -218,6 +223,11 @@ pub fn parse_frame(frame: &[u8], max_frame_bytes: usize) -> Result<Parsed, Frame
     if shape.batch {
         // A zero-sized element type: validates the whole array and allocates nothing.
         let items: Vec<IgnoredAny> = serde_json::from_str(text).map_err(invalid)?;
+        if shape.depth > MAX_DEPTH {
+            // Found by the `wire` fuzz target: an element past the limit would fail only once
+            // the elements before it had run.
+            return Err(ParseError("invalid JSON: recursion limit exceeded".into()).into());
+        }
         return Ok(Parsed::Batch { len: items.len() });
     }
     Ok(serde_json::from_str(text)

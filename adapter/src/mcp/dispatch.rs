@@ -32,6 +32,9 @@ pub enum Handled {
     Now(Answer),
     /// Answered when the future completes.
     Later(Deferred),
+    /// Answered at once with a result already serialised as compact JSON (`tools/list`): the
+    /// response is assembled from bytes, the same bytes [`response`] would encode.
+    Encoded(Arc<str>),
 }
 
 impl From<Answer> for Handled {
@@ -128,6 +131,19 @@ fn encoded(v: &Value) -> Vec<u8> {
     bytes
 }
 
+/// `{"jsonrpc":"2.0","id":…,"result":…}` from a result already serialised, without a newline:
+/// byte for byte what encoding [`response`] gives (same keys, same order, compact).
+fn encoded_response(id: &Value, result_json: &str) -> Vec<u8> {
+    let id = id.to_string();
+    let mut out = Vec::with_capacity(result_json.len() + id.len() + 40);
+    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    out.extend_from_slice(id.as_bytes());
+    out.extend_from_slice(br#","result":"#);
+    out.extend_from_slice(result_json.as_bytes());
+    out.push(b'}');
+    out
+}
+
 /// The batch answer `[a,b,…]` from encoded parts, with its newline.
 fn batch_line(parts: &[Vec<u8>]) -> Vec<u8> {
     let len = parts.iter().map(|p| p.len() + 1).sum::<usize>() + 2;
@@ -181,6 +197,11 @@ impl Server {
             Ok(Message::Request { id, method, params }) => {
                 match self.request(&id, &method, params, false) {
                     Handled::Now(a) => self.out.send(reply(&id, a)).await,
+                    Handled::Encoded(result) => {
+                        let mut line = encoded_response(&id, &result);
+                        line.push(b'\n');
+                        self.out.send_line(line).await;
+                    }
                     Handled::Later(fut) => {
                         let out = self.out.clone();
                         self.tasks.spawn(async move {
@@ -236,6 +257,11 @@ impl Server {
                 Ok(Message::Request { id, method, params }) => {
                     match self.request(&id, &method, params, true) {
                         Handled::Now(a) => ready(&mut slots, &mut answered, &reply(&id, a)),
+                        Handled::Encoded(result) => {
+                            let bytes = encoded_response(&id, &result);
+                            answered = answered.saturating_add(bytes.len());
+                            slots.push(Slot::Ready(bytes));
+                        }
                         Handled::Later(fut) => slots.push(Slot::Waiting(id, fut)),
                     }
                 }
@@ -315,5 +341,27 @@ fn reply(id: &Value, answer: Answer) -> Value {
     match answer {
         Ok(result) => response(id, result),
         Err(err) => error_response(Some(id), &err),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn an_encoded_response_is_the_bytes_of_the_response_value() {
+        let result = json!({"tools": [{"name": "a", "d": "x\"y\n"}]});
+        for id in [
+            json!(0),
+            json!(-7),
+            json!(""),
+            json!("a\"b"),
+            json!(u64::MAX),
+        ] {
+            let want = encoded(&response(&id, result.clone()));
+            assert_eq!(encoded_response(&id, &result.to_string()), want, "{id}");
+        }
     }
 }

@@ -142,6 +142,29 @@ impl Outbox {
         let _ = self.tx.send(Out::Line(line, permit)).await;
     }
 
+    /// An outbox whose messages are counted and dropped instead of written (fuzzing the
+    /// dispatcher, `fuzz/`). Must be called within a tokio runtime: a task drains it. The count
+    /// of messages sent so far is in the returned counter.
+    #[must_use]
+    pub fn discarding() -> (Self, Arc<std::sync::atomic::AtomicUsize>) {
+        let (tx, mut rx) = mpsc::channel::<Out>(OUTBOX_QUEUE);
+        let count = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let seen = count.clone();
+        tokio::spawn(async move {
+            while let Some(out) = rx.recv().await {
+                match out {
+                    Out::Line(..) => {
+                        seen.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
+                    Out::Flush(done) => {
+                        let _ = done.send(());
+                    }
+                }
+            }
+        });
+        (Self::new(tx), count)
+    }
+
     /// An outbox whose messages land in a channel instead of stdout (unit tests).
     #[cfg(test)]
     pub(crate) fn capture() -> (Self, mpsc::Receiver<Value>) {

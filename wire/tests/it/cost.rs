@@ -169,6 +169,20 @@ fn a_million_nested_arrays_within_the_bound_are_an_error_not_a_stack_overflow() 
     frame.extend_from_slice(b"}}");
     let parsed = parse_frame(&frame, BOUND);
     assert!(matches!(parsed, Err(FrameError::Parse(_))), "{parsed:?}");
+    // A batch whose last element nests past the limit is refused whole, before any element is
+    // built (its first element would otherwise run before the failure).
+    let mut frame = br#"[{"jsonrpc":"2.0","id":1,"method":"ping"},"#.to_vec();
+    frame.extend(vec![b'['; 127]);
+    frame.extend(vec![b']'; 128]);
+    assert!(matches!(
+        parse_frame(&frame, BOUND),
+        Err(FrameError::Parse(_))
+    ));
+    let mut frame = br#"[{"jsonrpc":"2.0","id":1,"method":"ping"},"#.to_vec();
+    frame.extend(vec![b'['; 126]);
+    frame.extend(vec![b']'; 127]);
+    assert_eq!(parse_frame(&frame, BOUND), Ok(Parsed::Batch { len: 2 }));
+    assert_eq!(cost::for_each_element(&frame, &mut |_| {}).ok(), Some(2));
     let mut batch = vec![b'['; 500_000];
     batch.extend(vec![b']'; 500_000]);
     assert!(parse_frame(&batch, BOUND).is_err());
