@@ -7,9 +7,11 @@
 //! the runner and must be answered exactly by the adapter (T1, T4, T5, T6 of the contract).
 
 pub mod codec;
+pub mod cost;
 pub mod message;
 
 pub use codec::{DecodeEvent, FrameDecoder};
+pub use cost::{FrameError, Parsed, parse_frame};
 pub use message::{
     ErrorObject, Inbound, Incoming, Invalid, Message, ParseError, code, encode, error_response,
     notification, parse_inbound, request, response,

@@ -2,10 +2,12 @@
 //! (TOOL-2, RUN-0), annotations and `_meta` declarations (META-RISK, META-WORK-1, META-CONT).
 //!
 //! This table is the single source of truth: `tools/list` shows exactly these definitions, and
-//! `tools/call` validates arguments with validators compiled once, at start-up, from the very same
-//! schemas (see [`Catalogue::new`]).
+//! `tools/call` validates arguments with validators compiled once from the very same schemas (see
+//! [`Catalogue::new`]). Start-up does not wait for them: each validator is compiled on its tool's
+//! first call ([`LazyValidator`]), and the `tools/list` answer is serialised once, on first use
+//! ([`Catalogue::tools_list_json`]) (issue 13: `initialize` within 5 ms of process start).
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value, json};
 
@@ -303,8 +305,8 @@ pub struct Tool {
     pub name: String,
     /// Its `tools/list` entry.
     pub listing: Value,
-    /// The validator compiled from `listing.inputSchema`.
-    pub validator: jsonschema::Validator,
+    /// The validator of `listing.inputSchema`, compiled on first use.
+    pub validator: LazyValidator,
     /// String arguments bounded in UTF-8 bytes, with their bound (RUN-0).
     pub byte_bounds: Vec<(String, usize)>,
 }
@@ -313,6 +315,61 @@ impl std::fmt::Debug for Tool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Tool").field("name", &self.name).finish()
     }
+}
+
+/// A tool's input-schema validator, compiled on first use and then kept: it dereferences to the
+/// compiled [`jsonschema::Validator`]. Compiling all of them at start-up cost more time than
+/// answering `initialize` and memory that a session listing tools never needs.
+pub struct LazyValidator {
+    tool: String,
+    schema: Value,
+    compiled: OnceLock<jsonschema::Validator>,
+}
+
+impl LazyValidator {
+    fn new(tool: String, schema: Value) -> Self {
+        Self {
+            tool,
+            schema,
+            compiled: OnceLock::new(),
+        }
+    }
+
+    /// Compiles the schema now (tests prove every catalogue schema compiles).
+    pub fn compile(&self) -> Result<&jsonschema::Validator, CatalogueError> {
+        if let Some(v) = self.compiled.get() {
+            return Ok(v);
+        }
+        let v = jsonschema::draft202012::new(&self.schema).map_err(|e| CatalogueError {
+            tool: self.tool.clone(),
+            message: e.to_string(),
+        })?;
+        Ok(self.compiled.get_or_init(|| v))
+    }
+}
+
+impl std::ops::Deref for LazyValidator {
+    type Target = jsonschema::Validator;
+
+    fn deref(&self) -> &jsonschema::Validator {
+        match self.compile() {
+            Ok(v) => v,
+            Err(e) => {
+                // A programming error the catalogue's tests rule out: refuse every argument set
+                // rather than accept unvalidated ones, and say why.
+                crate::diag::emit(format!("claude-mcp-adapter: {e}"));
+                self.compiled.get_or_init(refuse_all)
+            }
+        }
+    }
+}
+
+#[expect(
+    clippy::expect_used,
+    reason = "the constant schema `false` always compiles"
+)]
+fn refuse_all() -> jsonschema::Validator {
+    jsonschema::draft202012::new(&Value::Bool(false)).expect("`false` is a valid schema")
 }
 
 /// A schema of the catalogue does not compile (a programming error caught at start-up).
@@ -335,6 +392,8 @@ pub struct Catalogue {
     server_title: String,
     resource_title: String,
     resource_description: String,
+    /// The `tools/list` result, serialised once on first use.
+    tools_list_json: OnceLock<Arc<str>>,
 }
 
 /// Rewrites every tool name of `namespaces` in `text` into the projection (TOOL-1): a host that
@@ -394,10 +453,7 @@ impl Catalogue {
                 let name = tool_name(ns, kind, names);
                 let schema = kind.input_schema(max_timeout_s, provider.as_ref());
                 let validator =
-                    jsonschema::draft202012::new(&schema).map_err(|e| CatalogueError {
-                        tool: tool_name(ns, kind, ToolNames::Dotted),
-                        message: e.to_string(),
-                    })?;
+                    LazyValidator::new(tool_name(ns, kind, ToolNames::Dotted), schema.clone());
                 let mut listing = json!({
                     "name": name,
                     "title": texts.title(kind),
@@ -449,7 +505,20 @@ impl Catalogue {
             server_title,
             resource_title,
             resource_description: project(&resource_description, names, &namespaces),
+            tools_list_json: OnceLock::new(),
         })
+    }
+
+    /// The `tools/list` result `{"tools":[…]}` as compact JSON, serialised once (on first use)
+    /// from the listings, so every later `tools/list` copies bytes instead of building a tree.
+    #[must_use]
+    pub fn tools_list_json(&self) -> Arc<str> {
+        self.tools_list_json
+            .get_or_init(|| {
+                let tools: Vec<&Value> = self.tools.iter().map(|t| &t.listing).collect();
+                Arc::from(serde_json::json!({ "tools": tools }).to_string())
+            })
+            .clone()
     }
 
     /// The server's `instructions`, in the projection (T2, TOOL-1).
@@ -506,6 +575,7 @@ mod tests {
     fn every_schema_compiles_and_is_a_valid_2020_12_schema() {
         let c = Catalogue::new(ToolNames::Dotted, 1800, &tree()).expect("catalogue");
         for t in c.tools() {
+            t.validator.compile().expect("the schema compiles");
             let schema = &t.listing["inputSchema"];
             assert!(
                 jsonschema::draft202012::meta::is_valid(schema),
@@ -558,6 +628,17 @@ mod tests {
              settled, not succeeded: check `is_error` and `state`. Runs have shell reach in \
              their working directory within the chosen permission mode; they are not sandboxed."
         );
+    }
+
+    #[test]
+    fn the_cached_listing_is_the_listings_serialised() {
+        for names in [ToolNames::Dotted, ToolNames::Underscore] {
+            let c = Catalogue::new(names, 60, &tree()).expect("catalogue");
+            let cached: Value = serde_json::from_str(&c.tools_list_json()).expect("JSON");
+            let tools: Vec<Value> = c.tools().iter().map(|t| t.listing.clone()).collect();
+            assert_eq!(cached, json!({ "tools": tools }));
+            assert_eq!(*c.tools_list_json(), json!({ "tools": tools }).to_string());
+        }
     }
 
     #[test]

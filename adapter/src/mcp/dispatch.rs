@@ -9,8 +9,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use mcp_wire::{ErrorObject, Message, ParseError, error_response, response};
-use serde::de::IgnoredAny;
+use mcp_wire::{ErrorObject, Message, ParseError, Parsed, error_response, response};
 use serde_json::{Map, Value};
 use tokio::task::JoinSet;
 
@@ -33,6 +32,9 @@ pub enum Handled {
     Now(Answer),
     /// Answered when the future completes.
     Later(Deferred),
+    /// Answered at once with a result already serialised as compact JSON (`tools/list`): the
+    /// response is assembled from bytes, the same bytes [`response`] would encode.
+    Encoded(Arc<str>),
 }
 
 impl From<Answer> for Handled {
@@ -122,35 +124,24 @@ enum Slot {
     Waiting(Value, Deferred),
 }
 
-/// An inbound frame: one JSON value, or a batch of `len` elements whose values are not built yet.
-enum Parsed {
-    Single(Value),
-    Batch { len: usize },
-}
-
-/// T4: invalid UTF-8 or JSON is `-32700`. An array is only counted here (without building its
-/// elements), so a batch that will be refused whole (T5, C-T5) costs no more than its frame.
-fn parse_frame(line: &[u8]) -> Result<Parsed, ParseError> {
-    let text = std::str::from_utf8(line).map_err(|e| ParseError(format!("invalid UTF-8: {e}")))?;
-    let invalid = |e: serde_json::Error| ParseError(format!("invalid JSON: {e}"));
-    if text
-        .trim_start_matches([' ', '\t', '\n', '\r'])
-        .starts_with('[')
-    {
-        // A zero-sized element type: validates the whole array and allocates nothing.
-        let items: Vec<IgnoredAny> = serde_json::from_str(text).map_err(invalid)?;
-        return Ok(Parsed::Batch { len: items.len() });
-    }
-    serde_json::from_str(text)
-        .map(Parsed::Single)
-        .map_err(invalid)
-}
-
 /// One compact JSON message without its newline.
 fn encoded(v: &Value) -> Vec<u8> {
     let mut bytes = mcp_wire::encode(v);
     bytes.pop();
     bytes
+}
+
+/// `{"jsonrpc":"2.0","id":…,"result":…}` from a result already serialised, without a newline:
+/// byte for byte what encoding [`response`] gives (same keys, same order, compact).
+fn encoded_response(id: &Value, result_json: &str) -> Vec<u8> {
+    let id = id.to_string();
+    let mut out = Vec::with_capacity(result_json.len() + id.len() + 40);
+    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    out.extend_from_slice(id.as_bytes());
+    out.extend_from_slice(br#","result":"#);
+    out.extend_from_slice(result_json.as_bytes());
+    out.push(b'}');
+    out
 }
 
 /// The batch answer `[a,b,…]` from encoded parts, with its newline.
@@ -178,7 +169,9 @@ impl Server {
         if let Some(r) = &self.recorder {
             r.line(Dir::C2s, line);
         }
-        match parse_frame(line) {
+        // T4, C-T6a: -32700 for what is not JSON, -32600 for a frame whose tree would cost more
+        // than its bound allows; an array is only counted here (T5, C-T5).
+        match mcp_wire::parse_frame(line, self.max_frame_bytes) {
             Err(e) => self.send_error(None, &e.error()).await,
             Ok(Parsed::Single(value)) => self.on_single(mcp_wire::message::classify(value)).await,
             Ok(Parsed::Batch { len }) => self.on_batch(line, len).await,
@@ -204,6 +197,11 @@ impl Server {
             Ok(Message::Request { id, method, params }) => {
                 match self.request(&id, &method, params, false) {
                     Handled::Now(a) => self.out.send(reply(&id, a)).await,
+                    Handled::Encoded(result) => {
+                        let mut line = encoded_response(&id, &result);
+                        line.push(b'\n');
+                        self.out.send_line(line).await;
+                    }
                     Handled::Later(fut) => {
                         let out = self.out.clone();
                         self.tasks.spawn(async move {
@@ -235,15 +233,7 @@ impl Server {
             let err = errors::batch_too_large(len, MAX_BATCH_ELEMENTS);
             return self.send_error(None, &err).await;
         }
-        // `parse_frame` validated the array, so this parse fails only if memory does.
-        let items: Vec<Value> = match serde_json::from_slice(line) {
-            Ok(items) => items,
-            Err(e) => {
-                let err = ParseError(format!("invalid JSON: {e}")).error();
-                return self.send_error(None, &err).await;
-            }
-        };
-        let mut slots = Vec::with_capacity(items.len());
+        let mut slots = Vec::with_capacity(len);
         // Bytes of the answers collected so far (C-T5).
         let mut answered = 0usize;
         let ready = |slots: &mut Vec<Slot>, answered: &mut usize, answer: &Value| {
@@ -251,8 +241,10 @@ impl Server {
             *answered = answered.saturating_add(bytes.len());
             slots.push(Slot::Ready(bytes));
         };
-        for item in items {
-            match mcp_wire::message::classify(item) {
+        // `parse_frame` validated the array, so this fails only if memory does.
+        let built = {
+            // C-T6a: one element's tree at a time, dropped before the next is built.
+            let mut each = |item: Value| match mcp_wire::message::classify(item) {
                 Err(invalid) => {
                     let answer = error_response(invalid.id.as_ref(), &invalid.error());
                     ready(&mut slots, &mut answered, &answer);
@@ -265,13 +257,23 @@ impl Server {
                 Ok(Message::Request { id, method, params }) => {
                     match self.request(&id, &method, params, true) {
                         Handled::Now(a) => ready(&mut slots, &mut answered, &reply(&id, a)),
+                        Handled::Encoded(result) => {
+                            let bytes = encoded_response(&id, &result);
+                            answered = answered.saturating_add(bytes.len());
+                            slots.push(Slot::Ready(bytes));
+                        }
                         Handled::Later(fut) => slots.push(Slot::Waiting(id, fut)),
                     }
                 }
                 // Notifications (and stray responses) get no entry.
                 Ok(Message::Notification { method, params }) => self.notification(&method, params),
                 Ok(Message::Response { .. } | Message::ErrorResponse { .. }) => {}
-            }
+            };
+            mcp_wire::cost::for_each_element(line, &mut each)
+        };
+        if let Err(e) = built {
+            let err = ParseError(format!("invalid JSON: {e}")).error();
+            return self.send_error(None, &err).await;
         }
         if slots.is_empty() {
             // JSON-RPC 2.0: an all-notification batch gets no answer at all.
@@ -339,5 +341,27 @@ fn reply(id: &Value, answer: Answer) -> Value {
     match answer {
         Ok(result) => response(id, result),
         Err(err) => error_response(Some(id), &err),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn an_encoded_response_is_the_bytes_of_the_response_value() {
+        let result = json!({"tools": [{"name": "a", "d": "x\"y\n"}]});
+        for id in [
+            json!(0),
+            json!(-7),
+            json!(""),
+            json!("a\"b"),
+            json!(u64::MAX),
+        ] {
+            let want = encoded(&response(&id, result.clone()));
+            assert_eq!(encoded_response(&id, &result.to_string()), want, "{id}");
+        }
     }
 }

@@ -16,8 +16,10 @@
 //!
 //! - **Framing (T1, T6).** One JSON value per line; one trailing `\r` is stripped; blank lines
 //!   (only whitespace) are ignored. A line over `--max-frame-bytes` is dropped as it streams in
-//!   (never held whole) and answered `-32600` with `id: null`. Invalid UTF-8 is `-32700`. A last
-//!   line cut by EOF is still handled, then the server shuts down.
+//!   (never held whole) and answered `-32600` with `id: null`. Invalid UTF-8 is `-32700`. A frame
+//!   whose JSON tree would cost more than three times the bound is `-32600` with `id: null`
+//!   before anything is built ([`mcp_wire::cost`], C-T6a). A last line cut by EOF is still
+//!   handled, then the server shuts down.
 //! - **Before `initialize` (T3).** `ping` is answered; known methods are `-32600` "not
 //!   initialized"; unknown methods are `-32601` (hosts probe `server/discover` first and fall back
 //!   on `-32601`); notifications are ignored. The server counts as initialized once it has
@@ -69,7 +71,8 @@
 //!   [`transport::OUTBOX_BYTES`] wait for stdout; with [`MAX_DEFERRED`] deferred answers
 //!   outstanding no further frame is read. A host that does not read its stdin therefore stops
 //!   the server instead of growing it.
-//! - **Shutdown (T8).** stdin EOF, SIGTERM, SIGINT, or stdout closing by the host: stop reading,
+//! - **Shutdown (T8).** stdin EOF, SIGTERM, SIGINT, or stdout closing by the host (also while
+//!   idle, from `POLLERR`/`POLLHUP`, C-T8): stop reading,
 //!   cancel every run and await its cleanup ([`Engine::shutdown`], bounded by
 //!   [`SHUTDOWN_BOUND`]), let answers of calls that settled go out, flush, exit 0. A second
 //!   SIGTERM/SIGINT during that ends the process at once with 128 + the signal number (the

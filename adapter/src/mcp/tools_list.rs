@@ -1,6 +1,7 @@
-//! `tools/list` (TOOL-1, TOOL-2, META): the catalogue's listings, all on one page.
+//! `tools/list` (TOOL-1, TOOL-2, META): the catalogue's listings, all on one page, answered with
+//! the result the catalogue serialised once ([`super::catalogue::Catalogue::tools_list_json`]).
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::dispatch::{Handled, Server, no_cursor};
 
@@ -10,11 +11,5 @@ pub fn handle(server: &mut Server, _id: &Value, params: Option<Value>) -> Handle
     if let Err(e) = no_cursor(params) {
         return Err(e).into();
     }
-    let tools: Vec<Value> = server
-        .catalogue
-        .tools()
-        .iter()
-        .map(|t| t.listing.clone())
-        .collect();
-    Ok(json!({ "tools": tools })).into()
+    Handled::Encoded(server.catalogue.tools_list_json())
 }

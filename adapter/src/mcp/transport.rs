@@ -142,6 +142,29 @@ impl Outbox {
         let _ = self.tx.send(Out::Line(line, permit)).await;
     }
 
+    /// An outbox whose messages are counted and dropped instead of written (fuzzing the
+    /// dispatcher, `fuzz/`). Must be called within a tokio runtime: a task drains it. The count
+    /// of messages sent so far is in the returned counter.
+    #[must_use]
+    pub fn discarding() -> (Self, Arc<std::sync::atomic::AtomicUsize>) {
+        let (tx, mut rx) = mpsc::channel::<Out>(OUTBOX_QUEUE);
+        let count = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let seen = count.clone();
+        tokio::spawn(async move {
+            while let Some(out) = rx.recv().await {
+                match out {
+                    Out::Line(..) => {
+                        seen.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
+                    Out::Flush(done) => {
+                        let _ = done.send(());
+                    }
+                }
+            }
+        });
+        (Self::new(tx), count)
+    }
+
     /// An outbox whose messages land in a channel instead of stdout (unit tests).
     #[cfg(test)]
     pub(crate) fn capture() -> (Self, mpsc::Receiver<Value>) {
@@ -172,18 +195,35 @@ impl Outbox {
     }
 }
 
+/// Fires the stop signal once, from whichever thread learns first that stdout is gone.
+type ClosedSignal = Arc<std::sync::Mutex<Option<oneshot::Sender<()>>>>;
+
+fn signal_closed(closed: &ClosedSignal) {
+    let tx = closed
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .take();
+    if let Some(tx) = tx {
+        let _ = tx.send(());
+    }
+}
+
 /// Starts the stdout writer thread. `closed` fires once when stdout can no longer be written
-/// (the host closed its end): nobody can hear answers any more, which the server treats like EOF.
+/// (the host closed its end): nobody can hear answers any more, which the server treats like EOF
+/// (C-T8). It is learnt from a failed write, or, while nothing is being written, from the kernel
+/// ([`watch_hangup`]).
 pub fn spawn_writer(
     recorder: Option<Recorder>,
 ) -> std::io::Result<(Outbox, oneshot::Receiver<()>)> {
     let (tx, mut rx) = mpsc::channel::<Out>(OUTBOX_QUEUE);
     let (closed_tx, closed_rx) = oneshot::channel();
+    let closed: ClosedSignal = Arc::new(std::sync::Mutex::new(Some(closed_tx)));
+    let watcher = closed.clone();
     std::thread::Builder::new()
         .name("mcp-stdout".into())
         .spawn(move || {
             let mut stdout = std::io::stdout().lock();
-            let mut closed_tx = Some(closed_tx);
+            let mut gone = false;
             while let Some(out) = rx.blocking_recv() {
                 match out {
                     Out::Flush(done) => {
@@ -191,7 +231,7 @@ pub fn spawn_writer(
                     }
                     // The permit returns the message's room once it was written (or dropped).
                     Out::Line(bytes, _permit) => {
-                        if closed_tx.is_none() {
+                        if gone {
                             continue; // stdout is gone: drain so senders never block.
                         }
                         // Recorded before it is written, so a recording never shows the client's
@@ -203,14 +243,54 @@ pub fn spawn_writer(
                             crate::diag::emit(format!(
                                 "claude-mcp-adapter: writing stdout failed: {e}"
                             ));
-                            if let Some(tx) = closed_tx.take() {
-                                let _ = tx.send(());
-                            }
+                            gone = true;
+                            signal_closed(&closed);
                             continue;
                         }
                     }
                 }
             }
         })?;
+    std::thread::Builder::new()
+        .name("mcp-stdout-hup".into())
+        .stack_size(HUP_STACK)
+        .spawn(move || {
+            if watch_hangup() {
+                crate::diag::emit("claude-mcp-adapter: the host closed stdout");
+                signal_closed(&watcher);
+            }
+        })?;
     Ok((Outbox::new(tx), closed_rx))
+}
+
+/// Stack of the hang-up watcher: it only sits in `poll(2)`.
+const HUP_STACK: usize = 64 * 1024;
+
+/// C-T8: blocks in `poll(2)` on stdout asking for no event at all, so it wakes only for what the
+/// kernel always reports: `POLLERR` (a pipe whose read end is closed) or `POLLHUP` (a hung-up
+/// terminal or socket). One wait on an event, not a poll loop. Returns `true` when the host
+/// closed stdout; `false` when stdout cannot be watched (not open, or the wait failed): then the
+/// next failed write still tells. Regular files and `/dev/null` never report either, and the
+/// thread simply stays blocked (it is detached and holds nothing up).
+fn watch_hangup() -> bool {
+    use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+    use std::os::fd::AsFd;
+    let stdout = std::io::stdout();
+    let fd = stdout.as_fd();
+    loop {
+        let mut fds = [PollFd::new(fd, PollFlags::empty())];
+        match poll(&mut fds, PollTimeout::NONE) {
+            Err(nix::errno::Errno::EINTR) => {}
+            Err(_) => return false,
+            Ok(_) => {
+                let revents = fds[0].revents().unwrap_or(PollFlags::empty());
+                if revents.contains(PollFlags::POLLNVAL) {
+                    return false;
+                }
+                if revents.intersects(PollFlags::POLLERR | PollFlags::POLLHUP) {
+                    return true;
+                }
+            }
+        }
+    }
 }

@@ -178,10 +178,12 @@ fn a_host_that_never_reads_stops_the_server_instead_of_growing_it() {
 }
 
 #[test]
-fn tool_arguments_at_the_frame_bound_are_validated_without_copies() {
-    // T6, TOOL-3: a 4 MiB `tools/call` whose arguments hold two million numbers. Parsing it
-    // costs what serde_json's values cost (about 150 MiB); validating it once more copied them
-    // (about 300 MiB). The answer is invalid_arguments naming the unknown argument.
+fn a_frame_of_tiny_elements_at_the_bound_is_refused_within_four_times_the_bound() {
+    // T6, C-T6a: a 4 MiB `tools/call` whose arguments hold two million numbers would build about
+    // 160 MiB of JSON tree. Its cost is counted before anything is built: it is one -32600 with
+    // `id: null`, the adapter's peak memory grows by less than four times the bound (the
+    // decoder's buffer and the line itself, nothing more), and the session goes on.
+    const BOUND_KIB: u64 = 4 * 1024;
     let mut s = Session::start();
     s.init();
     assert!(s.call("tools/list", None).get("result").is_some());
@@ -194,15 +196,52 @@ fn tool_arguments_at_the_frame_bound_are_validated_without_copies() {
     line.push_str("0]}}}\n");
     s.send_raw(line.as_bytes());
     let v = s.recv_expect();
+    assert_eq!(v["error"]["code"], -32600, "{v}");
+    assert_eq!(v["id"], Value::Null, "{v}");
+    let peak = crate::support::vm_hwm_kib(s.pid()).expect("VmHWM");
+    let growth = peak.saturating_sub(base);
+    eprintln!("VmHWM grew by {growth} KiB for one 4 MiB frame of tiny elements");
+    assert!(
+        growth <= 4 * BOUND_KIB,
+        "VmHWM grew by {growth} KiB for one 4 MiB frame of tiny elements"
+    );
+    let id = s.request("ping", None);
+    assert_eq!(s.recv_expect()["id"], id, "the session goes on");
+}
+
+#[test]
+fn tool_arguments_within_the_cost_bound_are_still_validated() {
+    // TOOL-3: a large argument set the budget admits (ten thousand numbers) reaches validation.
+    let mut s = Session::start();
+    s.init();
+    let head = r#"{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"claude.run.list","arguments":{"a":["#;
+    let mut line = head.to_owned();
+    for _ in 0..10_000 {
+        line.push_str("0,");
+    }
+    line.push_str("0]}}}\n");
+    s.send_raw(line.as_bytes());
+    let v = s.recv_expect();
     assert_eq!(v["id"], "big", "{v}");
     let r = &v["result"]["structuredContent"]["result"];
     assert_eq!(r["error"]["code"], "invalid_arguments", "{v}");
     assert_eq!(r["error"]["field"], "/a");
-    let peak = crate::support::vm_hwm_kib(s.pid()).expect("VmHWM");
-    let growth = peak.saturating_sub(base);
-    eprintln!("VmHWM grew by {growth} KiB for one 4 MiB tools/call");
-    assert!(
-        growth < 230 * 1024,
-        "VmHWM grew by {growth} KiB for one 4 MiB tools/call"
-    );
+}
+
+#[test]
+fn a_million_nested_arrays_are_an_error_not_a_stack_overflow() {
+    // C-T6a: deep nesting within the frame bound answers an error and the session goes on.
+    let mut s = Session::start();
+    s.init();
+    for (open, close) in [("[", "]"), ("{\"a\":", "}")] {
+        let mut line = open.repeat(1_000_000);
+        line.push_str(&close.repeat(1_000_000));
+        line.push('\n');
+        s.send_raw(line.as_bytes());
+        let v = s.recv_expect();
+        assert!(v["error"]["code"].is_i64(), "{v:.200}");
+        assert_eq!(v["id"], Value::Null);
+    }
+    let id = s.request("ping", None);
+    assert_eq!(s.recv_expect()["id"], id, "the session goes on");
 }

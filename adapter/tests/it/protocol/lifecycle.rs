@@ -312,3 +312,48 @@ fn stdin_eof_exits_zero_when_the_host_closed_stderr() {
     let status = status.expect("exits after EOF");
     assert_eq!(status.code(), Some(0), "{status:?}");
 }
+
+#[test]
+fn a_host_that_closes_stdout_while_nothing_is_written_stops_the_server() {
+    // C-T8: the host closing its end of stdout is learnt from the kernel (POLLERR on the pipe)
+    // while the adapter is idle, not only at its next write: it shuts down and exits 0 although
+    // stdin stays open and nothing more is sent.
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(crate::support::adapter_bin())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn the adapter");
+    let pid = child.id();
+    let mut stdin = child.stdin.take().expect("stdin");
+    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#;
+    writeln!(stdin, "{init}").expect("write");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut answer = String::new();
+    stdout.read_line(&mut answer).expect("initialize answer");
+    assert!(answer.contains("\"result\""), "{answer}");
+    drop(stdout);
+    let mut stderr = child.stderr.take().expect("stderr");
+    // Wait on the child's exit (an event), bounded; kill it if it never comes.
+    let (tx, rx) = std::sync::mpsc::channel();
+    let waiter = std::thread::spawn(move || {
+        let _ = tx.send(child.wait());
+    });
+    let status = rx.recv_timeout(TIMEOUT);
+    if status.is_err() {
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(pid as i32),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+    let _ = waiter.join();
+    let mut diag = String::new();
+    let _ = stderr.read_to_string(&mut diag);
+    drop(stdin);
+    let status = status.expect("the adapter exits after the host closed stdout");
+    let status = status.expect("wait");
+    assert_eq!(status.code(), Some(0), "stderr: {diag}");
+    assert!(diag.contains("OutputClosed"), "stderr: {diag}");
+}
