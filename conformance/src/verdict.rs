@@ -16,7 +16,7 @@ pub fn outcome(check: &Check, level: Level, strict: bool) -> Outcome {
         (Check::Note { .. }, _) | (Check::Fail { .. }, Level::Info) => Outcome::Info,
         (Check::Fail { .. }, Level::Should) if !strict => Outcome::Warn,
         (Check::Fail { .. }, _) => Outcome::Fail,
-        (Check::Skip(_), _) => Outcome::Skip,
+        (Check::Skip(_) | Check::Blocked { .. }, _) => Outcome::Skip,
         (Check::Error(_), _) => Outcome::Error,
     }
 }
@@ -32,7 +32,25 @@ pub fn grade(ran: &Ran, profile: Profile, strict: bool, baseline: &Baseline) -> 
             (Some(expected.clone()), Some(actual.clone()), None)
         }
         Check::Skip(r) | Check::Error(r) => (None, None, Some(r.clone())),
+        Check::Blocked { by, fallback } => {
+            let what = match &**fallback {
+                Check::Fail { expected, actual } => format!(": expected {expected}, got {actual}"),
+                _ => String::new(),
+            };
+            (
+                None,
+                None,
+                Some(format!(
+                    "blocked by {by}, which failed: the server does not provide what this case \
+                     needs{what}"
+                )),
+            )
+        }
         Check::Pass => (None, None, None),
+    };
+    let blocked_by = match &ran.check {
+        Check::Blocked { by, .. } => Some((*by).to_owned()),
+        _ => None,
     };
     CaseResult {
         id: ran.case.id.to_owned(),
@@ -46,6 +64,7 @@ pub fn grade(ran: &Ran, profile: Profile, strict: bool, baseline: &Baseline) -> 
         expected,
         actual,
         reason,
+        blocked_by,
         duration_ms: u64::try_from(ran.duration.as_millis()).unwrap_or(u64::MAX),
         timed_out: ran.timed_out,
         transcript: ran.transcript.clone(),

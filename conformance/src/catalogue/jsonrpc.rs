@@ -75,6 +75,9 @@ pub const CASES: &[Case] = &[
         "Request id 18446744073709551615 is echoed exactly",
         echo_id["18446744073709551615"]
     ),
+    case!("jsonrpc/ids/echoed", "JSON-RPC 2.0 §5", Levels::all(Level::Must), Crosscut,
+        "Every response of every case carries the id of a request the runner sent on that connection",
+        ids_echoed[]),
     case!("jsonrpc/unknown-method", "T3", Levels::all(Level::Must), Server,
         "An unknown method is answered -32601 with the request's id", unknown_method[]),
     case!("jsonrpc/unknown-notification", "T3", Levels::all(Level::Must), Server,
@@ -82,7 +85,7 @@ pub const CASES: &[Case] = &[
     case!("jsonrpc/malformed/parse-error", "T4", Levels::CONTRACT_MUST, Server,
         "A line that is not JSON is answered -32700 with id null",
         bad_line[b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"\n", -32700, "null"]),
-    case!("jsonrpc/malformed/invalid-utf8", "T4", Levels::CONTRACT_MUST, Server,
+    case!("jsonrpc/malformed/invalid-utf8", "T4", Levels::KIT_ONLY, Server,
         "A line that is not UTF-8 is answered -32700 with id null",
         bad_line[b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\xfe\"}\n", -32700, "null"]),
     case!("jsonrpc/invalid/not-an-object", "T4", Levels::CONTRACT_MUST, Server,
@@ -121,10 +124,10 @@ pub const CASES: &[Case] = &[
     case!("jsonrpc/batch/empty", "T4", Levels::CONTRACT_MUST, Server,
         "An empty array is answered -32600 with id null (JSON-RPC 2.0 §6)",
         bad_line[b"[]\n", -32600, "null"]),
-    case!("jsonrpc/oversized/answered", "T6", Levels::CONTRACT_MUST, Server,
+    case!("jsonrpc/oversized/answered", "T6", Levels::KIT_ONLY, Server,
         "A 64 MiB line is discarded and answered -32600 with id null",
         oversized_answered[], 6),
-    case!("jsonrpc/oversized/memory-bounded", "T6", Levels::CONTRACT_MUST, Server,
+    case!("jsonrpc/oversized/memory-bounded", "T6", Levels::KIT_ONLY, Server,
         "Resident memory of the server grows by at most 12 MiB while a 64 MiB line streams in",
         oversized_memory[], 6),
 ];
@@ -161,6 +164,18 @@ async fn echo_id(ctx: Ctx, id_text: &'static str) -> CheckResult {
             others.join(" | ")
         },
     ))
+}
+
+async fn ids_echoed(ctx: Ctx) -> CheckResult {
+    // JSON-RPC 2.0 §5: the response's id "MUST be the same as the value of the id member in the
+    // Request Object"; an answer under another id answers nothing (MCP basic: responses carry
+    // the request's id). The jsonrpc/ids cases grade their own exotic ids.
+    super::support::grade_rule(
+        &ctx,
+        crate::watch::Rule::IdEcho,
+        "responses under the ids of the requests they answer (JSON-RPC 2.0 §5)",
+        "no response was read",
+    )
 }
 
 async fn unknown_method(ctx: Ctx) -> CheckResult {
@@ -271,10 +286,21 @@ async fn batch_accepted(ctx: Ctx) -> CheckResult {
         arr.iter()
             .any(|m| is_response_to(m, &json!(id)) && m.get("result").is_some_and(Value::is_object))
     };
+    let shown = show(&Value::Array(arr.clone()));
+    if has("batch-a") && has("batch-b") && arr.len() > 2 {
+        // Say what happened: the batch was accepted, and the notification answered too.
+        return Err(Check::fail(
+            format!("{expected} (JSON-RPC 2.0 §4.1: no reply to a notification, in a batch too)"),
+            format!(
+                "both pings answered, and {} more element(s) answering the notification: {shown}",
+                arr.len() - 2
+            ),
+        ));
+    }
     ensure(
         arr.len() == 2 && has("batch-a") && has("batch-b"),
-        expected,
-        show(&Value::Array(arr.clone())),
+        format!("{expected} (MCP 2025-03-26 basic: MUST support receiving batches)"),
+        shown,
     )?;
     Ok(Check::Pass)
 }

@@ -101,8 +101,8 @@ pub const CASES: &[Case] = &[
     case!("lifecycle/request-before-initialize", "T3", Levels::CONTRACT_INFO, Server,
         "A request other than ping before initialize is answered -32600 (not initialized)",
         request_before_init[]),
-    case!("lifecycle/stdout/protocol-only", "T1", Levels::all(Level::Must), Discovery,
-        "stdout carries only JSON-RPC messages, one per line",
+    case!("lifecycle/stdout/protocol-only", "T1", Levels::all(Level::Must), Crosscut,
+        "stdout carries only JSON-RPC messages, one per line, on every exchange of every case",
         stdout_protocol_only[]),
     case!("lifecycle/shutdown/stdin-eof", "T8", Levels::CONTRACT_MUST, Server,
         "After stdin EOF the server exits on its own within 5 s (a provider with status 0)",
@@ -267,17 +267,17 @@ async fn request_before_init(ctx: Ctx) -> CheckResult {
 }
 
 async fn stdout_protocol_only(ctx: Ctx) -> CheckResult {
-    // Every line of the discovery session: a JSON line that is no JSON-RPC message (a log
-    // record, a response without "jsonrpc" or without an error message) breaks T1 as surely as
-    // a text banner (MCP 2025-06-18 basic/transports: "The server MUST NOT write anything to
-    // its stdout that is not a valid MCP message").
-    let bad = &ctx.discovery.stdout_problems;
-    ensure(
-        bad.is_empty(),
-        "only JSON-RPC 2.0 messages on stdout, one per line",
-        crate::transcript::clip_to(bad.join(" | ").as_bytes(), 600),
-    )?;
-    Ok(Check::Pass)
+    // Every line of every case's servers and of the discovery session: a JSON line that is no
+    // JSON-RPC message (a log record, a response without "jsonrpc" or without an error
+    // message) breaks T1 as surely as a text banner, or a log line written on each tools/call
+    // (MCP 2025-06-18 basic/transports: "The server MUST NOT write anything to its stdout that
+    // is not a valid MCP message").
+    super::support::grade_rule(
+        &ctx,
+        crate::watch::Rule::Stdout,
+        "only JSON-RPC 2.0 messages on stdout, one per line (T1; MCP basic/transports)",
+        "no stdout line was read",
+    )
 }
 
 async fn stdin_eof(ctx: Ctx) -> CheckResult {
@@ -327,8 +327,23 @@ async fn expect_shutdown(ctx: &Ctx, mut c: Client, wait: Duration, cause: &str) 
     if ctx.profile == Profile::Provider {
         ensure(
             status.code() == Some(0),
-            "exit status 0",
-            format!("{status}"),
+            format!("exit status 0 after {cause} (T8: runs cancelled, cleanup awaited, exit 0)"),
+            format!("the server {}", crate::client::describe_exit(status)),
+        )?;
+    } else if cause == "SIGTERM" {
+        // SIGTERM's default action, a clean exit, or a shell's 128 + 15 all end the server as
+        // asked; a panic (status 101), an abort or another signal is the server dying of its
+        // own error while shutting down: reported (T8 asks for a clean exit).
+        use std::os::unix::process::ExitStatusExt as _;
+        let clean =
+            matches!(status.code(), Some(0 | 143)) || status.signal() == Some(libc::SIGTERM);
+        ensure(
+            clean,
+            "an exit by SIGTERM's default action or with status 0 (T8: a clean shutdown)",
+            format!(
+                "the server {} after SIGTERM: it died of its own error while shutting down",
+                crate::client::describe_exit(status)
+            ),
         )?;
     }
     Ok(Check::Pass)
