@@ -121,7 +121,14 @@ impl Server {
                 return None;
             }
             "ping" => json!({}),
-            _ if self.version.is_none() => {
+            // Unknown methods are -32601 before initialize too (a host's `server/discover`
+            // probe falls back to initialize on it); known ones are "not initialized".
+            m if self.version.is_none()
+                && matches!(
+                    m,
+                    "tools/list" | "tools/call" | "resources/list" | "resources/read"
+                ) =>
+            {
                 return Some(error_response(
                     Some(&id),
                     &ErrorObject::invalid_request("not initialized"),

@@ -40,6 +40,47 @@ const MAX_SEEN: usize = 4096;
 /// stdout lines that are not valid JSON-RPC messages kept per server (T1); later ones are counted.
 const MAX_STDOUT_PROBLEMS: usize = 20;
 
+/// A deadline shared by everything a case does, which the runner can move: the time a server
+/// takes to answer `initialize` is not taken from the case (a slow start under load says
+/// nothing about what the case checks), so each successful handshake pushes it out by as much.
+#[derive(Debug, Clone)]
+pub struct Deadline(Arc<std::sync::Mutex<Instant>>);
+
+impl Deadline {
+    /// A deadline at `at`.
+    #[must_use]
+    pub fn at(at: Instant) -> Self {
+        Self(Arc::new(std::sync::Mutex::new(at)))
+    }
+
+    /// The current instant.
+    #[must_use]
+    pub fn get(&self) -> Instant {
+        *self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Moves the deadline later by `by`.
+    pub fn extend(&self, by: Duration) {
+        let mut d = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        *d += by;
+    }
+
+    /// Moves the deadline earlier by `by`.
+    pub fn shorten(&self, by: Duration) {
+        let mut d = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        *d = d.checked_sub(by).unwrap_or(*d);
+    }
+}
+
 /// How to start a server.
 #[derive(Debug, Clone)]
 pub struct ServerSpec {
@@ -324,7 +365,7 @@ pub struct Client {
     seen: Seen,
     closed: bool,
     transcript: Transcript,
-    deadline: Instant,
+    deadline: Deadline,
     next_id: i64,
     stdout_problems: Arc<std::sync::Mutex<StdoutProblems>>,
     /// The cross-cutting rules' view of this connection (none in unit tests).
@@ -353,7 +394,7 @@ impl Client {
     pub fn spawn(
         spec: &ServerSpec,
         transcript: Transcript,
-        deadline: Instant,
+        deadline: Deadline,
         observer: Option<Observer>,
     ) -> Result<Self, ClientError> {
         let mut cmd = Command::new(&spec.program);
@@ -456,7 +497,9 @@ impl Client {
     /// Time left before the case's deadline.
     #[must_use]
     pub fn remaining(&self) -> Duration {
-        self.deadline.saturating_duration_since(Instant::now())
+        self.deadline
+            .get()
+            .saturating_duration_since(Instant::now())
     }
 
     /// Sends one JSON message as a line.
@@ -490,7 +533,7 @@ impl Client {
             stdin.flush().await
         };
         let started = Instant::now();
-        let Ok(res) = tokio::time::timeout_at(self.deadline.into(), write).await else {
+        let Ok(res) = tokio::time::timeout_at(self.deadline.get().into(), write).await else {
             return Err(ClientError::Timeout {
                 waiting_for: "the server to read its stdin (a write did not complete)".into(),
                 ms: elapsed_ms(started),
@@ -539,7 +582,7 @@ impl Client {
     /// Waits (until the deadline) for the response with `id`; other frames are kept in order
     /// and can be taken with [`Client::take_seen`].
     pub async fn response_to(&mut self, id: &Value, what: &str) -> Result<Value, ClientError> {
-        let deadline = self.deadline;
+        let deadline = self.deadline.get();
         self.response_until(id, what, deadline).await
     }
 
@@ -550,7 +593,18 @@ impl Client {
         what: &str,
         wait: Duration,
     ) -> Result<Value, ClientError> {
-        let deadline = (Instant::now() + wait).min(self.deadline);
+        let deadline = (Instant::now() + wait).min(self.deadline.get());
+        self.response_until(id, what, deadline).await
+    }
+
+    /// Waits for the response with `id` until `deadline`, whatever the case's deadline (the
+    /// handshake: see [`Deadline`]).
+    pub async fn response_before(
+        &mut self,
+        id: &Value,
+        what: &str,
+        deadline: Instant,
+    ) -> Result<Value, ClientError> {
         self.response_until(id, what, deadline).await
     }
 
@@ -676,7 +730,7 @@ impl Client {
     /// Every frame that arrives within `wait` (bounded by the deadline), after those already
     /// seen (bounded as [`Client::take_seen`]). Ends early when the server closes stdout.
     pub async fn collect(&mut self, wait: Duration) -> Result<Vec<Frame>, ClientError> {
-        let deadline = (Instant::now() + wait).min(self.deadline);
+        let deadline = (Instant::now() + wait).min(self.deadline.get());
         while let Some((frame, size)) = self.next_until(deadline).await? {
             self.keep(frame, size);
         }
@@ -960,9 +1014,9 @@ fn push_event(ev: DecodeEvent<'_>, frames: &mut Vec<(Frame, usize)>, sink: &mut 
             let problem = match serde_json::from_slice::<Value>(line) {
                 Ok(v) => {
                     let p = message_problem(&v);
-                    if p.is_none()
-                        && let Some(o) = &sink.observer
-                    {
+                    // The other rules look at it too (a response without "jsonrpc" still has
+                    // an id to echo): each defect is graded under its own rule.
+                    if let Some(o) = &sink.observer {
                         o.message(sink.line, &v);
                     }
                     if is_notification(&v) {

@@ -87,7 +87,7 @@ impl Discovery {
             let mut client = Client::spawn(
                 &target.spec,
                 transcript.clone(),
-                Instant::now() + timeout,
+                crate::client::Deadline::at(Instant::now() + timeout),
                 Some(observer),
             )?;
             match initialize(&mut client, DEFAULT_VERSION).await {

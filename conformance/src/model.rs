@@ -173,6 +173,14 @@ pub enum Check {
         /// What the server did.
         actual: String,
     },
+    /// A failure of a MUST of JSON-RPC or MCP the case saw beside its own rule (a response under
+    /// another id than the request's): graded MUST whatever the case's level in the profile.
+    Violation {
+        /// What the requirement asks for.
+        expected: String,
+        /// What the server did.
+        actual: String,
+    },
     /// Informational whatever the level: the server made an allowed choice worth reporting
     /// (e.g. it answered another supported protocol version).
     Note {
@@ -230,14 +238,14 @@ impl Check {
     /// Whether this finding is a deviation (a failure before levels apply).
     #[must_use]
     pub fn is_fail(&self) -> bool {
-        matches!(self, Check::Fail { .. })
+        matches!(self, Check::Fail { .. } | Check::Violation { .. })
     }
 }
 
 impl From<ClientError> for Check {
     /// Protocol-level trouble while talking to the server is the server's failure, except when
     /// the runner could not start it at all, or when the answer came under another id (graded
-    /// once, by `jsonrpc/ids/echoed`).
+    /// once, by `jsonrpc/response-ids`).
     fn from(e: ClientError) -> Self {
         match e {
             ClientError::Spawn { .. } | ClientError::Io(_) => Check::Error(e.to_string()),

@@ -10,18 +10,13 @@ use serde_json::Value;
 use tokio::sync::{Semaphore, mpsc};
 use tokio::task::JoinSet;
 
-use crate::client::{Client, ProcHandle};
+use crate::client::{Client, Deadline, ProcHandle};
 use crate::discovery::{DEFAULT_VERSION, Discovery};
 use crate::model::{Case, Check, Needs, Profile};
 use crate::roles::{Role, Roles};
 use crate::target::Target;
 use crate::transcript::{Entry, Transcript};
 use crate::watch::{Observer, Watch};
-
-/// The share of a case's timeout one `initialize` may take before the runner gives that server
-/// up and starts another (one retry): a server slow to start under load is the runner's
-/// trouble (`error`, `timed_out`), never a failure of what the case checks.
-const INIT_SHARE: u32 = 3;
 
 /// How much of a case's time is kept back so a waiting case fails with its own message before
 /// the scheduler's timeout fires (at most; see [`wait_deadline`]).
@@ -58,7 +53,9 @@ pub struct Ctx {
     transcript: Transcript,
     procs: Arc<Mutex<Vec<ProcHandle>>>,
     /// The deadline every wait of the case uses ([`wait_deadline`]).
-    deadline: Instant,
+    deadline: Deadline,
+    /// The case's hard deadline (the scheduler's), moved with `deadline`.
+    hard: Deadline,
     /// The case's timeout.
     timeout: Duration,
     /// The case's place in the catalogue (for the order of cross-cutting findings).
@@ -77,7 +74,7 @@ impl Ctx {
         let client = Client::spawn(
             &self.target.spec,
             self.transcript.clone(),
-            self.deadline,
+            self.deadline.clone(),
             Some(observer),
         )
         .map_err(Check::from)?;
@@ -114,27 +111,43 @@ impl Ctx {
     }
 
     /// Starts a fresh server and sends `initialize` with `params`; returns the client and the
-    /// whole answer. A server that does not answer within a third of the case's timeout is
-    /// given up and another started (once); a second silence is the runner's `error` with
-    /// `timed_out` (the discovery session proved the server initializes: a slow start under
-    /// load says nothing about what the case checks).
+    /// whole answer. The handshake's time is not the case's: each attempt may take the whole
+    /// case timeout, and the case's deadline moves out by the time a successful one took. A
+    /// server that does not answer in that time is given up and another started (once); a
+    /// second silence is the runner's `error` with `timed_out` (the discovery session proved
+    /// the server initializes: a slow start under load says nothing about what the case
+    /// checks).
     pub async fn initialized(&self, params: Value) -> Result<(Client, Value), Check> {
-        let wait = self.timeout / INIT_SHARE;
+        let wait = self.timeout;
         for attempt in 1..=2 {
-            let mut client = self.spawn()?;
-            let id = client
-                .send_request("initialize", Some(params.clone()))
-                .await?;
+            // Room for the whole attempt, taken back once it is known what it took.
+            self.deadline.extend(wait);
+            self.hard.extend(wait);
             let started = Instant::now();
-            match client.response_within(&id, "initialize", wait).await {
+            let answered = async {
+                let mut client = self.spawn()?;
+                let id = client
+                    .send_request("initialize", Some(params.clone()))
+                    .await?;
+                let answer = client
+                    .response_before(&id, "initialize", started + wait)
+                    .await;
+                Ok::<_, Check>((client, answer))
+            }
+            .await;
+            let took = started.elapsed().min(wait);
+            self.deadline.shorten(wait - took);
+            self.hard.shorten(wait - took);
+            let (client, answer) = answered?;
+            match answer {
                 Ok(answer) => return Ok((client, answer)),
                 Err(crate::client::ClientError::Timeout {
                     foreign_id: false, ..
                 }) => {
-                    let ms = started.elapsed().as_millis();
                     self.note(&format!(
-                        "initialize not answered within {ms} ms (attempt {attempt} of 2); \
-                         this server is given up"
+                        "initialize not answered within {} ms (attempt {attempt} of 2); this \
+                         server is given up",
+                        took.as_millis()
                     ));
                     crate::process::signal_group(client.pid(), nix::sys::signal::Signal::SIGKILL);
                 }
@@ -144,8 +157,8 @@ impl Ctx {
         self.init_timed_out.store(true, Ordering::Relaxed);
         Err(Check::Error(format!(
             "the server did not answer initialize within {} ms, twice (two fresh servers); \
-             the discovery session's server did, so the machine is probably overloaded: \
-             raise --timeout-ms or lower --jobs",
+             the discovery session's server did, so the machine is probably overloaded: raise \
+             --timeout-ms or lower --jobs",
             wait.as_millis()
         )))
     }
@@ -340,6 +353,7 @@ async fn run_one(
     let transcript = Transcript::new();
     let procs = Arc::new(Mutex::new(Vec::new()));
     let init_timed_out = Arc::new(AtomicBool::new(false));
+    let hard = Deadline::at(started + timeout);
     let ctx = Ctx {
         profile: settings.profile,
         drive_fake: settings.drive_fake,
@@ -350,7 +364,8 @@ async fn run_one(
         target,
         transcript: transcript.clone(),
         procs: procs.clone(),
-        deadline: wait_deadline(started + timeout, timeout),
+        deadline: Deadline::at(wait_deadline(started + timeout, timeout)),
+        hard: hard.clone(),
         timeout,
         position,
         servers: Arc::new(AtomicU32::new(0)),
@@ -359,19 +374,33 @@ async fn run_one(
     // The check runs in a task of its own so a panic is contained and reported.
     let task = tokio::spawn((case.check)(ctx));
     let abort = task.abort_handle();
-    let (check, timed_out) = match tokio::time::timeout(timeout, task).await {
-        Ok(Ok(Ok(c) | Err(c))) => (c, false),
-        Ok(Err(e)) => (Check::Error(format!("the check panicked: {e}")), false),
-        Err(_) => {
+    let mut task = task;
+    let outcome = loop {
+        let at = hard.get();
+        tokio::select! {
+            joined = &mut task => break Some(joined),
+            () = tokio::time::sleep_until(at.into()) => {
+                // The deadline may have moved while this slept (a handshake's time).
+                if hard.get() <= Instant::now() {
+                    break None;
+                }
+            }
+        }
+    };
+    let (check, timed_out) = match outcome {
+        Some(Ok(Ok(c) | Err(c))) => (c, false),
+        Some(Err(e)) => (Check::Error(format!("the check panicked: {e}")), false),
+        None => {
             abort.abort();
-            transcript.note(&format!("case timed out after {} ms", timeout.as_millis()));
+            let ms = started.elapsed().as_millis();
+            transcript.note(&format!("case timed out after {ms} ms"));
             (
                 Check::fail(
                     format!(
-                        "a verdict within the case timeout of {} ms",
+                        "a verdict within the case timeout of {} ms (plus the servers' start)",
                         timeout.as_millis()
                     ),
-                    "timed out: the server did not answer in time (hung?)",
+                    format!("timed out after {ms} ms: the server did not answer in time (hung?)"),
                 ),
                 true,
             )

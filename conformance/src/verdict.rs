@@ -13,6 +13,7 @@ use crate::schedule::Ran;
 pub fn outcome(check: &Check, level: Level, strict: bool) -> Outcome {
     match (check, level) {
         (Check::Pass, _) => Outcome::Pass,
+        (Check::Violation { .. }, _) => Outcome::Fail,
         (Check::Note { .. }, _) | (Check::Fail { .. }, Level::Info) => Outcome::Info,
         (Check::Fail { .. }, Level::Should) if !strict => Outcome::Warn,
         (Check::Fail { .. }, _) => Outcome::Fail,
@@ -24,11 +25,16 @@ pub fn outcome(check: &Check, level: Level, strict: bool) -> Outcome {
 /// Grades one finished case.
 #[must_use]
 pub fn grade(ran: &Ran, profile: Profile, strict: bool, baseline: &Baseline) -> CaseResult {
-    let level = ran.case.levels.get(profile).unwrap_or(Level::Info);
+    let level = match ran.check {
+        Check::Violation { .. } => Level::Must,
+        _ => ran.case.levels.get(profile).unwrap_or(Level::Info),
+    };
     let outcome = outcome(&ran.check, level, strict);
     let listed = baseline.lists(ran.case.id);
     let (expected, actual, reason) = match &ran.check {
-        Check::Fail { expected, actual } | Check::Note { expected, actual } => {
+        Check::Fail { expected, actual }
+        | Check::Note { expected, actual }
+        | Check::Violation { expected, actual } => {
             (Some(expected.clone()), Some(actual.clone()), None)
         }
         Check::Skip(r) | Check::Error(r) => (None, None, Some(r.clone())),

@@ -38,7 +38,7 @@ impl Rule {
     pub fn case_id(self) -> &'static str {
         match self {
             Rule::Stdout => "lifecycle/stdout/protocol-only",
-            Rule::IdEcho => "jsonrpc/ids/echoed",
+            Rule::IdEcho => "jsonrpc/response-ids",
             Rule::ResultShape => "tools/result/shape",
             Rule::Mirror => "tools/result/structured-mirror",
             Rule::ErrorSplit => "tools/result/error-split",
@@ -53,8 +53,10 @@ impl Rule {
             Rule::IdEcho => !case.starts_with("jsonrpc/ids/"),
             // Calls whose arguments the runner makes invalid on purpose, or of unknown tools:
             // their cases grade what the answer must be.
+            // A cancelled request's answer is graded by the cancellation cases (T7).
             Rule::ErrorSplit => {
                 !(case.starts_with("tools/call/")
+                    || case.starts_with("cancellation/")
                     || case.starts_with("runs/args/")
                     || case.starts_with("meta-work/invocation-"))
             }
@@ -265,6 +267,21 @@ impl Observer {
         }
         let listed = tool.as_deref().and_then(|t| self.watch.is_listed(t));
         if let Some(result) = m.get("result") {
+            if listed == Some(false) {
+                // A result for a tool the server does not list (TOOL-4: that is a protocol
+                // error, -32602). Only tools/call/unknown-tool calls unlisted tools, and it
+                // grades that answer itself; elsewhere it offends here.
+                self.offend(
+                    Rule::ErrorSplit,
+                    line,
+                    format!(
+                        "a result for {:?}, a tool the server does not list (a protocol error, \
+                         -32602): {shown}",
+                        tool.unwrap_or_default()
+                    ),
+                );
+                return;
+            }
             self.looked(Rule::ResultShape);
             if let Err(p) = call_result_problem(result) {
                 self.offend(Rule::ResultShape, line, format!("{p}: {shown}"));
@@ -274,17 +291,6 @@ impl Observer {
                 self.offend(Rule::Mirror, line, format!("{p}: {shown}"));
             }
             self.looked(Rule::ErrorSplit);
-            if listed == Some(false) && result.get("isError") == Some(&Value::Bool(true)) {
-                self.offend(
-                    Rule::ErrorSplit,
-                    line,
-                    format!(
-                        "an isError result for {:?}, a tool the server does not list (a \
-                         protocol error, -32602): {shown}",
-                        tool.unwrap_or_default()
-                    ),
-                );
-            }
         } else if listed == Some(true) {
             self.looked(Rule::ErrorSplit);
             self.offend(

@@ -75,7 +75,7 @@ pub const CASES: &[Case] = &[
         "Request id 18446744073709551615 is echoed exactly",
         echo_id["18446744073709551615"]
     ),
-    case!("jsonrpc/ids/echoed", "JSON-RPC 2.0 §5", Levels::all(Level::Must), Crosscut,
+    case!("jsonrpc/response-ids", "JSON-RPC 2.0 §5", Levels::all(Level::Must), Crosscut,
         "Every response of every case carries the id of a request the runner sent on that connection",
         ids_echoed[]),
     case!("jsonrpc/unknown-method", "T3", Levels::all(Level::Must), Server,
@@ -140,8 +140,24 @@ async fn echo_id(ctx: Ctx, id_text: &'static str) -> CheckResult {
     let id: Value = serde_json::from_str(id_text).map_err(|e| Check::Error(e.to_string()))?;
     let probe = json!("probe-after-id");
     c.send(&mcp_wire::request(&probe, "ping", None)).await?;
-    c.response_to(&probe, "a ping sent after the id test")
-        .await?;
+    match c.response_to(&probe, "a ping sent after the id test").await {
+        Ok(_) => {}
+        // The probe came back under another id too: the server does not echo ids at all.
+        Err(crate::client::ClientError::Timeout {
+            foreign_id: true,
+            unmatched,
+            ..
+        }) => {
+            return Err(Check::Violation {
+                expected: format!(
+                    "a ping result with id {id_text} (JSON-RPC 2.0 §5: a response carries the \
+                     request's id)"
+                ),
+                actual: format!("answers under other ids: {}", unmatched.join(" | ")),
+            });
+        }
+        Err(e) => return Err(e.into()),
+    }
     let mut frames = c.take_seen();
     frames.extend(c.collect(super::support::LATE_GRACE).await?);
     if frames.iter().any(|f| {
@@ -156,6 +172,25 @@ async fn echo_id(ctx: Ctx, id_text: &'static str) -> CheckResult {
         .filter(|m| m.get("method").is_none())
         .map(show)
         .collect();
+    // An answer under another id (not the probe's, not null) is no precision question of T3a:
+    // JSON-RPC 2.0 §5 makes the id of a response "the same as the value of the id member in
+    // the Request Object", a MUST in every profile.
+    let probe_key = probe.to_string();
+    let foreign = frames.iter().filter_map(|f| f.json()).find(|m| {
+        m.get("method").is_none()
+            && (m.get("result").is_some() || m.get("error").is_some())
+            && m.get("id")
+                .is_some_and(|i| !i.is_null() && i.to_string() != probe_key)
+    });
+    if let Some(m) = foreign {
+        return Err(Check::Violation {
+            expected: format!(
+                "a ping result with id {id_text} (JSON-RPC 2.0 §5: a response carries the \
+                 request's id)"
+            ),
+            actual: format!("an answer under another id: {}", show(m)),
+        });
+    }
     Err(Check::fail(
         format!("a ping result with id {id_text}"),
         if others.is_empty() {
@@ -181,17 +216,13 @@ async fn ids_echoed(ctx: Ctx) -> CheckResult {
 async fn unknown_method(ctx: Ctx) -> CheckResult {
     let mut c = ctx.session().await?;
     let answer = c.request("conformance/no-such-method", None).await?;
+    // An error without a message is no valid JSON-RPC message: T1 grades it, once.
+    super::support::well_formed(&answer, "an unknown method")?;
     ensure(
         error_code(&answer) == Some(mcp_wire::code::METHOD_NOT_FOUND),
-        "error -32601",
+        "error -32601 (T3; JSON-RPC 2.0 §5.1)",
         show(&answer),
     )?;
-    if let Some(problem) = super::support::error_shape_problem(&answer) {
-        return Err(Check::fail(
-            "error -32601 with a string message (MCP basic: errors include a code and a message)",
-            format!("{problem}: {}", show(&answer)),
-        ));
-    }
     Ok(Check::Pass)
 }
 
@@ -245,12 +276,8 @@ async fn bad_line(ctx: Ctx, line: &'static [u8], code: i64, id_text: &'static st
 }
 
 async fn batch_accepted(ctx: Ctx) -> CheckResult {
-    let mut c = ctx.spawn()?;
-    let init = c
-        .request(
-            "initialize",
-            Some(crate::discovery::init_params(Some("2025-03-26"))),
-        )
+    let (mut c, init) = ctx
+        .initialized(crate::discovery::init_params(Some("2025-03-26")))
         .await?;
     let version = init
         .get("result")
@@ -306,12 +333,8 @@ async fn batch_accepted(ctx: Ctx) -> CheckResult {
 }
 
 async fn batch_rejected(ctx: Ctx, version: &'static str) -> CheckResult {
-    let mut c = ctx.spawn()?;
-    let init = c
-        .request(
-            "initialize",
-            Some(crate::discovery::init_params(Some(version))),
-        )
+    let (mut c, init) = ctx
+        .initialized(crate::discovery::init_params(Some(version)))
         .await?;
     let negotiated = init
         .get("result")

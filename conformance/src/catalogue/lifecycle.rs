@@ -175,10 +175,7 @@ async fn result_shape(ctx: Ctx) -> CheckResult {
 }
 
 async fn supported_version(ctx: Ctx, version: &'static str) -> CheckResult {
-    let mut c = ctx.spawn()?;
-    let answer = c
-        .request("initialize", Some(init_params(Some(version))))
-        .await?;
+    let (_c, answer) = ctx.initialized(init_params(Some(version))).await?;
     let result = result_of(&answer, "initialize")?;
     let got = str_at(result, "protocolVersion").unwrap_or("");
     if got == version {
@@ -197,20 +194,27 @@ async fn supported_version(ctx: Ctx, version: &'static str) -> CheckResult {
 }
 
 async fn unsupported_version(ctx: Ctx, proposal: Option<&'static str>) -> CheckResult {
-    let mut c = ctx.spawn()?;
-    let answer = c.request("initialize", Some(init_params(proposal))).await?;
+    let (_c, answer) = ctx.initialized(init_params(proposal)).await?;
     let provider = ctx.profile == Profile::Provider;
     if let Some(err) = answer.get("error") {
         // Rejecting a malformed or missing proposal as bad params is MCP-legal; T2 wants a date.
         let bad_params = error_code(&answer) == Some(mcp_wire::code::INVALID_PARAMS);
-        let lenient = matches!(proposal, None | Some("not-a-date"));
+        let lenient = lenient_proposal(proposal);
         if !provider && bad_params && lenient {
             return Ok(Check::Pass);
         }
-        return Err(Check::fail(
-            format!("a result with protocolVersion {FALLBACK_VERSION:?}"),
-            format!("error {}", show(err)),
-        ));
+        let expected = if provider {
+            format!("a result with protocolVersion {FALLBACK_VERSION:?} (T2)")
+        } else if lenient {
+            "a result with a protocolVersion the server supports (never the proposal), or error \
+             -32602 (MCP basic/lifecycle)"
+                .to_owned()
+        } else {
+            "a result with a protocolVersion the server supports, never the proposal echoed back \
+             (MCP basic/lifecycle: version negotiation)"
+                .to_owned()
+        };
+        return Err(Check::fail(expected, format!("error {}", show(err))));
     }
     let result = result_of(&answer, "initialize")?;
     let got = str_at(result, "protocolVersion").unwrap_or("");
@@ -224,16 +228,28 @@ async fn unsupported_version(ctx: Ctx, proposal: Option<&'static str>) -> CheckR
     } else {
         ensure(
             Some(got) != proposal && is_date(got),
-            "another protocolVersion the server supports (never the proposal echoed back)",
+            if lenient_proposal(proposal) {
+                "another protocolVersion the server supports (never the proposal echoed back), \
+                 or error -32602 (MCP basic/lifecycle)"
+            } else {
+                "another protocolVersion the server supports (never the proposal echoed back; \
+                 MCP basic/lifecycle)"
+            },
             shown,
         )?;
     }
     Ok(Check::Pass)
 }
 
+/// Proposals that may also be rejected with -32602 outside the provider profile.
+fn lenient_proposal(proposal: Option<&str>) -> bool {
+    matches!(proposal, None | Some("not-a-date"))
+}
+
 async fn ping_before_init(ctx: Ctx) -> CheckResult {
     let mut c = ctx.spawn()?;
     let answer = c.request("ping", None).await?;
+    super::support::well_formed(&answer, "ping")?;
     // MCP basic/utilities/ping: the receiver MUST respond with an empty response, before
     // initialize as after it.
     ensure(
@@ -247,6 +263,7 @@ async fn ping_before_init(ctx: Ctx) -> CheckResult {
 async fn ping_after_init(ctx: Ctx) -> CheckResult {
     let mut c = ctx.session().await?;
     let answer = c.request("ping", None).await?;
+    super::support::well_formed(&answer, "ping")?;
     ensure(
         answer.get("result") == Some(&json!({})),
         "result {}",

@@ -144,6 +144,21 @@ pub fn tool_answer(msg: &Value, what: &str) -> Result<(bool, Value, Value), Chec
     }
 }
 
+/// Blocks the case when `answer` is no valid JSON-RPC message (a null result, an error
+/// without a message): T1 grades that once, on every exchange (`lifecycle/stdout/protocol-only`).
+pub fn well_formed(answer: &Value, what: &str) -> Result<(), Check> {
+    match crate::client::message_problem(answer) {
+        None => Ok(()),
+        Some(problem) => Err(Check::blocked(
+            crate::watch::Rule::Stdout.case_id(),
+            Check::fail(
+                format!("a valid JSON-RPC response to {what}"),
+                format!("{problem}: {}", show(answer)),
+            ),
+        )),
+    }
+}
+
 /// Grades one cross-cutting rule from what every case's exchanges showed: the first offence
 /// fails (with the case and the line), no exchange to look at skips with `nothing`.
 pub fn grade_rule(

@@ -246,7 +246,10 @@ pub fn read_only(tool: &Value) -> bool {
 /// `--allow-tool-calls`: a server that does not validate would run the call, and on a server
 /// with real side effects that may act (schedule a task, write a file).
 fn wrong_typed_target(ctx: &Ctx) -> Option<(String, Value, String)> {
-    if let Some(name) = ctx.roles().name(Role::Result) {
+    let only_read_only = ctx.profile != Profile::Provider && !ctx.allow_tool_calls;
+    if let Some(name) = ctx.roles().name(Role::Result)
+        && (!only_read_only || ctx.tool(name).is_some_and(read_only))
+    {
         return Some((name.to_owned(), json!({"run_id": 12345}), "/run_id".into()));
     }
     let wrong = |ty: &str| match ty {
@@ -255,7 +258,6 @@ fn wrong_typed_target(ctx: &Ctx) -> Option<(String, Value, String)> {
         "boolean" => Some(json!("not-a-boolean")),
         _ => None,
     };
-    let only_read_only = ctx.profile != Profile::Provider && !ctx.allow_tool_calls;
     let mut tools: Vec<&Value> = ctx
         .discovery
         .tools()
