@@ -752,6 +752,11 @@ impl Client {
         if self.closed {
             return Ok(None);
         }
+        // A server that floods keeps the queue always ready, and a ready future wins over its
+        // timeout: the deadline is checked first so every wait ends.
+        if Instant::now() >= deadline {
+            return Ok(None);
+        }
         match tokio::time::timeout_at(deadline.into(), self.frames.recv()).await {
             Ok(Some(Some(incoming))) => {
                 // Its queue budget goes back to the reader here.
