@@ -149,6 +149,9 @@ impl Watch {
     }
 }
 
+/// Requests sent on one connection: compact id → (method, tool name of a `tools/call`).
+pub type Sent = Arc<Mutex<BTreeMap<String, (String, Option<String>)>>>;
+
 /// What one client knows for the watch: which case it serves, its place, the requests it sent.
 #[derive(Debug, Clone)]
 pub struct Observer {
@@ -161,7 +164,7 @@ pub struct Observer {
     /// The server's number within the case.
     pub server: u32,
     /// Requests sent on this connection: compact id → (method, tool name of a `tools/call`).
-    pub sent: Arc<Mutex<BTreeMap<String, (String, Option<String>)>>>,
+    pub sent: Sent,
 }
 
 impl Observer {

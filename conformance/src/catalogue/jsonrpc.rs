@@ -175,12 +175,10 @@ async fn echo_id(ctx: Ctx, id_text: &'static str) -> CheckResult {
     // An answer under another id (not the probe's, not null) is no precision question of T3a:
     // JSON-RPC 2.0 §5 makes the id of a response "the same as the value of the id member in
     // the Request Object", a MUST in every profile.
-    let probe_key = probe.to_string();
     let foreign = frames.iter().filter_map(|f| f.json()).find(|m| {
         m.get("method").is_none()
             && (m.get("result").is_some() || m.get("error").is_some())
-            && m.get("id")
-                .is_some_and(|i| !i.is_null() && i.to_string() != probe_key)
+            && m.get("id").is_some_and(|i| !i.is_null() && *i != probe)
     });
     if let Some(m) = foreign {
         return Err(Check::Violation {
