@@ -118,6 +118,17 @@ impl Ctx {
     /// the server initializes: a slow start under load says nothing about what the case
     /// checks).
     pub async fn initialized(&self, params: Value) -> Result<(Client, Value), Check> {
+        self.first_answer("initialize", params).await
+    }
+
+    /// Like [`Ctx::initialized`] for any first request of a fresh server (`ping` or another
+    /// method before `initialize`; `Value::Null` sends no params): the time until a new server
+    /// first answers is its start, not the case's.
+    pub async fn first_answer(
+        &self,
+        method: &str,
+        params: Value,
+    ) -> Result<(Client, Value), Check> {
         let wait = self.timeout;
         for attempt in 1..=2 {
             // Room for the whole attempt, taken back once it is known what it took.
@@ -126,12 +137,9 @@ impl Ctx {
             let started = Instant::now();
             let answered = async {
                 let mut client = self.spawn()?;
-                let id = client
-                    .send_request("initialize", Some(params.clone()))
-                    .await?;
-                let answer = client
-                    .response_before(&id, "initialize", started + wait)
-                    .await;
+                let params = (!params.is_null()).then(|| params.clone());
+                let id = client.send_request(method, params).await?;
+                let answer = client.response_before(&id, method, started + wait).await;
                 Ok::<_, Check>((client, answer))
             }
             .await;
@@ -145,7 +153,7 @@ impl Ctx {
                     foreign_id: false, ..
                 }) => {
                     self.note(&format!(
-                        "initialize not answered within {} ms (attempt {attempt} of 2); this \
+                        "{method} not answered within {} ms (attempt {attempt} of 2); this \
                          server is given up",
                         took.as_millis()
                     ));
@@ -156,7 +164,7 @@ impl Ctx {
         }
         self.init_timed_out.store(true, Ordering::Relaxed);
         Err(Check::Error(format!(
-            "the server did not answer initialize within {} ms, twice (two fresh servers); \
+            "the server did not answer {method} within {} ms, twice (two fresh servers); \
              the discovery session's server did, so the machine is probably overloaded: raise \
              --timeout-ms or lower --jobs",
             wait.as_millis()
