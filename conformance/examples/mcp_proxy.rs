@@ -178,6 +178,14 @@ enum Mutation {
     UnknownResourceWrongCode,
     /// With --gateway: `claude.run.cancel` keeps its continuation declaration (META-CONN-1).
     GatewayKeepsCancelContinuation,
+    /// Tool results lose `structuredContent` (TOOL-4); the text block still holds the JSON.
+    NoStructuredContent,
+    /// Tool results lose `isError` (TOOL-4: a boolean on every result).
+    MissingIsError,
+    /// A text log line is written on stdout before every tools/call answer (T1).
+    LogOnCall,
+    /// Answers to `claude.run.list` calls come back under another id (JSON-RPC 2.0 §5).
+    WrongIdOnList,
 }
 
 /// A request whose answer may need rewriting.
@@ -206,6 +214,8 @@ struct State {
     /// The latest work-invocation a client sent.
     last_invocation: Option<String>,
     batches: Vec<Batch>,
+    /// Ids of calls whose answers mutation wrong-id-on-list sends back under another id.
+    wrong_ids: HashSet<String>,
 }
 
 struct Proxy {
@@ -368,6 +378,14 @@ impl Proxy {
             // Single pings only: mutation ping-result-null leaves batches to the batch cases.
             "ping" if single => Some(Pending::Ping),
             "tools/call" => {
+                if self.is(Mutation::WrongIdOnList)
+                    && params
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .is_some_and(|n| tool_is(n, "claude.run.list"))
+                {
+                    self.state().wrong_ids.insert(id_key(&id));
+                }
                 if let Some(inv) = params
                     .get("_meta")
                     .and_then(|x| x.get(INVOCATION_KEY))
@@ -555,6 +573,11 @@ impl Proxy {
                     twice.extend_from_slice(line);
                     Some(twice)
                 }
+                Action::Keep if self.is(Mutation::LogOnCall) && is_call_result(line) => {
+                    let mut logged = b"mcp_proxy: INFO answered tools/call\n".to_vec();
+                    logged.extend_from_slice(line);
+                    Some(logged)
+                }
                 Action::Keep => Some(line.to_vec()),
                 Action::Replace(v) => Some(v.to_string().into_bytes()),
                 Action::Drop => None,
@@ -580,6 +603,10 @@ impl Proxy {
             Some(p) => self.answer(&p, &mut m),
             None => false,
         };
+        if self.state().wrong_ids.remove(&id_key(&id)) {
+            m["id"] = json!(format!("wrong-{}", id_key(&id)));
+            changed = true;
+        }
         if let Some(result) = m.get_mut("result") {
             changed |= self.listing(result);
         }
@@ -651,6 +678,14 @@ impl Proxy {
     }
 
     fn tool_answer(&self, m: &mut Value) -> bool {
+        if let Some(result) = m.get_mut("result").and_then(Value::as_object_mut) {
+            if self.is(Mutation::NoStructuredContent) {
+                return result.remove("structuredContent").is_some();
+            }
+            if self.is(Mutation::MissingIsError) {
+                return result.remove("isError").is_some();
+            }
+        }
         if self.is(Mutation::IserrorForProtocolError)
             && error_code(m) == Some(-32602)
             && let Some(obj) = m.as_object_mut()
@@ -905,6 +940,15 @@ impl Proxy {
 }
 
 /// Whether an upstream line is a `notifications/progress`.
+/// Whether `line` is the answer to a tools/call (a result with a content array).
+fn is_call_result(line: &[u8]) -> bool {
+    serde_json::from_slice::<Value>(line).is_ok_and(|m| {
+        m.get("result")
+            .and_then(|r| r.get("content"))
+            .is_some_and(Value::is_array)
+    })
+}
+
 fn is_progress(line: &[u8]) -> bool {
     serde_json::from_slice::<Value>(line)
         .is_ok_and(|m| m.get("method") == Some(&json!("notifications/progress")))

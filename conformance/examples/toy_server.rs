@@ -16,6 +16,16 @@
 //! `isError` result (what MCP 2025-06-18 allows, TOOL-3 forbids). `--ping-client` pings the client before answering `initialize` and writes a line that is not
 //! JSON-RPC (a T1 violation the runner reports) unless the client answers with the empty result
 //! MCP requires (basic/utilities/ping).
+//! One-defect flags of issue 11: `--log-on-call` writes a text log line on stdout on each
+//! `tools/call` (T1); `--oversized-log-on-call` writes a 17 MiB text line there instead (over the
+//! runner's keep limit); `--acting-tool FILE` lists `schedule_task`, a tool without
+//! `readOnlyHint` that creates FILE whenever it is called, valid arguments or not (a server with
+//! real side effects that acts before it validates), and `--no-echo` leaves the read-only `echo`
+//! out; `--panic-on-sigterm` dies of its own panic (status 101) on SIGTERM; `--huge-initialize`
+//! answers `initialize` with a 17 MiB line; `--exit-on-method M` exits with status 3 on M after
+//! initialize; `--hang-initialize-unless-first DIR` answers `initialize` only in the first server
+//! started with that DIR (the runner's discovery session), a server too slow to start for every
+//! case; `--batch-answers-notification` answers a batch's notification element too.
 
 use std::io::{BufWriter, Read, Write};
 
@@ -41,6 +51,16 @@ struct Server {
     batches_always: bool,
     null_id_for_invalid: bool,
     flood: bool,
+    log_on_call: bool,
+    oversized_log_on_call: bool,
+    /// `--acting-tool FILE`: the file `schedule_task` creates when called.
+    acting_tool: Option<String>,
+    no_echo: bool,
+    huge_initialize: bool,
+    exit_on_method: Option<String>,
+    batch_answers_notification: bool,
+    /// Raw lines to write before the next replies (the T1 defects).
+    before: Vec<Vec<u8>>,
     /// Set when `--flood` starts: the main loop writes notifications for ever.
     flooding: bool,
     version: Option<String>,
@@ -57,6 +77,9 @@ impl Server {
         let params = params.unwrap_or(Value::Null);
         if self.version.is_some() && self.hang_method.as_deref() == Some(method.as_str()) {
             return None;
+        }
+        if self.version.is_some() && self.exit_on_method.as_deref() == Some(method.as_str()) {
+            std::process::exit(3);
         }
         if self.version.is_some() && self.wrong_id_method.as_deref() == Some(method.as_str()) {
             return Some(response(&json!(format!("wrong-{id}")), json!({})));
@@ -76,6 +99,15 @@ impl Server {
                     "2025-06-18"
                 };
                 self.version = Some(v.to_owned());
+                if self.huge_initialize {
+                    // Valid JSON-RPC, but longer than any client keeps (17 MiB of serverInfo).
+                    return Some(response(
+                        &id,
+                        json!({"protocolVersion": v, "capabilities": {"tools": {}},
+                               "serverInfo": {"name": "toy-server", "version": "1.0.0",
+                                              "pad": "p".repeat(17 * 1024 * 1024)}}),
+                    ));
+                }
                 let capabilities = if self.empty_resource {
                     json!({"tools": {}, "resources": {}})
                 } else {
@@ -89,7 +121,14 @@ impl Server {
                 return None;
             }
             "ping" => json!({}),
-            _ if self.version.is_none() => {
+            // Unknown methods are -32601 before initialize too (a host's `server/discover`
+            // probe falls back to initialize on it); known ones are "not initialized".
+            m if self.version.is_none()
+                && matches!(
+                    m,
+                    "tools/list" | "tools/call" | "resources/list" | "resources/read"
+                ) =>
+            {
                 return Some(error_response(
                     Some(&id),
                     &ErrorObject::invalid_request("not initialized"),
@@ -102,9 +141,20 @@ impl Server {
                         &ErrorObject::invalid_params("unknown cursor"),
                     ));
                 }
-                json!({"tools": [{"name": "echo", "description": "Echoes text",
-                    "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}},
-                                    "required": ["text"], "additionalProperties": false}}]})
+                let mut tools = Vec::new();
+                if !self.no_echo {
+                    tools.push(json!({"name": "echo", "description": "Echoes text",
+                        "annotations": {"readOnlyHint": true},
+                        "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}},
+                                        "required": ["text"], "additionalProperties": false}}));
+                }
+                if self.acting_tool.is_some() {
+                    tools.push(json!({"name": "schedule_task",
+                        "description": "Schedules a task that persists",
+                        "inputSchema": {"type": "object", "properties": {"when": {"type": "string"}},
+                                        "required": ["when"], "additionalProperties": false}}));
+                }
+                json!({ "tools": tools })
             }
             "resources/list" if self.empty_resource => {
                 json!({"resources": [{"uri": "toy://empty", "name": "empty"}]})
@@ -119,7 +169,23 @@ impl Server {
                 json!({"contents": []})
             }
             "tools/call" => {
-                if params.get("name").and_then(Value::as_str) != Some("echo") {
+                if self.log_on_call {
+                    self.before
+                        .push(b"toy-server: INFO handling tools/call".to_vec());
+                }
+                if self.oversized_log_on_call {
+                    self.before.push(vec![b'x'; 17 * 1024 * 1024]);
+                }
+                let name = params.get("name").and_then(Value::as_str);
+                if let (Some("schedule_task"), Some(file)) = (name, &self.acting_tool) {
+                    // Acts first, validates after: what the runner must never trigger unasked.
+                    let _ = std::fs::write(file, b"scheduled");
+                    return Some(response(
+                        &id,
+                        json!({"content": [{"type": "text", "text": "scheduled"}], "isError": false}),
+                    ));
+                }
+                if name != Some("echo") || self.no_echo {
                     return Some(error_response(
                         Some(&id),
                         &ErrorObject::invalid_params("unknown tool"),
@@ -193,9 +259,16 @@ impl Server {
                 if (self.version.as_deref() == Some("2025-03-26") || self.batches_always)
                     && !items.is_empty() =>
             {
+                let answer_notes = self.batch_answers_notification;
                 let out: Vec<Value> = items
                     .into_iter()
                     .filter_map(|i| match i {
+                        Ok(Message::Notification { method, .. }) if answer_notes => {
+                            Some(error_response(
+                                Some(&Value::Null),
+                                &ErrorObject::method_not_found(&method),
+                            ))
+                        }
                         Ok(m) => self.handle(m),
                         Err(inv) => Some(error_response(Some(&inv.reply_id()), &inv.error())),
                     })
@@ -231,6 +304,34 @@ fn main() {
         }
         return;
     }
+    if has("--panic-on-sigterm") {
+        // SAFETY: the handler only calls async-signal-safe functions (write, _exit).
+        extern "C" fn die(_: libc::c_int) {
+            let msg = b"thread 'main' panicked at toy_server.rs: shutdown hook failed\n";
+            // SAFETY: write(2) and _exit(2) are async-signal-safe.
+            unsafe {
+                libc::write(2, msg.as_ptr().cast(), msg.len());
+                libc::_exit(101);
+            }
+        }
+        // SAFETY: installing a handler that only uses async-signal-safe calls.
+        unsafe {
+            libc::signal(libc::SIGTERM, die as *const () as libc::sighandler_t);
+        }
+    }
+    let value_of = |flag: &str| {
+        args.iter()
+            .position(|a| a == flag)
+            .and_then(|i| args.get(i + 1).cloned())
+    };
+    let hang_unless_first = value_of("--hang-initialize-unless-first").is_some_and(|dir| {
+        // The first server to create the marker is the discovery session's.
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(std::path::Path::new(&dir).join("first"))
+            .is_err()
+    });
     if has("--exit-leaving-child") {
         // A child inherits stdout and outlives the server: stdout stays open after it exits.
         let _ = std::process::Command::new("sleep").arg("30").spawn();
@@ -238,7 +339,15 @@ fn main() {
     }
     let mut server = Server {
         drop_malformed: has("--drop-malformed"),
-        hang_initialize: has("--hang-initialize"),
+        hang_initialize: has("--hang-initialize") || hang_unless_first,
+        log_on_call: has("--log-on-call"),
+        oversized_log_on_call: has("--oversized-log-on-call"),
+        acting_tool: value_of("--acting-tool"),
+        no_echo: has("--no-echo"),
+        huge_initialize: has("--huge-initialize"),
+        exit_on_method: value_of("--exit-on-method"),
+        batch_answers_notification: has("--batch-answers-notification"),
+        before: Vec::new(),
         ping_client: has("--ping-client"),
         invalid_args_protocol_error: has("--invalid-args-protocol-error"),
         empty_resource: has("--empty-resource"),
@@ -283,6 +392,16 @@ fn main() {
                 "params": {"level": "info", "data": "y".repeat(1024 * 1024)}}));
             while out.write_all(&note).and_then(|()| out.flush()).is_ok() {}
             return;
+        }
+        for line in std::mem::take(&mut server.before) {
+            if out
+                .write_all(&line)
+                .and_then(|()| out.write_all(b"\n"))
+                .and_then(|()| out.flush())
+                .is_err()
+            {
+                return;
+            }
         }
         for r in replies {
             // A string reply is raw text, not JSON: the toy's deliberate T1 violations.

@@ -19,6 +19,7 @@ use tokio::sync::{Mutex, mpsc};
 
 use crate::process;
 use crate::transcript::Transcript;
+use crate::watch::Observer;
 
 /// The runner's own bound on one line from the server: large enough for any sane listing,
 /// small enough that a flooding server cannot grow the runner (a longer line is counted, not held).
@@ -38,6 +39,47 @@ const SEEN_BYTES: usize = 16 * 1024 * 1024;
 const MAX_SEEN: usize = 4096;
 /// stdout lines that are not valid JSON-RPC messages kept per server (T1); later ones are counted.
 const MAX_STDOUT_PROBLEMS: usize = 20;
+
+/// A deadline shared by everything a case does, which the runner can move: the time a server
+/// takes to answer `initialize` is not taken from the case (a slow start under load says
+/// nothing about what the case checks), so each successful handshake pushes it out by as much.
+#[derive(Debug, Clone)]
+pub struct Deadline(Arc<std::sync::Mutex<Instant>>);
+
+impl Deadline {
+    /// A deadline at `at`.
+    #[must_use]
+    pub fn at(at: Instant) -> Self {
+        Self(Arc::new(std::sync::Mutex::new(at)))
+    }
+
+    /// The current instant.
+    #[must_use]
+    pub fn get(&self) -> Instant {
+        *self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Moves the deadline later by `by`.
+    pub fn extend(&self, by: Duration) {
+        let mut d = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        *d += by;
+    }
+
+    /// Moves the deadline earlier by `by`.
+    pub fn shorten(&self, by: Duration) {
+        let mut d = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        *d = d.checked_sub(by).unwrap_or(*d);
+    }
+}
 
 /// How to start a server.
 #[derive(Debug, Clone)]
@@ -74,19 +116,27 @@ pub enum ClientError {
         source: std::io::Error,
     },
     /// Nothing arrived before the case's deadline.
-    #[error("no answer to {waiting_for} within {ms} ms{}", meanwhile(unmatched))]
+    #[error(
+        "no answer to {waiting_for} within {ms} ms{}{note}",
+        meanwhile(unmatched)
+    )]
     Timeout {
         /// What the case was waiting for.
         waiting_for: String,
-        /// How long it waited.
+        /// How long it really waited.
         ms: u64,
         /// Responses that arrived meanwhile with another id (a server echoing ids wrongly),
         /// compact and clipped, at most a few.
         unmatched: Vec<String>,
+        /// Whether one of them carries an id no request of the runner had (JSON-RPC 2.0 §5):
+        /// the answer probably came under a wrong id.
+        foreign_id: bool,
+        /// What else explains the silence (a line over the keep limit), or empty.
+        note: String,
     },
     /// The server closed stdout (or stdin) while the case still needed it.
     #[error(
-        "the server closed the connection while waiting for {waiting_for}{}",
+        "the server closed the connection while waiting for {waiting_for}{}{note}",
         meanwhile(unmatched)
     )]
     Closed {
@@ -94,6 +144,8 @@ pub enum ClientError {
         waiting_for: String,
         /// As for [`ClientError::Timeout`].
         unmatched: Vec<String>,
+        /// How the server ended (its exit status or signal), or what else explains it.
+        note: String,
     },
     /// An I/O error of the runner's own.
     #[error("i/o error: {0}")]
@@ -250,6 +302,7 @@ impl ProcHandle {
         }
         process::signal_group(self.pgid, nix::sys::signal::Signal::SIGKILL);
         let _ = tokio::time::timeout(process::TERM_GRACE, child.wait()).await;
+        process::wait_group_gone(self.pgid).await;
         process::unregister(self.pgid);
     }
 }
@@ -312,9 +365,11 @@ pub struct Client {
     seen: Seen,
     closed: bool,
     transcript: Transcript,
-    deadline: Instant,
+    deadline: Deadline,
     next_id: i64,
     stdout_problems: Arc<std::sync::Mutex<StdoutProblems>>,
+    /// The cross-cutting rules' view of this connection (none in unit tests).
+    observer: Option<Observer>,
 }
 
 /// stdout lines of one server that were not valid JSON-RPC messages (T1), bounded.
@@ -339,7 +394,8 @@ impl Client {
     pub fn spawn(
         spec: &ServerSpec,
         transcript: Transcript,
-        deadline: Instant,
+        deadline: Deadline,
+        observer: Option<Observer>,
     ) -> Result<Self, ClientError> {
         let mut cmd = Command::new(&spec.program);
         cmd.args(&spec.args)
@@ -368,8 +424,13 @@ impl Client {
             tokio::spawn(read_stdout(
                 stdout,
                 tx,
-                transcript.clone(),
-                stdout_problems.clone(),
+                Sink {
+                    transcript: transcript.clone(),
+                    problems: stdout_problems.clone(),
+                    observer: observer.clone(),
+                    line: 0,
+                    oversized: OversizedProbe::default(),
+                },
                 Arc::new(tokio::sync::Semaphore::new(QUEUE_BYTES)),
             ));
         }
@@ -389,6 +450,7 @@ impl Client {
             deadline,
             next_id: 1,
             stdout_problems,
+            observer,
         })
     }
 
@@ -435,7 +497,9 @@ impl Client {
     /// Time left before the case's deadline.
     #[must_use]
     pub fn remaining(&self) -> Duration {
-        self.deadline.saturating_duration_since(Instant::now())
+        self.deadline
+            .get()
+            .saturating_duration_since(Instant::now())
     }
 
     /// Sends one JSON message as a line.
@@ -445,8 +509,11 @@ impl Client {
 
     /// Sends raw bytes (which should end with `\n` to form a line), recorded as sent.
     pub async fn send_raw(&mut self, bytes: &[u8]) -> Result<(), ClientError> {
-        self.transcript
-            .record("c2s", bytes.strip_suffix(b"\n").unwrap_or(bytes));
+        let line = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+        self.transcript.record("c2s", line);
+        if let Some(o) = &self.observer {
+            o.sending(line);
+        }
         self.write(bytes).await
     }
 
@@ -456,6 +523,7 @@ impl Client {
             return Err(ClientError::Closed {
                 waiting_for: "writing (stdin already closed)".into(),
                 unmatched: Vec::new(),
+                note: String::new(),
             });
         };
         // Bounded by the deadline: a server that stops reading its stdin (while it floods us
@@ -464,20 +532,25 @@ impl Client {
             stdin.write_all(bytes).await?;
             stdin.flush().await
         };
-        let Ok(res) = tokio::time::timeout_at(self.deadline.into(), write).await else {
+        let started = Instant::now();
+        let Ok(res) = tokio::time::timeout_at(self.deadline.get().into(), write).await else {
             return Err(ClientError::Timeout {
                 waiting_for: "the server to read its stdin (a write did not complete)".into(),
-                ms: 0,
+                ms: elapsed_ms(started),
                 unmatched: Vec::new(),
+                foreign_id: false,
+                note: String::new(),
             });
         };
-        res.map_err(|e| match e.kind() {
-            std::io::ErrorKind::BrokenPipe => ClientError::Closed {
+        match res {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(ClientError::Closed {
                 waiting_for: "writing to the server's stdin".into(),
                 unmatched: Vec::new(),
-            },
-            _ => ClientError::Io(e),
-        })
+                note: self.how_it_ended().await,
+            }),
+            Err(e) => Err(ClientError::Io(e)),
+        }
     }
 
     /// Sends a request with a fresh id and returns the id.
@@ -509,7 +582,7 @@ impl Client {
     /// Waits (until the deadline) for the response with `id`; other frames are kept in order
     /// and can be taken with [`Client::take_seen`].
     pub async fn response_to(&mut self, id: &Value, what: &str) -> Result<Value, ClientError> {
-        let deadline = self.deadline;
+        let deadline = self.deadline.get();
         self.response_until(id, what, deadline).await
     }
 
@@ -520,7 +593,18 @@ impl Client {
         what: &str,
         wait: Duration,
     ) -> Result<Value, ClientError> {
-        let deadline = (Instant::now() + wait).min(self.deadline);
+        let deadline = (Instant::now() + wait).min(self.deadline.get());
+        self.response_until(id, what, deadline).await
+    }
+
+    /// Waits for the response with `id` until `deadline`, whatever the case's deadline (the
+    /// handshake: see [`Deadline`]).
+    pub async fn response_before(
+        &mut self,
+        id: &Value,
+        what: &str,
+        deadline: Instant,
+    ) -> Result<Value, ClientError> {
         self.response_until(id, what, deadline).await
     }
 
@@ -540,14 +624,23 @@ impl Client {
             return Ok(m);
         }
         let started = Instant::now();
+        let mut oversized: Option<u64> = None;
         loop {
             match self.next_until(deadline).await? {
                 Some((Frame::Json(m), _)) if is_response_to(&m, id) => return Ok(m),
-                Some((frame, size)) => self.keep(frame, size),
+                Some((frame, size)) => {
+                    if let Frame::Oversized(len) = frame {
+                        oversized = Some(len);
+                    }
+                    self.keep(frame, size);
+                }
                 None if self.closed => {
+                    let mut note = self.how_it_ended().await;
+                    note.push_str(&oversized_note(oversized));
                     return Err(ClientError::Closed {
                         waiting_for: what.to_owned(),
                         unmatched: self.unmatched_responses(),
+                        note,
                     });
                 }
                 None => {
@@ -560,16 +653,46 @@ impl Client {
                                  behind keeps its stdout open"
                             ),
                             unmatched: self.unmatched_responses(),
+                            note: oversized_note(oversized),
                         });
                     }
                     return Err(ClientError::Timeout {
                         waiting_for: what.to_owned(),
-                        ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+                        ms: elapsed_ms(started),
                         unmatched: self.unmatched_responses(),
+                        foreign_id: self.foreign_response_seen(),
+                        note: oversized_note(oversized),
                     });
                 }
             }
         }
+    }
+
+    /// How the server ended, for a closed connection: its exit status or the signal that
+    /// killed it, once it has exited (waiting for that at most a second, on the exit itself).
+    async fn how_it_ended(&self) -> String {
+        let mut child = self.proc.child.lock().await;
+        match tokio::time::timeout(Duration::from_secs(1), child.wait()).await {
+            Ok(Ok(status)) => format!(" (the server {})", describe_exit(status)),
+            _ => " (the server closed its stdout but is still running)".to_owned(),
+        }
+    }
+
+    /// Whether a response arrived whose id no request on this connection carried.
+    fn foreign_response_seen(&self) -> bool {
+        let Some(o) = &self.observer else {
+            return false;
+        };
+        let sent = o
+            .sent
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        self.seen.iter().filter_map(Frame::json).any(|m| {
+            m.get("method").is_none()
+                && m.get("id")
+                    .is_some_and(|id| !id.is_null() && !sent.contains_key(&id.to_string()))
+                && (m.get("result").is_some() || m.get("error").is_some())
+        })
     }
 
     /// The server's exit status when it has exited (without waiting).
@@ -607,7 +730,7 @@ impl Client {
     /// Every frame that arrives within `wait` (bounded by the deadline), after those already
     /// seen (bounded as [`Client::take_seen`]). Ends early when the server closes stdout.
     pub async fn collect(&mut self, wait: Duration) -> Result<Vec<Frame>, ClientError> {
-        let deadline = (Instant::now() + wait).min(self.deadline);
+        let deadline = (Instant::now() + wait).min(self.deadline.get());
         while let Some((frame, size)) = self.next_until(deadline).await? {
             self.keep(frame, size);
         }
@@ -627,6 +750,11 @@ impl Client {
         deadline: Instant,
     ) -> Result<Option<(Frame, usize)>, ClientError> {
         if self.closed {
+            return Ok(None);
+        }
+        // A server that floods keeps the queue always ready, and a ready future wins over its
+        // timeout: the deadline is checked first so every wait ends.
+        if Instant::now() >= deadline {
             return Ok(None);
         }
         match tokio::time::timeout_at(deadline.into(), self.frames.recv()).await {
@@ -700,6 +828,10 @@ impl Client {
             )
             .as_bytes(),
         );
+        if let Some(o) = &self.observer {
+            // The request inside the line, should a server read it whole and answer it.
+            o.sending(br#"{"jsonrpc":"2.0","id":"huge","method":"ping"}"#);
+        }
         self.write(head).await?;
         let piece = vec![b'x'; PIECE];
         let mut left = pad;
@@ -712,6 +844,40 @@ impl Client {
         self.write(tail).await?;
         between();
         Ok(())
+    }
+}
+
+/// Milliseconds since `started`.
+fn elapsed_ms(started: Instant) -> u64 {
+    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+/// The note for a wait during which the server sent a line longer than the runner keeps.
+fn oversized_note(len: Option<u64>) -> String {
+    len.map_or_else(String::new, |len| {
+        format!(
+            "; meanwhile the server sent a line of {len} bytes, more than the runner keeps \
+             ({} MiB): the answer may have been in it",
+            MAX_SERVER_LINE / (1024 * 1024)
+        )
+    })
+}
+
+/// "exited with status 3", "was killed by signal 6 (SIGABRT)".
+#[must_use]
+pub fn describe_exit(status: ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt as _;
+    if let Some(code) = status.code() {
+        return format!("exited with status {code}");
+    }
+    match status.signal() {
+        Some(sig) => {
+            let name = nix::sys::signal::Signal::try_from(sig)
+                .map(|s| format!(" ({})", s.as_str()))
+                .unwrap_or_default();
+            format!("was killed by signal {sig}{name}")
+        }
+        None => format!("ended ({status})"),
     }
 }
 
@@ -730,13 +896,62 @@ pub fn reply_to_server_request(msg: &Value) -> Option<Value> {
     Some(mcp_wire::error_response(Some(id), &err))
 }
 
+/// Where the reader puts what it reads: the transcript, the T1 problems, the watch.
+struct Sink {
+    transcript: Transcript,
+    problems: Arc<std::sync::Mutex<StdoutProblems>>,
+    observer: Option<Observer>,
+    /// Lines read so far (the order of findings within a connection).
+    line: u64,
+    oversized: OversizedProbe,
+}
+
+/// What the runner can tell of a line longer than it keeps: its first bytes and its last
+/// non-blank byte. A line that does not start with `{` or `[` and end with `}` or `]` is no JSON
+/// at all (T1), whatever its length; one that does cannot be verified and is not held against it.
+#[derive(Debug, Default)]
+struct OversizedProbe {
+    head: Vec<u8>,
+    last: Option<u8>,
+}
+
+impl OversizedProbe {
+    const HEAD: usize = 80;
+
+    fn chunk(&mut self, bytes: &[u8]) {
+        let room = Self::HEAD.saturating_sub(self.head.len());
+        self.head.extend_from_slice(&bytes[..room.min(bytes.len())]);
+        if let Some(b) = bytes.iter().rev().find(|b| !b.is_ascii_whitespace()) {
+            self.last = Some(*b);
+        }
+    }
+
+    /// Why the line is no JSON-RPC message, when that can be told.
+    fn problem(&mut self, len: u64) -> Option<String> {
+        let head = std::mem::take(&mut self.head);
+        let last = self.last.take();
+        let first = head.iter().find(|b| !b.is_ascii_whitespace()).copied();
+        let framed = matches!(
+            (first, last),
+            (Some(b'{'), Some(b'}')) | (Some(b'['), Some(b']'))
+        );
+        (!framed).then(|| {
+            format!(
+                "not JSON (a line of {len} bytes, over the runner's {} MiB keep limit, \
+                 starting {})",
+                MAX_SERVER_LINE / (1024 * 1024),
+                crate::transcript::clip_to(&head, 60)
+            )
+        })
+    }
+}
+
 /// Reads stdout with the shared bounded decoder; each line becomes a [`Frame`]. `None` on the
 /// channel means EOF.
 async fn read_stdout(
     mut stdout: tokio::process::ChildStdout,
     tx: mpsc::Sender<Option<Incoming>>,
-    transcript: Transcript,
-    problems: Arc<std::sync::Mutex<StdoutProblems>>,
+    mut sink: Sink,
     budget: Arc<tokio::sync::Semaphore>,
 ) {
     let mut decoder = FrameDecoder::new(MAX_SERVER_LINE);
@@ -748,7 +963,7 @@ async fn read_stdout(
         };
         let mut frames = Vec::new();
         decoder.decode(&buf[..n], &mut |ev| {
-            push_event(ev, &mut frames, &transcript, &problems);
+            push_event(ev, &mut frames, &mut sink);
         });
         for (frame, size) in frames {
             if send_frame(&tx, &budget, frame, size).await.is_err() {
@@ -757,13 +972,13 @@ async fn read_stdout(
         }
     }
     let mut frames = Vec::new();
-    decoder.finish(&mut |ev| push_event(ev, &mut frames, &transcript, &problems));
+    decoder.finish(&mut |ev| push_event(ev, &mut frames, &mut sink));
     for (frame, size) in frames {
         if send_frame(&tx, &budget, frame, size).await.is_err() {
             return;
         }
     }
-    transcript.note("server closed stdout");
+    sink.transcript.note("server closed stdout");
     let _ = tx.send(None).await;
 }
 
@@ -790,47 +1005,75 @@ async fn send_frame(
     .map_err(|_| ())
 }
 
-fn push_event(
-    ev: DecodeEvent<'_>,
-    frames: &mut Vec<(Frame, usize)>,
-    transcript: &Transcript,
-    problems: &std::sync::Mutex<StdoutProblems>,
-) {
+fn push_event(ev: DecodeEvent<'_>, frames: &mut Vec<(Frame, usize)>, sink: &mut Sink) {
     match ev {
         DecodeEvent::Line(line) => {
             if line.iter().all(u8::is_ascii_whitespace) {
                 // A blank line carries no message, but no content either: shown in the
                 // transcript, not held against T1 (clients skip it; calling it a violation
                 // would be a false failure on a formatting nicety).
-                transcript.record("s2c", line);
+                sink.transcript.record("s2c", line);
                 return;
             }
-            transcript.record("s2c", line);
+            sink.line += 1;
             let problem = match serde_json::from_slice::<Value>(line) {
                 Ok(v) => {
                     let p = message_problem(&v);
+                    // The other rules look at it too (a response without "jsonrpc" still has
+                    // an id to echo): each defect is graded under its own rule.
+                    if let Some(o) = &sink.observer {
+                        o.message(sink.line, &v);
+                    }
+                    if is_notification(&v) {
+                        sink.transcript.record_notification(line);
+                    } else {
+                        sink.transcript.record("s2c", line);
+                    }
                     frames.push((Frame::Json(v), line.len()));
                     p
                 }
                 Err(_) => {
+                    sink.transcript.record("s2c", line);
                     let text = String::from_utf8_lossy(line).into_owned();
                     frames.push((Frame::NotJson(text), line.len()));
                     Some("not JSON".into())
                 }
             };
             if let Some(p) = problem {
-                problems
+                let evidence = format!("{p}: {}", crate::transcript::clip_to(line, 200));
+                if let Some(o) = &sink.observer {
+                    o.not_protocol(sink.line, evidence.clone());
+                }
+                sink.problems
                     .lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .push(format!("{p}: {}", crate::transcript::clip_to(line, 200)));
+                    .push(evidence);
             }
         }
         DecodeEvent::OversizedEnd { len } => {
-            transcript.note(&format!("server sent a line of {len} bytes (not kept)"));
+            sink.line += 1;
+            sink.transcript
+                .note(&format!("server sent a line of {len} bytes (not kept)"));
+            if let Some(p) = sink.oversized.problem(len) {
+                if let Some(o) = &sink.observer {
+                    o.not_protocol(sink.line, p.clone());
+                }
+                sink.problems
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .push(p);
+            }
             frames.push((Frame::Oversized(len), 1));
         }
-        DecodeEvent::OversizedStart | DecodeEvent::OversizedChunk(_) => {}
+        DecodeEvent::OversizedChunk(bytes) => sink.oversized.chunk(bytes),
+        DecodeEvent::OversizedStart => {}
     }
+}
+
+/// A notification (a method, no id): recorded under the transcript's own bound so a flood of
+/// them does not push the exchanges that matter out of it.
+fn is_notification(v: &Value) -> bool {
+    v.get("method").is_some() && v.get("id").is_none()
 }
 
 /// Keeps the first stderr lines of a server in the transcript; drains the rest so the server

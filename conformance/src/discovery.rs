@@ -10,6 +10,7 @@ use crate::client::{Client, ClientError, Frame, error_code};
 use crate::roles::Roles;
 use crate::target::Target;
 use crate::transcript::{Entry, Transcript};
+use crate::watch::{Observer, Watch};
 
 /// The protocol version the runner proposes by default: the newest date the contract lists (T2),
 /// which the TypeScript and Python SDKs also support.
@@ -71,13 +72,40 @@ impl Discovery {
 
     /// Runs discovery against `target` within `timeout`, recording into `transcript` (which
     /// the caller shows when discovery fails).
+    /// A server that does not answer `initialize` within the timeout is given up and a second
+    /// one started (a slow start under load); a second silence fails discovery (exit 2).
     pub async fn run(
         target: &Target,
         timeout: Duration,
         transcript: Transcript,
+        watch: &Watch,
     ) -> Result<(Self, Client), DiscoveryError> {
-        let mut client = Client::spawn(&target.spec, transcript.clone(), Instant::now() + timeout)?;
-        let init = initialize(&mut client, DEFAULT_VERSION).await?;
+        let mut attempt = 0;
+        let (mut client, init) = loop {
+            attempt += 1;
+            let observer = Observer::new(watch.clone(), "discovery", 0, attempt);
+            let mut client = Client::spawn(
+                &target.spec,
+                transcript.clone(),
+                crate::client::Deadline::at(Instant::now() + timeout),
+                Some(observer),
+            )?;
+            match initialize(&mut client, DEFAULT_VERSION).await {
+                Ok(init) => break (client, init),
+                Err(ClientError::Timeout {
+                    foreign_id: false, ..
+                }) if attempt == 1 => {
+                    transcript.note(
+                        "initialize not answered in time; this server is given up and another \
+                         started (once)",
+                    );
+                    let handle = client.handle();
+                    drop(client);
+                    handle.shutdown().await;
+                }
+                Err(e) => return Err(e.into()),
+            }
+        };
         let result = match init.get("result") {
             Some(r) if r.is_object() => r.clone(),
             _ => {
@@ -102,6 +130,14 @@ impl Discovery {
         let _: Vec<Frame> = client.collect(Duration::from_millis(50)).await?;
         let stdout_problems = client.stdout_problems();
         let roles = Roles::find(tools.as_ref().map_or(&[], |l| l.items.as_slice()));
+        watch.set_listed(
+            tools
+                .iter()
+                .flat_map(|l| &l.items)
+                .filter_map(|t| t.get("name").and_then(Value::as_str))
+                .map(str::to_owned)
+                .collect(),
+        );
         Ok((
             Self {
                 protocol_version: result

@@ -24,5 +24,6 @@ pub mod select;
 pub mod target;
 pub mod transcript;
 pub mod verdict;
+pub mod watch;
 
 pub use model::{Case, Check, Level, Outcome, Profile};

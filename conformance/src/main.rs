@@ -65,6 +65,10 @@ struct Cli {
     /// Do not drive the server with fake-claude.
     #[arg(long)]
     no_drive_fake: bool,
+    /// Outside the provider profile, also call tools not annotated readOnlyHint: true (by
+    /// default the runner never calls a tool that might act on a foreign server).
+    #[arg(long)]
+    allow_tool_calls: bool,
     /// fake-claude to use with --drive-fake (default: next to this executable, else PATH).
     #[arg(long, value_name = "PATH")]
     fake_claude: Option<PathBuf>,
@@ -106,6 +110,13 @@ fn main() -> ExitCode {
         Ok(o) => o,
         Err(msg) => return usage(&msg),
     };
+    // `--` promises a server command: with nothing after it, checking the built-in target
+    // instead would turn a forgotten variable (`-- $SERVER`) into a green gate.
+    if cli.command.is_empty() && std::env::args_os().skip(1).any(|a| a == "--") {
+        return usage(
+            "`--` is followed by no server command (omit `--` to check the built-in target)",
+        );
+    }
     let builtin = cli.command.is_empty();
     let profile = cli.profile.unwrap_or(if builtin {
         Profile::Provider
@@ -203,11 +214,81 @@ fn outputs(cli: &Cli) -> Result<Vec<(Format, Option<PathBuf>)>, String> {
 }
 
 async fn run(cli: Cli, profile: Profile, outputs: Vec<(Format, Option<PathBuf>)>) -> ExitCode {
+    let shell = ErrorShell {
+        command: cli
+            .command
+            .iter()
+            .map(|s| s.to_string_lossy().into_owned())
+            .collect(),
+        profile,
+        strict: cli.strict,
+        baseline: cli.baseline.as_ref().map(|p| p.display().to_string()),
+    };
+    let json_outputs: Vec<Option<PathBuf>> = outputs
+        .iter()
+        .filter(|(f, _)| *f == Format::Json)
+        .map(|(_, o)| o.clone())
+        .collect();
     match run_inner(cli, profile, outputs).await {
         Ok(code) => code,
         Err(e) => {
-            err_line(&format!("mcp-conformance: {e:#}"));
+            let msg = format!("{e:#}");
+            err_line(&format!("mcp-conformance: {msg}"));
+            // A CI job reading the JSON report still gets one, saying why there is no verdict.
+            let text = report::json::render(&shell.report(&msg));
+            for file in json_outputs {
+                match file {
+                    Some(path) => {
+                        if let Err(e) = std::fs::write(&path, &text) {
+                            err_line(&format!(
+                                "mcp-conformance: cannot write {}: {e}",
+                                path.display()
+                            ));
+                        }
+                    }
+                    None => out(&text),
+                }
+            }
             ExitCode::from(2)
+        }
+    }
+}
+
+/// What a report written after a runner error knows.
+struct ErrorShell {
+    command: Vec<String>,
+    profile: Profile,
+    strict: bool,
+    baseline: Option<String>,
+}
+
+impl ErrorShell {
+    fn report(&self, error: &str) -> Report {
+        let builtin = self.command.is_empty();
+        Report {
+            format_version: report::FORMAT_VERSION,
+            runner: RunnerInfo {
+                name: "mcp-conformance".into(),
+                version: env!("CARGO_PKG_VERSION").into(),
+            },
+            server: ServerReport {
+                command: self.command.clone(),
+                builtin,
+                server_info: None,
+                protocol_version: None,
+            },
+            profile: self.profile,
+            strict: self.strict,
+            drive_fake: false,
+            baseline: BaselineReport {
+                file: self.baseline.clone(),
+                listed: 0,
+                unknown: Vec::new(),
+            },
+            cases: Vec::new(),
+            summary: report::Summary::default(),
+            exit_code: 2,
+            error: Some(error.to_owned()),
         }
     }
 }
@@ -248,7 +329,10 @@ async fn run_inner(
         .any(|(f, o)| *f == Format::Pretty && o.is_none());
 
     let transcript = mcp_conformance::transcript::Transcript::new();
-    let (discovery, client) = match Discovery::run(&target, timeout, transcript.clone()).await {
+    let watch = mcp_conformance::watch::Watch::new();
+    let (discovery, client) = match Discovery::run(&target, timeout, transcript.clone(), &watch)
+        .await
+    {
         Ok(d) => d,
         Err(e) => {
             // Show what the server said: usually its stderr explains why it would not start.
@@ -265,7 +349,8 @@ async fn run_inner(
         }
     };
     // Closing its stdin first lets the discovery server exit on EOF instead of waiting out the
-    // grace before SIGTERM.
+    // grace before SIGTERM. Its whole group is gone before any case starts (a server holding a
+    // lock file must not meet its discovery twin).
     let handle = client.handle();
     drop(client);
     handle.shutdown().await;
@@ -278,6 +363,7 @@ async fn run_inner(
         drive_fake,
         timeout,
         jobs: usize::try_from(cli.jobs).unwrap_or(4),
+        allow_tool_calls: cli.allow_tool_calls,
     };
     let strict = cli.strict;
     let printer_baseline = baseline.clone();
@@ -294,7 +380,15 @@ async fn run_inner(
             }
         }
     });
-    let ran = schedule::run_all(cases, target.clone(), discovery.clone(), settings, Some(tx)).await;
+    let ran = schedule::run_all(
+        cases,
+        target.clone(),
+        discovery.clone(),
+        watch,
+        settings,
+        Some(tx),
+    )
+    .await;
     let _ = printer.await;
 
     let results: Vec<_> = ran
@@ -328,6 +422,7 @@ async fn run_inner(
         cases: results,
         summary,
         exit_code,
+        error: None,
     };
     for (format, file) in &outputs {
         let text = match format {

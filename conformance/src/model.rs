@@ -90,6 +90,15 @@ impl Levels {
         gateway: Some(Level::Should),
     };
 
+    /// A rule only the kit's contract makes (T6's frame bound, T4's liveness after bad input,
+    /// invalid UTF-8): MCP and JSON-RPC say nothing of it, so a plain server's deviation is
+    /// informational; a gateway in front of a provider should keep it.
+    pub const KIT_ONLY: Self = Self {
+        plain: Some(Level::Info),
+        provider: Some(Level::Must),
+        gateway: Some(Level::Should),
+    };
+
     /// A contract-only rule: informational for other servers.
     pub const CONTRACT_INFO: Self = Self {
         plain: Some(Level::Info),
@@ -147,6 +156,9 @@ pub enum Needs {
     Discovery,
     /// A fresh server whose `claude` is fake-claude (`--drive-fake`, provider lifecycle).
     Fake,
+    /// A cross-cutting rule ([`crate::watch`]): runs after every other case and grades what
+    /// their exchanges showed (it may also probe a server of its own).
+    Crosscut,
 }
 
 /// What a check found. `Err` of a check's `Result` is an early exit with one of these.
@@ -156,6 +168,14 @@ pub enum Check {
     Pass,
     /// The requirement does not hold: what was expected and what the server did.
     Fail {
+        /// What the requirement asks for.
+        expected: String,
+        /// What the server did.
+        actual: String,
+    },
+    /// A failure of a MUST of JSON-RPC or MCP the case saw beside its own rule (a response under
+    /// another id than the request's): graded MUST whatever the case's level in the profile.
+    Violation {
         /// What the requirement asks for.
         expected: String,
         /// What the server did.
@@ -173,6 +193,15 @@ pub enum Check {
     Skip(String),
     /// The runner itself could not do the case (spawn failed, internal error): JUnit `<error>`.
     Error(String),
+    /// The server does not provide what the case needs, and case `by` grades that defect (one
+    /// defect, one verdict): reported as `skip` with `blocked_by`, as long as `by` ran and
+    /// failed; otherwise the case is graded by `fallback` (the failure it would have been).
+    Blocked {
+        /// The case that grades the missing precondition.
+        by: &'static str,
+        /// The finding when `by` did not fail in this run.
+        fallback: Box<Check>,
+    },
 }
 
 impl Check {
@@ -196,11 +225,27 @@ impl Check {
     pub fn skip(reason: impl Into<String>) -> Self {
         Check::Skip(reason.into())
     }
+
+    /// Blocked by case `by`, else graded as `fallback`.
+    #[must_use]
+    pub fn blocked(by: &'static str, fallback: Check) -> Self {
+        Check::Blocked {
+            by,
+            fallback: Box::new(fallback),
+        }
+    }
+
+    /// Whether this finding is a deviation (a failure before levels apply).
+    #[must_use]
+    pub fn is_fail(&self) -> bool {
+        matches!(self, Check::Fail { .. } | Check::Violation { .. })
+    }
 }
 
 impl From<ClientError> for Check {
     /// Protocol-level trouble while talking to the server is the server's failure, except when
-    /// the runner could not start it at all.
+    /// the runner could not start it at all, or when the answer came under another id (graded
+    /// once, by `jsonrpc/response-ids`).
     fn from(e: ClientError) -> Self {
         match e {
             ClientError::Spawn { .. } | ClientError::Io(_) => Check::Error(e.to_string()),
@@ -208,20 +253,30 @@ impl From<ClientError> for Check {
                 ref waiting_for,
                 ms,
                 ref unmatched,
-            } => Check::fail(
-                format!("an answer to {waiting_for}"),
-                format!(
-                    "nothing within {ms} ms{}",
-                    crate::client::meanwhile(unmatched)
-                ),
-            ),
+                foreign_id,
+                ref note,
+            } => {
+                let fail = Check::fail(
+                    format!("an answer to {waiting_for}"),
+                    format!(
+                        "nothing within {ms} ms{}{note}",
+                        crate::client::meanwhile(unmatched)
+                    ),
+                );
+                if foreign_id {
+                    Check::blocked(crate::watch::Rule::IdEcho.case_id(), fail)
+                } else {
+                    fail
+                }
+            }
             ClientError::Closed {
                 ref waiting_for,
                 ref unmatched,
+                ref note,
             } => Check::fail(
                 format!("the server to stay up ({waiting_for})"),
                 format!(
-                    "the server closed the connection (exited or crashed?){}",
+                    "the server closed the connection{note}{}",
                     crate::client::meanwhile(unmatched)
                 ),
             ),

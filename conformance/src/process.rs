@@ -42,6 +42,24 @@ pub fn signal_group(pgid: i32, signal: Signal) {
     }
 }
 
+/// How long [`wait_group_gone`] waits for the last processes of a killed group.
+pub const GONE_GRACE: Duration = Duration::from_secs(2);
+
+/// Waits (at most [`GONE_GRACE`]) until no process of group `pgid` exists any more, after its
+/// SIGKILL: a server's helpers (a lock-file holder, a grandchild) must be gone before the next
+/// server of the same command starts, so no case sees another case's (or discovery's) server
+/// alive. Processes that are not the runner's children give no exit event to wait on, so this
+/// asks the kernel (`kill(-pgid, 0)`) every few milliseconds; it is almost always gone at once.
+pub async fn wait_group_gone(pgid: i32) {
+    if pgid <= 1 {
+        return;
+    }
+    let until = tokio::time::Instant::now() + GONE_GRACE;
+    while killpg(Pid::from_raw(pgid), None).is_ok() && tokio::time::Instant::now() < until {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
 /// SIGKILLs every live group: the Ctrl-C path, where nobody is left to wait for grace periods.
 pub fn kill_all() {
     let groups: Vec<i32> = live()

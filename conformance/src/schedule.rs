@@ -2,6 +2,7 @@
 //! own fresh server (unless it only reads the shared discovery), its own transcript and a timeout;
 //! afterwards every server the case started is killed by process group, whatever happened.
 
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -9,12 +10,13 @@ use serde_json::Value;
 use tokio::sync::{Semaphore, mpsc};
 use tokio::task::JoinSet;
 
-use crate::client::{Client, ProcHandle};
-use crate::discovery::{DEFAULT_VERSION, Discovery, initialize};
+use crate::client::{Client, Deadline, ProcHandle};
+use crate::discovery::{DEFAULT_VERSION, Discovery};
 use crate::model::{Case, Check, Needs, Profile};
 use crate::roles::{Role, Roles};
 use crate::target::Target;
 use crate::transcript::{Entry, Transcript};
+use crate::watch::{Observer, Watch};
 
 /// How much of a case's time is kept back so a waiting case fails with its own message before
 /// the scheduler's timeout fires (at most; see [`wait_deadline`]).
@@ -42,18 +44,40 @@ pub struct Ctx {
     pub discovery: Arc<Discovery>,
     /// The case's id (used in prompts so runs are traceable).
     pub case_id: &'static str,
+    /// Whether tools that might act may be called outside the provider profile
+    /// (`--allow-tool-calls`).
+    pub allow_tool_calls: bool,
+    /// The cross-cutting findings of the whole run.
+    pub watch: Watch,
     target: Arc<Target>,
     transcript: Transcript,
     procs: Arc<Mutex<Vec<ProcHandle>>>,
     /// The deadline every wait of the case uses ([`wait_deadline`]).
-    deadline: Instant,
+    deadline: Deadline,
+    /// The case's hard deadline (the scheduler's), moved with `deadline`.
+    hard: Deadline,
+    /// The case's timeout.
+    timeout: Duration,
+    /// The case's place in the catalogue (for the order of cross-cutting findings).
+    position: usize,
+    /// Servers started by the case so far.
+    servers: Arc<AtomicU32>,
+    /// Set when a server did not answer `initialize` in time, twice.
+    init_timed_out: Arc<AtomicBool>,
 }
 
 impl Ctx {
     /// Starts a fresh server (not initialized).
     pub fn spawn(&self) -> Result<Client, Check> {
-        let client = Client::spawn(&self.target.spec, self.transcript.clone(), self.deadline)
-            .map_err(Check::from)?;
+        let server = self.servers.fetch_add(1, Ordering::Relaxed);
+        let observer = Observer::new(self.watch.clone(), self.case_id, self.position, server);
+        let client = Client::spawn(
+            &self.target.spec,
+            self.transcript.clone(),
+            self.deadline.clone(),
+            Some(observer),
+        )
+        .map_err(Check::from)?;
         self.procs
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -68,16 +92,83 @@ impl Ctx {
 
     /// Starts a fresh server and completes the handshake proposing `version`.
     pub async fn session_with(&self, version: &str) -> Result<Client, Check> {
-        let mut client = self.spawn()?;
-        let answer = initialize(&mut client, version).await?;
+        let (mut client, answer) = self
+            .initialized(crate::discovery::init_params(Some(version)))
+            .await?;
         if answer.get("result").is_none_or(|r| !r.is_object()) {
-            return Err(Check::fail(
-                "initialize to succeed",
-                format!("{} ", crate::catalogue::support::show(&answer)),
+            // Discovery initialized with the same proposal, so this is the server's trouble
+            // and the version case's subject: graded there once.
+            return Err(Check::blocked(
+                "lifecycle/initialize/version/2025-06-18",
+                Check::fail(
+                    "initialize to succeed",
+                    crate::catalogue::support::show(&answer),
+                ),
             ));
         }
         client.notify("notifications/initialized", None).await?;
         Ok(client)
+    }
+
+    /// Starts a fresh server and sends `initialize` with `params`; returns the client and the
+    /// whole answer. The handshake's time is not the case's: each attempt may take the whole
+    /// case timeout, and the case's deadline moves out by the time a successful one took. A
+    /// server that does not answer in that time is given up and another started (once); a
+    /// second silence is the runner's `error` with `timed_out` (the discovery session proved
+    /// the server initializes: a slow start under load says nothing about what the case
+    /// checks).
+    pub async fn initialized(&self, params: Value) -> Result<(Client, Value), Check> {
+        self.first_answer("initialize", params).await
+    }
+
+    /// Like [`Ctx::initialized`] for any first request of a fresh server (`ping` or another
+    /// method before `initialize`; `Value::Null` sends no params): the time until a new server
+    /// first answers is its start, not the case's.
+    pub async fn first_answer(
+        &self,
+        method: &str,
+        params: Value,
+    ) -> Result<(Client, Value), Check> {
+        let wait = self.timeout;
+        for attempt in 1..=2 {
+            // Room for the whole attempt, taken back once it is known what it took.
+            self.deadline.extend(wait);
+            self.hard.extend(wait);
+            let started = Instant::now();
+            let answered = async {
+                let mut client = self.spawn()?;
+                let params = (!params.is_null()).then(|| params.clone());
+                let id = client.send_request(method, params).await?;
+                let answer = client.response_before(&id, method, started + wait).await;
+                Ok::<_, Check>((client, answer))
+            }
+            .await;
+            let took = started.elapsed().min(wait);
+            self.deadline.shorten(wait - took);
+            self.hard.shorten(wait - took);
+            let (client, answer) = answered?;
+            match answer {
+                Ok(answer) => return Ok((client, answer)),
+                Err(crate::client::ClientError::Timeout {
+                    foreign_id: false, ..
+                }) => {
+                    self.note(&format!(
+                        "{method} not answered within {} ms (attempt {attempt} of 2); this \
+                         server is given up",
+                        took.as_millis()
+                    ));
+                    crate::process::signal_group(client.pid(), nix::sys::signal::Signal::SIGKILL);
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        self.init_timed_out.store(true, Ordering::Relaxed);
+        Err(Check::Error(format!(
+            "the server did not answer {method} within {} ms, twice (two fresh servers); \
+             the discovery session's server did, so the machine is probably overloaded: raise \
+             --timeout-ms or lower --jobs",
+            wait.as_millis()
+        )))
     }
 
     /// The roles found by discovery.
@@ -90,9 +181,12 @@ impl Ctx {
     pub fn role(&self, role: Role) -> Result<String, Check> {
         match self.roles().name(role) {
             Some(n) => Ok(n.to_owned()),
-            None if self.profile == Profile::Provider => Err(Check::fail(
-                format!("a tool with the role of {} (TOOL-1)", role.default_name()),
-                "no such tool in tools/list",
+            None if self.profile == Profile::Provider => Err(Check::blocked(
+                "tools/catalogue/roles",
+                Check::fail(
+                    format!("a tool with the role of {} (TOOL-1)", role.default_name()),
+                    "no such tool in tools/list",
+                ),
             )),
             None => Err(Check::skip(format!(
                 "no tool with the role of {}",
@@ -159,50 +253,67 @@ pub struct Settings {
     pub timeout: Duration,
     /// Cases at once.
     pub jobs: usize,
+    /// `--allow-tool-calls`: call tools that might act outside the provider profile.
+    pub allow_tool_calls: bool,
 }
 
 /// Runs `cases`; `progress` receives each result as it finishes. Results come back in the
-/// order of `cases`.
+/// order of `cases`. Cases start longest first (by timeout factor; ties in catalogue order) so
+/// the slowest do not start last; cross-cutting cases ([`Needs::Crosscut`]) start once every
+/// other case has finished, and blocked cases are resolved against the verdicts of the cases
+/// that block them ([`resolve_blocked`]).
 pub async fn run_all(
     cases: Vec<Case>,
     target: Arc<Target>,
     discovery: Arc<Discovery>,
+    watch: Watch,
     settings: Settings,
     progress: Option<mpsc::UnboundedSender<Ran>>,
 ) -> Vec<Ran> {
     let permits = Arc::new(Semaphore::new(settings.jobs.max(1)));
-    let mut set = JoinSet::new();
-    for (index, case) in cases.iter().copied().enumerate() {
-        let permits = permits.clone();
-        let target = target.clone();
-        let discovery = discovery.clone();
-        let progress = progress.clone();
-        set.spawn(async move {
-            // A closed semaphore cannot happen (it is never closed); run anyway if it did.
-            let _permit = permits.acquire_owned().await.ok();
-            let ran = run_one(case, target, discovery, settings).await;
-            if let Some(p) = &progress {
-                let _ = p.send(ran.clone());
-            }
-            (index, ran)
-        });
-    }
     let mut out: Vec<Option<Ran>> = vec![None; cases.len()];
-    while let Some(joined) = set.join_next().await {
-        match joined {
-            Ok((i, ran)) => out[i] = Some(ran),
-            Err(e) => {
-                // A panicking check is the runner's bug: reported as an error of that case
-                // (its index is unknown here, so it is filled below).
-                use std::io::Write as _;
-                let _ = writeln!(
-                    std::io::stderr().lock(),
-                    "mcp-conformance: a case task failed: {e}"
-                );
+    let mut order: Vec<usize> = (0..cases.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(cases[i].timeout_factor));
+    let (late, early): (Vec<usize>, Vec<usize>) = order
+        .into_iter()
+        .partition(|&i| cases[i].needs == Needs::Crosscut);
+    for phase in [early, late] {
+        let mut set = JoinSet::new();
+        for index in phase {
+            let case = cases[index];
+            let permits = permits.clone();
+            let target = target.clone();
+            let discovery = discovery.clone();
+            let progress = progress.clone();
+            let watch = watch.clone();
+            let position = crate::catalogue::position(case.id);
+            set.spawn(async move {
+                // A closed semaphore cannot happen (it is never closed); run anyway if it did.
+                let _permit = permits.acquire_owned().await.ok();
+                let ran = run_one(case, position, target, discovery, watch, settings).await;
+                if let Some(p) = &progress {
+                    let _ = p.send(ran.clone());
+                }
+                (index, ran)
+            });
+        }
+        while let Some(joined) = set.join_next().await {
+            match joined {
+                Ok((i, ran)) => out[i] = Some(ran),
+                Err(e) => {
+                    // A panicking check is the runner's bug: reported as an error of that case
+                    // (its index is unknown here, so it is filled below).
+                    use std::io::Write as _;
+                    let _ = writeln!(
+                        std::io::stderr().lock(),
+                        "mcp-conformance: a case task failed: {e}"
+                    );
+                }
             }
         }
     }
-    out.into_iter()
+    let mut ran: Vec<Ran> = out
+        .into_iter()
         .zip(cases)
         .map(|(ran, case)| {
             ran.unwrap_or_else(|| Ran {
@@ -213,45 +324,91 @@ pub async fn run_all(
                 transcript: Vec::new(),
             })
         })
-        .collect()
+        .collect();
+    resolve_blocked(&mut ran);
+    ran
+}
+
+/// One defect, one verdict: a case blocked by another stays a `skip` (with `blocked_by`) only
+/// when that case ran and failed in this run; otherwise (not selected, passed, skipped) it is
+/// graded by the failure it would have been, so a selection never turns a defect green.
+pub fn resolve_blocked(ran: &mut [Ran]) {
+    let failed: std::collections::HashSet<&'static str> = ran
+        .iter()
+        .filter(|r| r.check.is_fail())
+        .map(|r| r.case.id)
+        .collect();
+    for r in ran.iter_mut() {
+        while let Check::Blocked { by, fallback } = &r.check {
+            if failed.contains(by) {
+                break;
+            }
+            r.check = (**fallback).clone();
+        }
+    }
 }
 
 async fn run_one(
     case: Case,
+    position: usize,
     target: Arc<Target>,
     discovery: Arc<Discovery>,
+    watch: Watch,
     settings: Settings,
 ) -> Ran {
     let started = Instant::now();
     let timeout = case.timeout(settings.timeout);
     let transcript = Transcript::new();
     let procs = Arc::new(Mutex::new(Vec::new()));
+    let init_timed_out = Arc::new(AtomicBool::new(false));
+    let hard = Deadline::at(started + timeout);
     let ctx = Ctx {
         profile: settings.profile,
         drive_fake: settings.drive_fake,
         discovery: discovery.clone(),
         case_id: case.id,
+        allow_tool_calls: settings.allow_tool_calls,
+        watch,
         target,
         transcript: transcript.clone(),
         procs: procs.clone(),
-        deadline: wait_deadline(started + timeout, timeout),
+        deadline: Deadline::at(wait_deadline(started + timeout, timeout)),
+        hard: hard.clone(),
+        timeout,
+        position,
+        servers: Arc::new(AtomicU32::new(0)),
+        init_timed_out: init_timed_out.clone(),
     };
     // The check runs in a task of its own so a panic is contained and reported.
     let task = tokio::spawn((case.check)(ctx));
     let abort = task.abort_handle();
-    let (check, timed_out) = match tokio::time::timeout(timeout, task).await {
-        Ok(Ok(Ok(c) | Err(c))) => (c, false),
-        Ok(Err(e)) => (Check::Error(format!("the check panicked: {e}")), false),
-        Err(_) => {
+    let mut task = task;
+    let outcome = loop {
+        let at = hard.get();
+        tokio::select! {
+            joined = &mut task => break Some(joined),
+            () = tokio::time::sleep_until(at.into()) => {
+                // The deadline may have moved while this slept (a handshake's time).
+                if hard.get() <= Instant::now() {
+                    break None;
+                }
+            }
+        }
+    };
+    let (check, timed_out) = match outcome {
+        Some(Ok(Ok(c) | Err(c))) => (c, false),
+        Some(Err(e)) => (Check::Error(format!("the check panicked: {e}")), false),
+        None => {
             abort.abort();
-            transcript.note(&format!("case timed out after {} ms", timeout.as_millis()));
+            let ms = started.elapsed().as_millis();
+            transcript.note(&format!("case timed out after {ms} ms"));
             (
                 Check::fail(
                     format!(
-                        "a verdict within the case timeout of {} ms",
+                        "a verdict within the case timeout of {} ms (plus the servers' start)",
                         timeout.as_millis()
                     ),
-                    "timed out: the server did not answer in time (hung?)",
+                    format!("timed out after {ms} ms: the server did not answer in time (hung?)"),
                 ),
                 true,
             )
@@ -265,6 +422,7 @@ async fn run_one(
     for h in handles {
         h.shutdown().await;
     }
+    let timed_out = timed_out || init_timed_out.load(Ordering::Relaxed);
     let mut entries = if case.needs == Needs::Discovery {
         discovery.transcript.clone()
     } else {

@@ -10,6 +10,10 @@ use serde::{Deserialize, Serialize};
 pub const MAX_LINE_BYTES: usize = 2048;
 /// At most this many entries are kept per case; later ones are counted, not stored.
 pub const MAX_ENTRIES: usize = 200;
+/// At most this many server notifications are kept per case (within [`MAX_ENTRIES`]); later
+/// ones are counted only, so a server that floods notifications does not push the requests and
+/// responses that decide the verdict out of the transcript.
+pub const MAX_NOTIFICATIONS: usize = 20;
 
 /// One transcript row.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -27,6 +31,8 @@ pub struct Entry {
 struct Inner {
     entries: Vec<Entry>,
     dropped: u64,
+    notifications: usize,
+    notifications_dropped: u64,
 }
 
 /// A shared, bounded transcript recorder (the scheduler keeps a handle so the transcript
@@ -68,6 +74,19 @@ impl Transcript {
         });
     }
 
+    /// Records a notification from the server, under [`MAX_NOTIFICATIONS`].
+    pub fn record_notification(&self, line: &[u8]) {
+        {
+            let mut inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+            if inner.notifications >= MAX_NOTIFICATIONS {
+                inner.notifications_dropped += 1;
+                return;
+            }
+            inner.notifications += 1;
+        }
+        self.record("s2c", line);
+    }
+
     /// Records a note of the runner's own.
     pub fn note(&self, text: &str) {
         self.record("note", text.as_bytes());
@@ -78,6 +97,16 @@ impl Transcript {
     pub fn entries(&self) -> Vec<Entry> {
         let inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
         let mut out = inner.entries.clone();
+        if inner.notifications_dropped > 0 {
+            out.push(Entry {
+                dir: "note".into(),
+                ms: out.last().map_or(0, |e| e.ms),
+                line: format!(
+                    "… {} more notifications from the server not kept",
+                    inner.notifications_dropped
+                ),
+            });
+        }
         if inner.dropped > 0 {
             out.push(Entry {
                 dir: "note".into(),

@@ -13,10 +13,11 @@ use crate::schedule::Ran;
 pub fn outcome(check: &Check, level: Level, strict: bool) -> Outcome {
     match (check, level) {
         (Check::Pass, _) => Outcome::Pass,
+        (Check::Violation { .. }, _) => Outcome::Fail,
         (Check::Note { .. }, _) | (Check::Fail { .. }, Level::Info) => Outcome::Info,
         (Check::Fail { .. }, Level::Should) if !strict => Outcome::Warn,
         (Check::Fail { .. }, _) => Outcome::Fail,
-        (Check::Skip(_), _) => Outcome::Skip,
+        (Check::Skip(_) | Check::Blocked { .. }, _) => Outcome::Skip,
         (Check::Error(_), _) => Outcome::Error,
     }
 }
@@ -24,15 +25,38 @@ pub fn outcome(check: &Check, level: Level, strict: bool) -> Outcome {
 /// Grades one finished case.
 #[must_use]
 pub fn grade(ran: &Ran, profile: Profile, strict: bool, baseline: &Baseline) -> CaseResult {
-    let level = ran.case.levels.get(profile).unwrap_or(Level::Info);
+    let level = match ran.check {
+        Check::Violation { .. } => Level::Must,
+        _ => ran.case.levels.get(profile).unwrap_or(Level::Info),
+    };
     let outcome = outcome(&ran.check, level, strict);
     let listed = baseline.lists(ran.case.id);
     let (expected, actual, reason) = match &ran.check {
-        Check::Fail { expected, actual } | Check::Note { expected, actual } => {
+        Check::Fail { expected, actual }
+        | Check::Note { expected, actual }
+        | Check::Violation { expected, actual } => {
             (Some(expected.clone()), Some(actual.clone()), None)
         }
         Check::Skip(r) | Check::Error(r) => (None, None, Some(r.clone())),
+        Check::Blocked { by, fallback } => {
+            let what = match &**fallback {
+                Check::Fail { expected, actual } => format!(": expected {expected}, got {actual}"),
+                _ => String::new(),
+            };
+            (
+                None,
+                None,
+                Some(format!(
+                    "blocked by {by}, which failed: the server does not provide what this case \
+                     needs{what}"
+                )),
+            )
+        }
         Check::Pass => (None, None, None),
+    };
+    let blocked_by = match &ran.check {
+        Check::Blocked { by, .. } => Some((*by).to_owned()),
+        _ => None,
     };
     CaseResult {
         id: ran.case.id.to_owned(),
@@ -46,6 +70,7 @@ pub fn grade(ran: &Ran, profile: Profile, strict: bool, baseline: &Baseline) -> 
         expected,
         actual,
         reason,
+        blocked_by,
         duration_ms: u64::try_from(ran.duration.as_millis()).unwrap_or(u64::MAX),
         timed_out: ran.timed_out,
         transcript: ran.transcript.clone(),

@@ -75,6 +75,9 @@ pub const CASES: &[Case] = &[
         "Request id 18446744073709551615 is echoed exactly",
         echo_id["18446744073709551615"]
     ),
+    case!("jsonrpc/response-ids", "JSON-RPC 2.0 §5", Levels::all(Level::Must), Crosscut,
+        "Every response of every case carries the id of a request the runner sent on that connection",
+        ids_echoed[]),
     case!("jsonrpc/unknown-method", "T3", Levels::all(Level::Must), Server,
         "An unknown method is answered -32601 with the request's id", unknown_method[]),
     case!("jsonrpc/unknown-notification", "T3", Levels::all(Level::Must), Server,
@@ -82,7 +85,7 @@ pub const CASES: &[Case] = &[
     case!("jsonrpc/malformed/parse-error", "T4", Levels::CONTRACT_MUST, Server,
         "A line that is not JSON is answered -32700 with id null",
         bad_line[b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"\n", -32700, "null"]),
-    case!("jsonrpc/malformed/invalid-utf8", "T4", Levels::CONTRACT_MUST, Server,
+    case!("jsonrpc/malformed/invalid-utf8", "T4", Levels::KIT_ONLY, Server,
         "A line that is not UTF-8 is answered -32700 with id null",
         bad_line[b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\xfe\"}\n", -32700, "null"]),
     case!("jsonrpc/invalid/not-an-object", "T4", Levels::CONTRACT_MUST, Server,
@@ -121,10 +124,10 @@ pub const CASES: &[Case] = &[
     case!("jsonrpc/batch/empty", "T4", Levels::CONTRACT_MUST, Server,
         "An empty array is answered -32600 with id null (JSON-RPC 2.0 §6)",
         bad_line[b"[]\n", -32600, "null"]),
-    case!("jsonrpc/oversized/answered", "T6", Levels::CONTRACT_MUST, Server,
+    case!("jsonrpc/oversized/answered", "T6", Levels::KIT_ONLY, Server,
         "A 64 MiB line is discarded and answered -32600 with id null",
         oversized_answered[], 6),
-    case!("jsonrpc/oversized/memory-bounded", "T6", Levels::CONTRACT_MUST, Server,
+    case!("jsonrpc/oversized/memory-bounded", "T6", Levels::KIT_ONLY, Server,
         "Resident memory of the server grows by at most 12 MiB while a 64 MiB line streams in",
         oversized_memory[], 6),
 ];
@@ -137,8 +140,24 @@ async fn echo_id(ctx: Ctx, id_text: &'static str) -> CheckResult {
     let id: Value = serde_json::from_str(id_text).map_err(|e| Check::Error(e.to_string()))?;
     let probe = json!("probe-after-id");
     c.send(&mcp_wire::request(&probe, "ping", None)).await?;
-    c.response_to(&probe, "a ping sent after the id test")
-        .await?;
+    match c.response_to(&probe, "a ping sent after the id test").await {
+        Ok(_) => {}
+        // The probe came back under another id too: the server does not echo ids at all.
+        Err(crate::client::ClientError::Timeout {
+            foreign_id: true,
+            unmatched,
+            ..
+        }) => {
+            return Err(Check::Violation {
+                expected: format!(
+                    "a ping result with id {id_text} (JSON-RPC 2.0 §5: a response carries the \
+                     request's id)"
+                ),
+                actual: format!("answers under other ids: {}", unmatched.join(" | ")),
+            });
+        }
+        Err(e) => return Err(e.into()),
+    }
     let mut frames = c.take_seen();
     frames.extend(c.collect(super::support::LATE_GRACE).await?);
     if frames.iter().any(|f| {
@@ -153,6 +172,23 @@ async fn echo_id(ctx: Ctx, id_text: &'static str) -> CheckResult {
         .filter(|m| m.get("method").is_none())
         .map(show)
         .collect();
+    // An answer under another id (not the probe's, not null) is no precision question of T3a:
+    // JSON-RPC 2.0 §5 makes the id of a response "the same as the value of the id member in
+    // the Request Object", a MUST in every profile.
+    let foreign = frames.iter().filter_map(|f| f.json()).find(|m| {
+        m.get("method").is_none()
+            && (m.get("result").is_some() || m.get("error").is_some())
+            && m.get("id").is_some_and(|i| !i.is_null() && *i != probe)
+    });
+    if let Some(m) = foreign {
+        return Err(Check::Violation {
+            expected: format!(
+                "a ping result with id {id_text} (JSON-RPC 2.0 §5: a response carries the \
+                 request's id)"
+            ),
+            actual: format!("an answer under another id: {}", show(m)),
+        });
+    }
     Err(Check::fail(
         format!("a ping result with id {id_text}"),
         if others.is_empty() {
@@ -163,20 +199,28 @@ async fn echo_id(ctx: Ctx, id_text: &'static str) -> CheckResult {
     ))
 }
 
+async fn ids_echoed(ctx: Ctx) -> CheckResult {
+    // JSON-RPC 2.0 §5: the response's id "MUST be the same as the value of the id member in the
+    // Request Object"; an answer under another id answers nothing (MCP basic: responses carry
+    // the request's id). The jsonrpc/ids cases grade their own exotic ids.
+    super::support::grade_rule(
+        &ctx,
+        crate::watch::Rule::IdEcho,
+        "responses under the ids of the requests they answer (JSON-RPC 2.0 §5)",
+        "no response was read",
+    )
+}
+
 async fn unknown_method(ctx: Ctx) -> CheckResult {
     let mut c = ctx.session().await?;
     let answer = c.request("conformance/no-such-method", None).await?;
+    // An error without a message is no valid JSON-RPC message: T1 grades it, once.
+    super::support::well_formed(&answer, "an unknown method")?;
     ensure(
         error_code(&answer) == Some(mcp_wire::code::METHOD_NOT_FOUND),
-        "error -32601",
+        "error -32601 (T3; JSON-RPC 2.0 §5.1)",
         show(&answer),
     )?;
-    if let Some(problem) = super::support::error_shape_problem(&answer) {
-        return Err(Check::fail(
-            "error -32601 with a string message (MCP basic: errors include a code and a message)",
-            format!("{problem}: {}", show(&answer)),
-        ));
-    }
     Ok(Check::Pass)
 }
 
@@ -230,12 +274,8 @@ async fn bad_line(ctx: Ctx, line: &'static [u8], code: i64, id_text: &'static st
 }
 
 async fn batch_accepted(ctx: Ctx) -> CheckResult {
-    let mut c = ctx.spawn()?;
-    let init = c
-        .request(
-            "initialize",
-            Some(crate::discovery::init_params(Some("2025-03-26"))),
-        )
+    let (mut c, init) = ctx
+        .initialized(crate::discovery::init_params(Some("2025-03-26")))
         .await?;
     let version = init
         .get("result")
@@ -271,21 +311,28 @@ async fn batch_accepted(ctx: Ctx) -> CheckResult {
         arr.iter()
             .any(|m| is_response_to(m, &json!(id)) && m.get("result").is_some_and(Value::is_object))
     };
+    let shown = show(&Value::Array(arr.clone()));
+    if has("batch-a") && has("batch-b") && arr.len() > 2 {
+        // Say what happened: the batch was accepted, and the notification answered too.
+        return Err(Check::fail(
+            format!("{expected} (JSON-RPC 2.0 §4.1: no reply to a notification, in a batch too)"),
+            format!(
+                "both pings answered, and {} more element(s) answering the notification: {shown}",
+                arr.len() - 2
+            ),
+        ));
+    }
     ensure(
         arr.len() == 2 && has("batch-a") && has("batch-b"),
-        expected,
-        show(&Value::Array(arr.clone())),
+        format!("{expected} (MCP 2025-03-26 basic: MUST support receiving batches)"),
+        shown,
     )?;
     Ok(Check::Pass)
 }
 
 async fn batch_rejected(ctx: Ctx, version: &'static str) -> CheckResult {
-    let mut c = ctx.spawn()?;
-    let init = c
-        .request(
-            "initialize",
-            Some(crate::discovery::init_params(Some(version))),
-        )
+    let (mut c, init) = ctx
+        .initialized(crate::discovery::init_params(Some(version)))
         .await?;
     let negotiated = init
         .get("result")

@@ -101,8 +101,8 @@ pub const CASES: &[Case] = &[
     case!("lifecycle/request-before-initialize", "T3", Levels::CONTRACT_INFO, Server,
         "A request other than ping before initialize is answered -32600 (not initialized)",
         request_before_init[]),
-    case!("lifecycle/stdout/protocol-only", "T1", Levels::all(Level::Must), Discovery,
-        "stdout carries only JSON-RPC messages, one per line",
+    case!("lifecycle/stdout/protocol-only", "T1", Levels::all(Level::Must), Crosscut,
+        "stdout carries only JSON-RPC messages, one per line, on every exchange of every case",
         stdout_protocol_only[]),
     case!("lifecycle/shutdown/stdin-eof", "T8", Levels::CONTRACT_MUST, Server,
         "After stdin EOF the server exits on its own within 5 s (a provider with status 0)",
@@ -175,10 +175,7 @@ async fn result_shape(ctx: Ctx) -> CheckResult {
 }
 
 async fn supported_version(ctx: Ctx, version: &'static str) -> CheckResult {
-    let mut c = ctx.spawn()?;
-    let answer = c
-        .request("initialize", Some(init_params(Some(version))))
-        .await?;
+    let (_c, answer) = ctx.initialized(init_params(Some(version))).await?;
     let result = result_of(&answer, "initialize")?;
     let got = str_at(result, "protocolVersion").unwrap_or("");
     if got == version {
@@ -197,20 +194,27 @@ async fn supported_version(ctx: Ctx, version: &'static str) -> CheckResult {
 }
 
 async fn unsupported_version(ctx: Ctx, proposal: Option<&'static str>) -> CheckResult {
-    let mut c = ctx.spawn()?;
-    let answer = c.request("initialize", Some(init_params(proposal))).await?;
+    let (_c, answer) = ctx.initialized(init_params(proposal)).await?;
     let provider = ctx.profile == Profile::Provider;
     if let Some(err) = answer.get("error") {
         // Rejecting a malformed or missing proposal as bad params is MCP-legal; T2 wants a date.
         let bad_params = error_code(&answer) == Some(mcp_wire::code::INVALID_PARAMS);
-        let lenient = matches!(proposal, None | Some("not-a-date"));
+        let lenient = lenient_proposal(proposal);
         if !provider && bad_params && lenient {
             return Ok(Check::Pass);
         }
-        return Err(Check::fail(
-            format!("a result with protocolVersion {FALLBACK_VERSION:?}"),
-            format!("error {}", show(err)),
-        ));
+        let expected = if provider {
+            format!("a result with protocolVersion {FALLBACK_VERSION:?} (T2)")
+        } else if lenient {
+            "a result with a protocolVersion the server supports (never the proposal), or error \
+             -32602 (MCP basic/lifecycle)"
+                .to_owned()
+        } else {
+            "a result with a protocolVersion the server supports, never the proposal echoed back \
+             (MCP basic/lifecycle: version negotiation)"
+                .to_owned()
+        };
+        return Err(Check::fail(expected, format!("error {}", show(err))));
     }
     let result = result_of(&answer, "initialize")?;
     let got = str_at(result, "protocolVersion").unwrap_or("");
@@ -224,16 +228,27 @@ async fn unsupported_version(ctx: Ctx, proposal: Option<&'static str>) -> CheckR
     } else {
         ensure(
             Some(got) != proposal && is_date(got),
-            "another protocolVersion the server supports (never the proposal echoed back)",
+            if lenient_proposal(proposal) {
+                "another protocolVersion the server supports (never the proposal echoed back), \
+                 or error -32602 (MCP basic/lifecycle)"
+            } else {
+                "another protocolVersion the server supports (never the proposal echoed back; \
+                 MCP basic/lifecycle)"
+            },
             shown,
         )?;
     }
     Ok(Check::Pass)
 }
 
+/// Proposals that may also be rejected with -32602 outside the provider profile.
+fn lenient_proposal(proposal: Option<&str>) -> bool {
+    matches!(proposal, None | Some("not-a-date"))
+}
+
 async fn ping_before_init(ctx: Ctx) -> CheckResult {
-    let mut c = ctx.spawn()?;
-    let answer = c.request("ping", None).await?;
+    let (_c, answer) = ctx.first_answer("ping", Value::Null).await?;
+    super::support::well_formed(&answer, "ping")?;
     // MCP basic/utilities/ping: the receiver MUST respond with an empty response, before
     // initialize as after it.
     ensure(
@@ -247,6 +262,7 @@ async fn ping_before_init(ctx: Ctx) -> CheckResult {
 async fn ping_after_init(ctx: Ctx) -> CheckResult {
     let mut c = ctx.session().await?;
     let answer = c.request("ping", None).await?;
+    super::support::well_formed(&answer, "ping")?;
     ensure(
         answer.get("result") == Some(&json!({})),
         "result {}",
@@ -256,8 +272,7 @@ async fn ping_after_init(ctx: Ctx) -> CheckResult {
 }
 
 async fn request_before_init(ctx: Ctx) -> CheckResult {
-    let mut c = ctx.spawn()?;
-    let answer = c.request("tools/list", None).await?;
+    let (_c, answer) = ctx.first_answer("tools/list", Value::Null).await?;
     ensure(
         error_code(&answer) == Some(mcp_wire::code::INVALID_REQUEST),
         "error -32600 (not initialized)",
@@ -267,17 +282,17 @@ async fn request_before_init(ctx: Ctx) -> CheckResult {
 }
 
 async fn stdout_protocol_only(ctx: Ctx) -> CheckResult {
-    // Every line of the discovery session: a JSON line that is no JSON-RPC message (a log
-    // record, a response without "jsonrpc" or without an error message) breaks T1 as surely as
-    // a text banner (MCP 2025-06-18 basic/transports: "The server MUST NOT write anything to
-    // its stdout that is not a valid MCP message").
-    let bad = &ctx.discovery.stdout_problems;
-    ensure(
-        bad.is_empty(),
-        "only JSON-RPC 2.0 messages on stdout, one per line",
-        crate::transcript::clip_to(bad.join(" | ").as_bytes(), 600),
-    )?;
-    Ok(Check::Pass)
+    // Every line of every case's servers and of the discovery session: a JSON line that is no
+    // JSON-RPC message (a log record, a response without "jsonrpc" or without an error
+    // message) breaks T1 as surely as a text banner, or a log line written on each tools/call
+    // (MCP 2025-06-18 basic/transports: "The server MUST NOT write anything to its stdout that
+    // is not a valid MCP message").
+    super::support::grade_rule(
+        &ctx,
+        crate::watch::Rule::Stdout,
+        "only JSON-RPC 2.0 messages on stdout, one per line (T1; MCP basic/transports)",
+        "no stdout line was read",
+    )
 }
 
 async fn stdin_eof(ctx: Ctx) -> CheckResult {
@@ -327,8 +342,23 @@ async fn expect_shutdown(ctx: &Ctx, mut c: Client, wait: Duration, cause: &str) 
     if ctx.profile == Profile::Provider {
         ensure(
             status.code() == Some(0),
-            "exit status 0",
-            format!("{status}"),
+            format!("exit status 0 after {cause} (T8: runs cancelled, cleanup awaited, exit 0)"),
+            format!("the server {}", crate::client::describe_exit(status)),
+        )?;
+    } else if cause == "SIGTERM" {
+        // SIGTERM's default action, a clean exit, or a shell's 128 + 15 all end the server as
+        // asked; a panic (status 101), an abort or another signal is the server dying of its
+        // own error while shutting down: reported (T8 asks for a clean exit).
+        use std::os::unix::process::ExitStatusExt as _;
+        let clean =
+            matches!(status.code(), Some(0 | 143)) || status.signal() == Some(libc::SIGTERM);
+        ensure(
+            clean,
+            "an exit by SIGTERM's default action or with status 0 (T8: a clean shutdown)",
+            format!(
+                "the server {} after SIGTERM: it died of its own error while shutting down",
+                crate::client::describe_exit(status)
+            ),
         )?;
     }
     Ok(Check::Pass)

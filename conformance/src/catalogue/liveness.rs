@@ -5,18 +5,18 @@ use serde_json::json;
 
 use super::support::{ensure, result_of, send_bad_line, show};
 use crate::client::is_response_to;
-use crate::model::{Case, Check, CheckResult, Level, Levels};
+use crate::model::{Case, Check, CheckResult, Levels};
 use crate::schedule::Ctx;
 
 /// The cases of this section.
 pub const CASES: &[Case] = &[
-    case!("liveness/after-malformed", "T4", Levels::all(Level::Must), Server,
+    case!("liveness/after-malformed", "T4", Levels::KIT_ONLY, Server,
         "After a burst of malformed and invalid lines the server still answers ping",
         after_malformed[]),
-    case!("liveness/after-oversized", "T4", Levels::CONTRACT_MUST, Server,
+    case!("liveness/after-oversized", "T4", Levels::KIT_ONLY, Server,
         "After a 64 MiB line the server still answers ping",
         after_oversized[], 6),
-    case!("liveness/in-flight-kept", "T4", Levels::all(Level::Must), Server,
+    case!("liveness/in-flight-kept", "T4", Levels::KIT_ONLY, Server,
         "A request sent just before a malformed line is still answered",
         in_flight_kept[]),
 ];

@@ -55,6 +55,25 @@ pub fn all() -> Vec<Case> {
     .concat()
 }
 
+/// The place of case `id` in the catalogue, from 1 (0 is the discovery session): the order of
+/// cross-cutting findings ([`crate::watch`]).
+#[must_use]
+pub fn position(id: &str) -> usize {
+    static POSITIONS: std::sync::OnceLock<std::collections::HashMap<&'static str, usize>> =
+        std::sync::OnceLock::new();
+    POSITIONS
+        .get_or_init(|| {
+            all()
+                .iter()
+                .enumerate()
+                .map(|(i, c)| (c.id, i + 1))
+                .collect()
+        })
+        .get(id)
+        .copied()
+        .unwrap_or(usize::MAX)
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::HashSet;

@@ -407,6 +407,9 @@ pub const CASES: &[Case] = &[
     case!("runs/eof/cancels-runs", "T8", Levels::PROVIDER_ONLY, Fake,
         "stdin EOF with an active run: the run is cancelled and the server exits 0",
         eof_with_run[], RUN_FACTOR),
+    case!("runs/sigterm/cancels-runs", "T8", Levels::PROVIDER_ONLY, Fake,
+        "SIGTERM with an active run: the run is cancelled, its cleanup confirmed (no process of it left) and the server exits 0",
+        sigterm_with_run[], RUN_FACTOR),
     case!("runs/args/prompt-empty", "RUN-0", Levels::PROVIDER_ONLY, Server,
         "An empty prompt is invalid_arguments with field /prompt (no run starts)",
         bad_args[json!({"prompt": ""}), "/prompt"]),
@@ -866,6 +869,45 @@ async fn eof_with_run(ctx: Ctx) -> CheckResult {
         status.to_string(),
     )?;
     r.no_survivors("T8: stdin EOF cancels every active run")
+        .await?;
+    Ok(Check::Pass)
+}
+
+async fn sigterm_with_run(ctx: Ctx) -> CheckResult {
+    let mut r = Runs::open(&ctx).await?;
+    let run_id = r.start("hang-before-final", None).await?;
+    r.running(&run_id).await?;
+    // The process the runner started, not its group (as lifecycle/shutdown/sigterm).
+    let pid = r.c.pid();
+    r.c.transcript()
+        .note(&format!("SIGTERM to pid {pid} with run {run_id} active"));
+    if pid <= 1
+        || nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(pid),
+            nix::sys::signal::Signal::SIGTERM,
+        )
+        .is_err()
+    {
+        return Err(Check::fail(
+            "the server process alive to receive SIGTERM",
+            format!("pid {pid}"),
+        ));
+    }
+    let Some(status) =
+        r.c.wait_exit(Duration::from_secs(10).min(r.c.remaining()))
+            .await
+    else {
+        return Err(Check::fail(
+            "an exit within 10 s of SIGTERM, after cancelling the active run (T8)",
+            "still running",
+        ));
+    };
+    ensure(
+        status.code() == Some(0),
+        "exit status 0 after SIGTERM (T8: runs cancelled, cleanup awaited, exit 0)",
+        format!("the server {}", crate::client::describe_exit(status)),
+    )?;
+    r.no_survivors("T8: SIGTERM cancels every active run and awaits its cleanup")
         .await?;
     Ok(Check::Pass)
 }

@@ -118,19 +118,64 @@ pub fn is_error_with(v: &Value, code: i64) -> bool {
     error_code(v) == Some(code)
 }
 
-/// A tool call's answer split up: `(isError, structuredContent.result or null, whole result)`.
+/// A tool call's answer split up: `(isError, structuredContent.result, whole result)`. A
+/// result without TOOL-4's shape (`structuredContent.result` an object, `isError` a boolean) is
+/// graded once, by `tools/result/structured-mirror`: every case reading results is blocked by
+/// it rather than failing on a default.
 pub fn tool_answer(msg: &Value, what: &str) -> Result<(bool, Value, Value), Check> {
     let result = result_of(msg, what)?;
-    let is_error = result
-        .get("isError")
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
+    let is_error = result.get("isError").and_then(Value::as_bool);
     let inner = result
         .get("structuredContent")
         .and_then(|s| s.get("result"))
-        .cloned()
-        .unwrap_or(Value::Null);
-    Ok((is_error, inner, result.clone()))
+        .filter(|r| r.is_object());
+    match (is_error, inner) {
+        (Some(is_error), Some(inner)) => Ok((is_error, inner.clone(), result.clone())),
+        _ => Err(Check::blocked(
+            crate::watch::Rule::Mirror.case_id(),
+            Check::fail(
+                format!(
+                    "a result of {what} with structuredContent.result and a boolean isError \
+                     (TOOL-4)"
+                ),
+                show(msg),
+            ),
+        )),
+    }
+}
+
+/// Blocks the case when `answer` is no valid JSON-RPC message (a null result, an error
+/// without a message): T1 grades that once, on every exchange (`lifecycle/stdout/protocol-only`).
+pub fn well_formed(answer: &Value, what: &str) -> Result<(), Check> {
+    match crate::client::message_problem(answer) {
+        None => Ok(()),
+        Some(problem) => Err(Check::blocked(
+            crate::watch::Rule::Stdout.case_id(),
+            Check::fail(
+                format!("a valid JSON-RPC response to {what}"),
+                format!("{problem}: {}", show(answer)),
+            ),
+        )),
+    }
+}
+
+/// Grades one cross-cutting rule from what every case's exchanges showed: the first offence
+/// fails (with the case and the line), no exchange to look at skips with `nothing`.
+pub fn grade_rule(
+    ctx: &crate::schedule::Ctx,
+    rule: crate::watch::Rule,
+    expected: &str,
+    nothing: &str,
+) -> Result<Check, Check> {
+    let (first, looked) = ctx.watch.result(rule);
+    match first {
+        Some(f) => Err(Check::fail(
+            expected,
+            format!("{} (first seen in {})", f.evidence, f.case),
+        )),
+        None if looked == 0 => Err(Check::skip(nothing)),
+        None => Ok(Check::Pass),
+    }
 }
 
 /// Calls tool `name` with `arguments` (and `_meta` when given) and returns the whole answer.

@@ -43,9 +43,15 @@ pub const CASES: &[Case] = &[
     case!("tools/call/unknown-run", "TOOL-5", Levels::PROVIDER_ONLY, Server,
         "Reading an unknown run is an isError result with error.code unknown_run",
         unknown_run[]),
-    case!("tools/result/structured-mirror", "TOOL-4", Levels::PROVIDER_ONLY, Server,
-        "A tool result has structuredContent.result and one text block holding the same JSON",
+    case!("tools/result/shape", "MCP server/tools", Levels::all(Level::Must), Crosscut,
+        "Every tools/call result of every case is a CallToolResult: a content array of typed blocks, a boolean isError and an object structuredContent when present",
+        result_shape[]),
+    case!("tools/result/structured-mirror", "TOOL-4", Levels::PROVIDER_ONLY, Crosscut,
+        "Every tools/call result of every case has structuredContent.result, one text block holding the same JSON, and a boolean isError",
         structured_mirror[]),
+    case!("tools/result/error-split", "TOOL-4", Levels::CONTRACT_MUST, Crosscut,
+        "No listed tool called with well-formed arguments is answered with a protocol error, and no unknown tool with an isError result",
+        error_split[]),
 ];
 
 fn listing(ctx: &Ctx) -> Result<&crate::discovery::Listing, Check> {
@@ -229,9 +235,21 @@ async fn unknown_tool(ctx: Ctx) -> CheckResult {
     Err(Check::fail("error -32602 (unknown tool)", show(&answer)))
 }
 
-/// Picks a tool and a wrong-typed argument for it: `(tool, arguments, pointer)`.
+/// Whether a listed tool says it only reads (`annotations.readOnlyHint: true`).
+#[must_use]
+pub fn read_only(tool: &Value) -> bool {
+    tool.get("annotations").and_then(|a| a.get("readOnlyHint")) == Some(&json!(true))
+}
+
+/// Picks a tool and a wrong-typed argument for it: `(tool, arguments, pointer)`. Outside the
+/// provider profile only tools annotated `readOnlyHint: true` are candidates, unless
+/// `--allow-tool-calls`: a server that does not validate would run the call, and on a server
+/// with real side effects that may act (schedule a task, write a file).
 fn wrong_typed_target(ctx: &Ctx) -> Option<(String, Value, String)> {
-    if let Some(name) = ctx.roles().name(Role::Result) {
+    let only_read_only = ctx.profile != Profile::Provider && !ctx.allow_tool_calls;
+    if let Some(name) = ctx.roles().name(Role::Result)
+        && (!only_read_only || ctx.tool(name).is_some_and(read_only))
+    {
         return Some((name.to_owned(), json!({"run_id": 12345}), "/run_id".into()));
     }
     let wrong = |ty: &str| match ty {
@@ -240,13 +258,15 @@ fn wrong_typed_target(ctx: &Ctx) -> Option<(String, Value, String)> {
         "boolean" => Some(json!("not-a-boolean")),
         _ => None,
     };
-    let mut tools: Vec<&Value> = ctx.discovery.tools().iter().collect();
+    let mut tools: Vec<&Value> = ctx
+        .discovery
+        .tools()
+        .iter()
+        .filter(|t| !only_read_only || read_only(t))
+        .collect();
     // Prefer tools that say they only read: the call should be rejected, but if a server runs it
     // anyway, better a harmless one.
-    tools.sort_by_key(|t| {
-        let ro = t.get("annotations").and_then(|a| a.get("readOnlyHint")) == Some(&json!(true));
-        !ro
-    });
+    tools.sort_by_key(|t| !read_only(t));
     for t in tools {
         let s = t.get("inputSchema")?;
         let props = s.get("properties").and_then(Value::as_object);
@@ -277,6 +297,13 @@ fn wrong_typed_target(ctx: &Ctx) -> Option<(String, Value, String)> {
 async fn wrong_typed(ctx: Ctx) -> CheckResult {
     listing(&ctx)?;
     let Some((tool, args, pointer)) = wrong_typed_target(&ctx) else {
+        if ctx.profile != Profile::Provider && !ctx.allow_tool_calls {
+            return Err(Check::skip(
+                "no tool annotated readOnlyHint: true has a required argument of a simple type; \
+                 the runner does not call tools that might act (a server that did not validate \
+                 would run the call): --allow-tool-calls opts in",
+            ));
+        }
         return Err(Check::skip(
             "no tool with a required argument of a simple type",
         ));
@@ -284,15 +311,23 @@ async fn wrong_typed(ctx: Ctx) -> CheckResult {
     let mut c = ctx.session().await?;
     let answer = call_tool(&mut c, &tool, args.clone(), None).await?;
     let shown = format!("{tool} {args} → {}", show(&answer));
+    let provider = ctx.profile == Profile::Provider;
+    let expected = if provider {
+        format!(
+            "an isError tool result with error {{code: invalid_arguments, field: {pointer:?}}} \
+             (TOOL-3)"
+        )
+    } else {
+        "an isError tool result (MCP SEP-1303), or -32602 (allowed by the revisions up to \
+         2025-06-18: reported as info)"
+            .to_owned()
+    };
     if answer.get("error").is_some() {
-        let expected = "an isError tool result (not a protocol error)";
         // The revisions the runner negotiates (2024-11-05 to 2025-06-18) list "invalid
         // arguments" among a tool's protocol errors (2025-06-18 server/tools, Error Handling);
         // only 2025-11-25 (SEP-1303) makes them tool execution errors. Outside the provider
         // profile -32602 is therefore an allowed choice, reported; TOOL-3 binds providers.
-        if ctx.profile != Profile::Provider
-            && error_code(&answer) == Some(mcp_wire::code::INVALID_PARAMS)
-        {
+        if !provider && error_code(&answer) == Some(mcp_wire::code::INVALID_PARAMS) {
             return Ok(Check::note(
                 expected,
                 format!(
@@ -303,17 +338,21 @@ async fn wrong_typed(ctx: Ctx) -> CheckResult {
         }
         return Err(Check::fail(expected, shown));
     }
-    let (is_error, inner, _) = tool_answer(&answer, "tools/call")?;
-    ensure(is_error, "an isError tool result", shown.clone())?;
-    if ctx.profile == Profile::Provider {
-        let err = inner.get("error").cloned().unwrap_or(Value::Null);
-        ensure(
-            str_at(&err, "code") == Some("invalid_arguments")
-                && str_at(&err, "field") == Some(pointer.as_str()),
-            format!("error {{code: invalid_arguments, field: {pointer:?}}}"),
-            shown,
-        )?;
+    if !provider {
+        let result = super::support::result_of(&answer, "tools/call")?;
+        let is_error = result.get("isError") == Some(&Value::Bool(true));
+        ensure(is_error, expected, shown)?;
+        return Ok(Check::Pass);
     }
+    let (is_error, inner, _) = tool_answer(&answer, "tools/call")?;
+    let err = inner.get("error").cloned().unwrap_or(Value::Null);
+    ensure(
+        is_error
+            && str_at(&err, "code") == Some("invalid_arguments")
+            && str_at(&err, "field") == Some(pointer.as_str()),
+        expected,
+        shown,
+    )?;
     Ok(Check::Pass)
 }
 
@@ -340,18 +379,43 @@ async fn unknown_run(ctx: Ctx) -> CheckResult {
     Ok(Check::Pass)
 }
 
+async fn result_shape(ctx: Ctx) -> CheckResult {
+    super::support::grade_rule(
+        &ctx,
+        crate::watch::Rule::ResultShape,
+        "CallToolResult {content: [{type, ...}], isError?: boolean, structuredContent?: {...}} \
+         (MCP server/tools)",
+        "no tools/call was answered with a result (in plain and gateway, only tools annotated \
+         readOnlyHint are called, see --allow-tool-calls)",
+    )
+}
+
 async fn structured_mirror(ctx: Ctx) -> CheckResult {
+    // A probe of its own, so the rule is checked even when no other case calls a tool.
     let tool = ctx.role(Role::List)?;
     let mut c = ctx.session().await?;
-    let answer = call_tool(&mut c, &tool, json!({}), None).await?;
-    let (_, _, result) = tool_answer(&answer, "tools/call")?;
-    mirror_holds(&result).map_err(|actual| {
-        Check::fail(
-            "structuredContent {result: {...}} and exactly one text block with the same JSON",
-            actual,
-        )
-    })?;
-    Ok(Check::Pass)
+    let _ = call_tool(&mut c, &tool, json!({}), None).await?;
+    drop(c);
+    super::support::grade_rule(
+        &ctx,
+        crate::watch::Rule::Mirror,
+        "structuredContent {result: {...}}, exactly one text block with the same JSON, and a \
+         boolean isError (TOOL-4)",
+        "no tools/call was answered with a result",
+    )
+}
+
+async fn error_split(ctx: Ctx) -> CheckResult {
+    // TOOL-4: "isError: true means the operation failed; it is never used for a protocol
+    // error, and a protocol error is never used for a failed operation". The cases that send
+    // unknown tools or invalid arguments on purpose grade those answers themselves.
+    super::support::grade_rule(
+        &ctx,
+        crate::watch::Rule::ErrorSplit,
+        "isError results for failed operations, protocol errors (-32602) only for unknown \
+         tools and malformed requests (TOOL-4)",
+        "no tools/call of another case to look at",
+    )
 }
 
 /// TOOL-4 on one `tools/call` result: `Err` says what is wrong.

@@ -39,6 +39,10 @@ pub struct Report {
     pub summary: Summary,
     /// The runner's exit status.
     pub exit_code: u8,
+    /// Why the runner could not do its job (exit status 2 before any case ran: bad usage after
+    /// parsing, a server that would not start or initialize). Absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// The runner's identity.
@@ -101,6 +105,10 @@ pub struct CaseResult {
     pub actual: Option<String>,
     /// Why the case was skipped or could not run (skip, error).
     pub reason: Option<String>,
+    /// The case whose failure removed this case's precondition (a `skip`): one defect, one
+    /// verdict. Absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blocked_by: Option<String>,
     /// Wall time of the case.
     pub duration_ms: u64,
     /// Whether the case hit its timeout.

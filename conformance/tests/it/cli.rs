@@ -88,7 +88,7 @@ fn a_server_that_will_not_start_or_initialize_exits_2() {
     ] {
         let (out, report) = run_json(&["--timeout-ms", "1500"], &server);
         assert_eq!(out.status.code(), Some(2), "{server:?}: {}", describe(&out));
-        assert!(report.is_none());
+        assert!(report.expect("a JSON report even on a runner error")["error"].is_string());
         assert!(
             String::from_utf8_lossy(&out.stderr).contains("would not start or initialize"),
             "{}",
@@ -246,7 +246,7 @@ fn the_baseline_is_strict_both_ways() {
         &[&toy_str()],
     );
     assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
-    assert!(report.is_none());
+    assert!(report.expect("a JSON report even on a runner error")["error"].is_string());
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("already listed on line 1"),
         "{}",

@@ -23,6 +23,7 @@ fn case(id: &str, req: &str, level: Level, outcome: Outcome) -> CaseResult {
         expected: None,
         actual: None,
         reason: None,
+        blocked_by: None,
         duration_ms: 12,
         timed_out: false,
         transcript: Vec::new(),
@@ -144,6 +145,7 @@ pub fn synthetic() -> Report {
         cases,
         exit_code: verdict::exit_code(&summary),
         summary,
+        error: None,
     }
 }
 

@@ -4,6 +4,7 @@
 
 mod cli;
 mod default_target;
+mod defects;
 mod docs;
 mod gateway;
 mod golden;

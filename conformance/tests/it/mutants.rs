@@ -148,6 +148,35 @@ impl Suite {
         format!("{text}\nsummary {}", self.report["summary"])
     }
 
+    /// Asserts the failing cases are exactly `expected`, and every skip other than timing skips
+    /// is `blocked_by` the case `blocker` (which must fail): one defect, one verdict, however
+    /// many cases lost their precondition. At least one case must be blocked.
+    pub fn assert_blocking(&self, what: &str, expected: &[&str], blocker: &str) {
+        let blocked: Vec<String> = self
+            .cases()
+            .iter()
+            .filter(|c| c["outcome"] == "skip")
+            .filter(|c| !TIMING_SKIPS.contains(&c["id"].as_str().unwrap_or("")))
+            .map(|c| {
+                assert_eq!(
+                    c["blocked_by"],
+                    blocker,
+                    "{what}: {} skipped for another reason{}",
+                    c["id"],
+                    self.explain()
+                );
+                c["id"].as_str().unwrap_or("").to_owned()
+            })
+            .collect();
+        assert!(
+            !blocked.is_empty(),
+            "{what}: nothing was blocked{}",
+            self.explain()
+        );
+        let blocked: Vec<&str> = blocked.iter().map(String::as_str).collect();
+        self.assert_exactly(what, expected, &blocked);
+    }
+
     /// Asserts the failing cases are exactly `expected`, skips are only timing skips or
     /// `extra_skips`, and the exit status follows (0 when nothing failed, else 1).
     pub fn assert_exactly(&self, what: &str, expected: &[&str], extra_skips: &[&str]) {
@@ -207,6 +236,13 @@ macro_rules! mutant {
         #[test]
         fn $test() {
             check_mutant($name, &[$($id),+], &[$($($skip),*)?]);
+        }
+    };
+    ($test:ident, $name:literal, [$($id:literal),+ $(,)?], blocked_by $blocker:literal) => {
+        #[test]
+        fn $test() {
+            let suite = Suite::run("provider", &["--mutate", $name]);
+            suite.assert_blocking(&format!("mutant {}", $name), &[$($id),+], $blocker);
         }
     };
 }
@@ -411,9 +447,9 @@ mutant!(
 // T8: exit status 1 after SIGTERM (the upstream is still ended and reaped). Only the SIGTERM
 // case signals the server; every EOF case still sees the upstream's clean status.
 mutant!(
-    a_nonzero_exit_after_sigterm_fails_only_the_sigterm_case,
+    a_nonzero_exit_after_sigterm_fails_only_the_two_sigterm_cases,
     "sigterm-exit-nonzero",
-    ["lifecycle/shutdown/sigterm"]
+    ["lifecycle/shutdown/sigterm", "runs/sigterm/cancels-runs"]
 );
 
 // T3: an unknown notification is answered.
@@ -482,7 +518,8 @@ mutant!(
 mutant!(
     responses_without_jsonrpc_fail_only_protocol_only,
     "response-without-jsonrpc",
-    ["lifecycle/stdout/protocol-only"]
+    ["lifecycle/stdout/protocol-only"],
+    blocked_by "lifecycle/stdout/protocol-only"
 );
 
 // T4 with JSON-RPC 2.0 §5: an unparseable line answered twice. Invalid JSON and invalid UTF-8
@@ -496,11 +533,14 @@ mutant!(
     ]
 );
 
-// T3 with MCP basic: -32601 answers without a message. The runner once read only the code.
+// T1 with MCP basic: -32601 answers without a message are no valid JSON-RPC messages. The
+// runner once read only the code; T1 now grades the shape once, on every exchange, and
+// unknown-method, whose answer it is, is blocked by it.
 mutant!(
-    a_method_not_found_without_message_fails_only_unknown_method,
+    a_method_not_found_without_message_fails_only_protocol_only,
     "error-without-message",
-    ["jsonrpc/unknown-method"]
+    ["lifecycle/stdout/protocol-only"],
+    blocked_by "lifecycle/stdout/protocol-only"
 );
 
 // T5 with MCP 2025-03-26 basic (implementations MUST support receiving batches): each element of
@@ -515,12 +555,44 @@ mutant!(
 // MCP basic/utilities/ping: the receiver MUST answer with an empty result. Before and after
 // initialize are the same rule probed twice; the runner once accepted any result before it.
 mutant!(
-    a_null_ping_result_fails_only_the_two_ping_cases,
+    a_null_ping_result_fails_only_protocol_only_and_blocks_the_ping_cases,
     "ping-result-null",
-    [
-        "lifecycle/ping/before-initialize",
-        "lifecycle/ping/after-initialize"
-    ]
+    ["lifecycle/stdout/protocol-only"],
+    blocked_by "lifecycle/stdout/protocol-only"
+);
+
+// TOOL-4: tool results lose structuredContent. Every case that reads a result is blocked by
+// the one TOOL-4 failure instead of failing on a missing field (issue 11).
+mutant!(
+    results_without_structured_content_fail_only_structured_mirror,
+    "no-structured-content",
+    ["tools/result/structured-mirror"],
+    blocked_by "tools/result/structured-mirror"
+);
+
+// TOOL-4: tool results lose isError.
+mutant!(
+    results_without_is_error_fail_only_structured_mirror,
+    "missing-is-error",
+    ["tools/result/structured-mirror"],
+    blocked_by "tools/result/structured-mirror"
+);
+
+// T1: a text log line before every tools/call answer. Discovery calls no tool, so the runner
+// once passed it; T1 is now checked on every exchange of every case.
+mutant!(
+    a_log_line_on_each_call_fails_only_protocol_only,
+    "log-on-call",
+    ["lifecycle/stdout/protocol-only"]
+);
+
+// JSON-RPC 2.0 §5: claude.run.list answered under another id. The id rule fails once; the cases
+// that waited for a list answer are blocked by it rather than timing out as failures.
+mutant!(
+    a_list_answered_under_another_id_fails_only_response_ids,
+    "wrong-id-on-list",
+    ["jsonrpc/response-ids"],
+    blocked_by "jsonrpc/response-ids"
 );
 
 // MCP server/resources (Error Handling): an unknown URI answered -32603 instead of the

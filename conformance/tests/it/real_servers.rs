@@ -79,13 +79,17 @@ const PLAIN: &[(&str, &str, &str)] = &[
     ("jsonrpc/ids/i64-max", "warn", "pass"),
     ("jsonrpc/ids/i64-min", "warn", "pass"),
     ("jsonrpc/ids/u64-max", "warn", "pass"),
+    // JSON-RPC 2.0 §5, on every exchange of every case: both answer under the request's id.
+    ("jsonrpc/response-ids", "pass", "pass"),
     ("jsonrpc/unknown-method", "pass", "pass"),
     ("jsonrpc/unknown-notification", "pass", "pass"),
     // Both SDKs drop unparseable and invalid lines silently, or read invalid UTF-8 lossily and
     // answer -32601. JSON-RPC 2.0 §5.1 answers them -32700 / -32600; T4 makes that a MUST for
     // providers, a SHOULD elsewhere (the runner's spec).
     ("jsonrpc/malformed/parse-error", "warn", "warn"),
-    ("jsonrpc/malformed/invalid-utf8", "warn", "warn"),
+    // Invalid UTF-8 is the kit's rule (T1's UTF-8, T4's answer): neither MCP nor JSON-RPC says
+    // how to answer bytes that are no text, so it is informational under plain (was warn).
+    ("jsonrpc/malformed/invalid-utf8", "info", "info"),
     ("jsonrpc/invalid/not-an-object", "warn", "warn"),
     ("jsonrpc/invalid/wrong-version", "warn", "warn"),
     ("jsonrpc/invalid/method-not-string", "warn", "warn"),
@@ -100,13 +104,15 @@ const PLAIN: &[(&str, &str, &str)] = &[
     ("jsonrpc/batch/rejected-2024-11-05", "warn", "warn"),
     // JSON-RPC 2.0 §6: an empty array is answered -32600 with id null; both drop it.
     ("jsonrpc/batch/empty", "warn", "warn"),
-    // T6 bounds frames; MCP sets no bound, so these are SHOULDs outside provider. The
-    // TypeScript server exits on the 64 MiB line; the Python server buffers it (~190 MiB) and
-    // answers the ping inside it.
-    ("jsonrpc/oversized/answered", "warn", "warn"),
-    ("jsonrpc/oversized/memory-bounded", "warn", "warn"),
+    // T6 bounds frames; MCP and JSON-RPC set no bound, so these are the kit's rules and
+    // informational under plain (were warn). The TypeScript server exits on the 64 MiB line;
+    // the Python server buffers it (~190 MiB and more) and answers the ping inside it.
+    ("jsonrpc/oversized/answered", "info", "info"),
+    ("jsonrpc/oversized/memory-bounded", "info", "info"),
+    // T4's liveness after bad input is the kit's rule too: info under plain (TypeScript: was
+    // warn; it exits on the 64 MiB line).
     ("liveness/after-malformed", "pass", "pass"),
-    ("liveness/after-oversized", "warn", "pass"),
+    ("liveness/after-oversized", "info", "pass"),
     ("liveness/in-flight-kept", "pass", "pass"),
     ("tools/list/shape", "pass", "pass"),
     ("tools/list/pagination", "pass", "pass"),
@@ -120,7 +126,15 @@ const PLAIN: &[(&str, &str, &str)] = &[
     // MCP 2025-06-18 server/tools (Error Handling) lists unknown tools among protocol errors
     // (example: -32602); both answer an isError result instead. No MUST there: a warning.
     ("tools/call/unknown-tool", "warn", "warn"),
-    ("tools/call/wrong-typed-arguments", "pass", "pass"),
+    // The runner calls only tools annotated readOnlyHint: true outside provider (issue 11):
+    // the TypeScript server has one with a required string; the Python server's tools carry no
+    // annotation, so the case skips with the reason (was pass: it called `add`).
+    ("tools/call/wrong-typed-arguments", "pass", "skip"),
+    // MCP server/tools, on every tools/call result of every case: the TypeScript server's
+    // isError result is a CallToolResult; the Python server is called by no case now.
+    ("tools/result/shape", "pass", "skip"),
+    // TOOL-4's split needs a call of a listed tool with valid arguments: none under plain.
+    ("tools/result/error-split", "skip", "skip"),
     ("resources/list/shape", "pass", "pass"),
     ("resources/read/listed", "pass", "pass"),
     ("resources/read/unknown", "pass", "pass"),
@@ -205,4 +219,72 @@ fn a_silent_drop_by_a_real_server_fails_under_strict_and_the_provider_profile() 
         outcome(&report.unwrap(), "jsonrpc/malformed/parse-error"),
         "fail"
     );
+}
+
+/// A report without its timings: per case the verdict and every text, digits masked (elapsed
+/// times, memory growth), so two runs compare equal when they graded the same way.
+fn verdicts(report: &Value) -> Vec<String> {
+    let mask = |v: &Value| {
+        v.as_str()
+            .unwrap_or("-")
+            .chars()
+            .map(|c| if c.is_ascii_digit() { '#' } else { c })
+            .collect::<String>()
+    };
+    report["cases"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .map(|c| {
+            format!(
+                "{} {} {} blocked_by={} expected={} actual={} reason={}",
+                c["id"].as_str().unwrap_or("?"),
+                c["outcome"],
+                c["level"],
+                mask(&c["blocked_by"]),
+                mask(&c["expected"]),
+                mask(&c["actual"]),
+                mask(&c["reason"])
+            )
+        })
+        .collect()
+}
+
+/// The same report, modulo timings, at `--jobs` 1, 4 and 8 (issue 11: a verdict must not
+/// depend on parallelism or load).
+fn same_report_at_any_jobs(server: &[String]) {
+    let server: Vec<&str> = server.iter().map(String::as_str).collect();
+    let mut first: Option<(Vec<String>, Option<i32>)> = None;
+    for jobs in ["1", "4", "8"] {
+        let (out, report) = run_json(&["--timeout-ms", "20000", "--jobs", jobs], &server);
+        let report = report.unwrap_or_else(|| panic!("no report: {}", describe(&out)));
+        let now = (verdicts(&report), out.status.code());
+        match &first {
+            None => first = Some(now),
+            Some(expected) => {
+                let diff: Vec<String> = expected
+                    .0
+                    .iter()
+                    .zip(&now.0)
+                    .filter(|(a, b)| a != b)
+                    .map(|(a, b)| format!("--jobs 1: {a}\n--jobs {jobs}: {b}"))
+                    .collect();
+                assert!(diff.is_empty(), "verdicts differ:\n{}", diff.join("\n"));
+                assert_eq!(expected.0.len(), now.0.len());
+                assert_eq!(expected.1, now.1, "exit status at --jobs {jobs}");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_typescript_reference_server_gets_the_same_report_at_any_jobs() {
+    let Some(server) = everything() else { return };
+    same_report_at_any_jobs(&server);
+}
+
+#[test]
+fn the_python_sdk_server_gets_the_same_report_at_any_jobs() {
+    let Some(server) = python() else { return };
+    same_report_at_any_jobs(&server);
 }

@@ -1,0 +1,376 @@
+//! Cross-cutting rules, checked on every exchange of every case (issue 11, item 1): stdout
+//! carries only JSON-RPC messages (T1), every response carries the id of a request the runner
+//! sent on that connection (JSON-RPC 2.0 §5), every `tools/call` result has MCP's shape and,
+//! for a provider, TOOL-4's mirror, and `isError` / protocol errors are not swapped (TOOL-4).
+//!
+//! Every [`crate::client::Client`] reports what its reader sees into one shared [`Watch`]; the
+//! cases of [`crate::model::Needs::Crosscut`] run after every other case and grade each rule once,
+//! with the first offending exchange as evidence. "First" is by catalogue order of the case that
+//! saw it (discovery first), then by server within the case, then by line, so the evidence is the
+//! same at any `--jobs` and machine load.
+//!
+//! A case that probes one of these rules on purpose owns its exchanges (it grades them itself):
+//! they are not counted here, so one defect gets one verdict.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+
+use serde_json::Value;
+
+/// A cross-cutting rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Rule {
+    /// T1: every stdout line is a JSON-RPC 2.0 message.
+    Stdout,
+    /// JSON-RPC 2.0 §5: a response's id is the id of the request it answers.
+    IdEcho,
+    /// MCP server/tools: a `tools/call` result is a `CallToolResult`.
+    ResultShape,
+    /// TOOL-4: `structuredContent.result`, one text block mirroring it, `isError` boolean.
+    Mirror,
+    /// TOOL-4: `isError` is never a protocol error, a protocol error never a failed operation.
+    ErrorSplit,
+}
+
+impl Rule {
+    /// The case that grades this rule.
+    #[must_use]
+    pub fn case_id(self) -> &'static str {
+        match self {
+            Rule::Stdout => "lifecycle/stdout/protocol-only",
+            Rule::IdEcho => "jsonrpc/response-ids",
+            Rule::ResultShape => "tools/result/shape",
+            Rule::Mirror => "tools/result/structured-mirror",
+            Rule::ErrorSplit => "tools/result/error-split",
+        }
+    }
+
+    /// Whether exchanges of case `case` count for this rule: a case that probes the rule on
+    /// purpose grades its own exchanges (see the module docs).
+    #[must_use]
+    pub fn counts_in(self, case: &str) -> bool {
+        match self {
+            Rule::IdEcho => !case.starts_with("jsonrpc/ids/"),
+            // Calls whose arguments the runner makes invalid on purpose, or of unknown tools:
+            // their cases grade what the answer must be.
+            // A cancelled request's answer is graded by the cancellation cases (T7).
+            Rule::ErrorSplit => {
+                !(case.starts_with("tools/call/")
+                    || case.starts_with("cancellation/")
+                    || case.starts_with("runs/args/")
+                    || case.starts_with("meta-work/invocation-"))
+            }
+            Rule::Stdout | Rule::ResultShape | Rule::Mirror => true,
+        }
+    }
+}
+
+/// Where an exchange happened, for ordering: (case position, server within the case, line).
+pub type Order = (usize, u32, u64);
+
+/// The first offending exchange of a rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// Where it happened.
+    pub order: Order,
+    /// The case that saw it (`discovery` for the discovery session).
+    pub case: &'static str,
+    /// What is wrong, with the line (clipped).
+    pub evidence: String,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    first: HashMap<Rule, Finding>,
+    /// How many exchanges each rule looked at (a rule that saw nothing skips).
+    looked: HashMap<Rule, u64>,
+}
+
+/// The shared store of cross-cutting findings of one run.
+#[derive(Debug, Clone, Default)]
+pub struct Watch {
+    inner: Arc<Mutex<Inner>>,
+    /// Names of the tools discovery listed (for the error split: unknown tools are -32602).
+    listed: Arc<OnceLock<HashSet<String>>>,
+}
+
+impl Watch {
+    /// An empty store.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Records the tool names of the discovery listing.
+    pub fn set_listed(&self, names: HashSet<String>) {
+        let _ = self.listed.set(names);
+    }
+
+    /// Whether discovery listed tool `name` (`None` before discovery listed tools).
+    #[must_use]
+    pub fn is_listed(&self, name: &str) -> Option<bool> {
+        self.listed.get().map(|l| l.contains(name))
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Counts one exchange looked at for `rule`.
+    pub fn looked(&self, rule: Rule) {
+        *self.lock().looked.entry(rule).or_default() += 1;
+    }
+
+    /// Records an offence; the earliest by [`Order`] is kept.
+    pub fn offend(&self, rule: Rule, order: Order, case: &'static str, evidence: String) {
+        let mut inner = self.lock();
+        *inner.looked.entry(rule).or_default() += 1;
+        let keep = inner.first.get(&rule).is_none_or(|f| order < f.order);
+        if keep {
+            inner.first.insert(
+                rule,
+                Finding {
+                    order,
+                    case,
+                    evidence,
+                },
+            );
+        }
+    }
+
+    /// The first offence against `rule`, and how many exchanges were looked at.
+    #[must_use]
+    pub fn result(&self, rule: Rule) -> (Option<Finding>, u64) {
+        let inner = self.lock();
+        (
+            inner.first.get(&rule).cloned(),
+            inner.looked.get(&rule).copied().unwrap_or(0),
+        )
+    }
+}
+
+/// Requests sent on one connection: compact id → (method, tool name of a `tools/call`).
+pub type Sent = Arc<Mutex<BTreeMap<String, (String, Option<String>)>>>;
+
+/// What one client knows for the watch: which case it serves, its place, the requests it sent.
+#[derive(Debug, Clone)]
+pub struct Observer {
+    /// The store.
+    pub watch: Watch,
+    /// The case (or `discovery`).
+    pub case: &'static str,
+    /// The case's position in the catalogue (discovery is 0, cases from 1).
+    pub position: usize,
+    /// The server's number within the case.
+    pub server: u32,
+    /// Requests sent on this connection: compact id → (method, tool name of a `tools/call`).
+    pub sent: Sent,
+}
+
+impl Observer {
+    /// A fresh observer for one connection.
+    #[must_use]
+    pub fn new(watch: Watch, case: &'static str, position: usize, server: u32) -> Self {
+        Self {
+            watch,
+            case,
+            position,
+            server,
+            sent: Arc::default(),
+        }
+    }
+
+    /// Notes the requests in one line the runner is about to send (a message or a batch; any
+    /// line that does not parse sends no request).
+    pub fn sending(&self, line: &[u8]) {
+        let Ok(v) = serde_json::from_slice::<Value>(line) else {
+            return;
+        };
+        let items: Vec<&Value> = match &v {
+            Value::Array(a) => a.iter().collect(),
+            other => vec![other],
+        };
+        let mut sent = self.sent.lock().unwrap_or_else(PoisonError::into_inner);
+        for m in items {
+            // Any readable id may be answered, also on an invalid request (T4 answers those
+            // with the request's id): `method` is recorded as sent, or empty.
+            if let Some(id) = m.get("id").filter(|id| !id.is_null()) {
+                let method = m.get("method").and_then(Value::as_str).unwrap_or("");
+                let tool = m
+                    .get("params")
+                    .and_then(|p| p.get("name"))
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
+                sent.insert(id.to_string(), (method.to_owned(), tool));
+            }
+        }
+    }
+
+    fn offend(&self, rule: Rule, line: u64, evidence: String) {
+        if rule.counts_in(self.case) {
+            self.watch.offend(
+                rule,
+                (self.position, self.server, line),
+                self.case,
+                evidence,
+            );
+        }
+    }
+
+    fn looked(&self, rule: Rule) {
+        if rule.counts_in(self.case) {
+            self.watch.looked(rule);
+        }
+    }
+
+    /// A stdout line that is no JSON-RPC message (T1).
+    pub fn not_protocol(&self, line: u64, evidence: String) {
+        self.offend(Rule::Stdout, line, evidence);
+    }
+
+    /// A stdout line that is a JSON-RPC message: every rule that applies to it.
+    pub fn message(&self, line: u64, msg: &Value) {
+        self.looked(Rule::Stdout);
+        let items: Vec<&Value> = match msg {
+            Value::Array(a) => a.iter().collect(),
+            other => vec![other],
+        };
+        for m in items {
+            self.response(line, m);
+        }
+    }
+
+    fn response(&self, line: u64, m: &Value) {
+        if m.get("method").is_some() {
+            return;
+        }
+        let Some(id) = m.get("id") else { return };
+        let shown = crate::transcript::clip_to(m.to_string().as_bytes(), 300);
+        if id.is_null() {
+            // An error with id null answers a line whose id could not be read (JSON-RPC §5).
+            return;
+        }
+        let request = self
+            .sent
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&id.to_string())
+            .cloned();
+        self.looked(Rule::IdEcho);
+        let Some((method, tool)) = request else {
+            self.offend(
+                Rule::IdEcho,
+                line,
+                format!("a response with id {id}, which no request of the runner carried: {shown}"),
+            );
+            return;
+        };
+        if method != "tools/call" {
+            return;
+        }
+        let listed = tool.as_deref().and_then(|t| self.watch.is_listed(t));
+        if let Some(result) = m.get("result") {
+            if listed == Some(false) {
+                // A result for a tool the server does not list (TOOL-4: that is a protocol
+                // error, -32602). Only tools/call/unknown-tool calls unlisted tools, and it
+                // grades that answer itself; elsewhere it offends here.
+                self.offend(
+                    Rule::ErrorSplit,
+                    line,
+                    format!(
+                        "a result for {:?}, a tool the server does not list (a protocol error, \
+                         -32602): {shown}",
+                        tool.unwrap_or_default()
+                    ),
+                );
+                return;
+            }
+            self.looked(Rule::ResultShape);
+            if let Err(p) = call_result_problem(result) {
+                self.offend(Rule::ResultShape, line, format!("{p}: {shown}"));
+            }
+            self.looked(Rule::Mirror);
+            if let Err(p) = mirror_problem(result) {
+                self.offend(Rule::Mirror, line, format!("{p}: {shown}"));
+            }
+            self.looked(Rule::ErrorSplit);
+        } else if listed == Some(true) {
+            self.looked(Rule::ErrorSplit);
+            self.offend(
+                Rule::ErrorSplit,
+                line,
+                format!(
+                    "a protocol error for a call of the listed tool {:?} with well-formed \
+                     arguments (a failed operation is an isError result): {shown}",
+                    tool.unwrap_or_default()
+                ),
+            );
+        }
+    }
+}
+
+/// MCP server/tools: a `CallToolResult` has a `content` array of blocks with a string `type`;
+/// `isError`, when present, is a boolean; `structuredContent`, when present, an object.
+pub fn call_result_problem(result: &Value) -> Result<(), String> {
+    let Some(content) = result.get("content").and_then(Value::as_array) else {
+        return Err("a tools/call result without a content array".into());
+    };
+    if let Some(b) = content
+        .iter()
+        .find(|b| b.get("type").and_then(Value::as_str).is_none())
+    {
+        return Err(format!("a content block without a string type: {b}"));
+    }
+    if result.get("isError").is_some_and(|v| !v.is_boolean()) {
+        return Err("isError that is not a boolean".into());
+    }
+    if result
+        .get("structuredContent")
+        .is_some_and(|v| !v.is_object())
+    {
+        return Err("structuredContent that is not an object".into());
+    }
+    Ok(())
+}
+
+/// TOOL-4 on one `tools/call` result: `structuredContent: {"result": {...}}`, exactly one text
+/// block holding the JSON of that same object, and a boolean `isError`.
+pub fn mirror_problem(result: &Value) -> Result<(), String> {
+    crate::catalogue::tools::mirror_holds(result)?;
+    if !result.get("isError").is_some_and(Value::is_boolean) {
+        return Err("no boolean isError".into());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_earliest_offence_wins_whatever_the_order_it_arrives_in() {
+        let w = Watch::new();
+        w.offend(Rule::Stdout, (5, 0, 1), "b", "late".into());
+        w.offend(Rule::Stdout, (2, 1, 9), "a", "early".into());
+        w.offend(Rule::Stdout, (2, 1, 10), "a", "later".into());
+        let (f, looked) = w.result(Rule::Stdout);
+        assert_eq!(f.unwrap().evidence, "early");
+        assert_eq!(looked, 3);
+    }
+
+    #[test]
+    fn responses_to_unsent_ids_offend_except_in_the_id_cases() {
+        let w = Watch::new();
+        let o = Observer::new(w.clone(), "lifecycle/ping/after-initialize", 3, 0);
+        o.sending(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+        o.message(1, &json!({"jsonrpc": "2.0", "id": 1, "result": {}}));
+        assert!(w.result(Rule::IdEcho).0.is_none());
+        o.message(2, &json!({"jsonrpc": "2.0", "id": "wrong-1", "result": {}}));
+        assert!(w.result(Rule::IdEcho).0.is_some());
+        let w = Watch::new();
+        let o = Observer::new(w.clone(), "jsonrpc/ids/u64-max", 3, 0);
+        o.message(2, &json!({"jsonrpc": "2.0", "id": 5, "result": {}}));
+        assert!(w.result(Rule::IdEcho).0.is_none());
+    }
+}
