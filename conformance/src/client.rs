@@ -370,6 +370,9 @@ pub struct Client {
     stdout_problems: Arc<std::sync::Mutex<StdoutProblems>>,
     /// The cross-cutting rules' view of this connection (none in unit tests).
     observer: Option<Observer>,
+    /// How long the server took to give its first answer (the handshake), when known: on a
+    /// loaded machine a server's exit is slow in the same measure as its start.
+    start_latency: Duration,
 }
 
 /// stdout lines of one server that were not valid JSON-RPC messages (T1), bounded.
@@ -451,7 +454,21 @@ impl Client {
             next_id: 1,
             stdout_problems,
             observer,
+            start_latency: Duration::ZERO,
         })
+    }
+
+    /// Records how long the server took to give its first answer (see [`Client::start_latency`]).
+    pub fn set_start_latency(&mut self, took: Duration) {
+        self.start_latency = took;
+    }
+
+    /// How long the server took to give its first answer, zero when not measured. Waits for
+    /// what a slow machine slows down as much (an exit after stdin EOF or SIGTERM) add it, so a
+    /// verdict does not depend on `--jobs` or load (issue 11).
+    #[must_use]
+    pub fn start_latency(&self) -> Duration {
+        self.start_latency
     }
 
     /// Every stdout line so far that was not a valid JSON-RPC message (T1): each as the reason

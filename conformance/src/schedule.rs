@@ -146,9 +146,12 @@ impl Ctx {
             let took = started.elapsed().min(wait);
             self.deadline.shorten(wait - took);
             self.hard.shorten(wait - took);
-            let (client, answer) = answered?;
+            let (mut client, answer) = answered?;
             match answer {
-                Ok(answer) => return Ok((client, answer)),
+                Ok(answer) => {
+                    client.set_start_latency(took);
+                    return Ok((client, answer));
+                }
                 Err(crate::client::ClientError::Timeout {
                     foreign_id: false, ..
                 }) => {
