@@ -199,7 +199,10 @@ fn pieces() {
         return;
     };
     let provider: std::sync::Arc<dyn claude_mcp_adapter::engine::provider::Provider> =
-        std::sync::Arc::new(ClaudeProvider::new("claude".into(), std::sync::Arc::new(tree)));
+        std::sync::Arc::new(ClaudeProvider::new(
+            "claude".into(),
+            std::sync::Arc::new(tree),
+        ));
     let t = Instant::now();
     let Ok(catalogue) = Catalogue::new(ToolNames::Dotted, 1800, &[provider]) else {
         println!("pieces: the catalogue did not build");
