@@ -17,7 +17,7 @@
 //! rejects invalid JSON (`-32700`) and nesting deeper than its recursion limit (128) without
 //! touching the stack further, so deep nesting never overflows it.
 
-use serde::de::{DeserializeSeed, IgnoredAny, SeqAccess, Visitor};
+use serde::de::{DeserializeSeed, SeqAccess, Visitor};
 use serde_json::Value;
 
 use crate::message::{ErrorObject, ParseError};
@@ -28,11 +28,6 @@ use crate::message::{ErrorObject, ParseError};
 /// one-element arrays (`[[0],[0],…]`, about 206 bytes per counted value: 80-byte `Value`s in
 /// vectors that grow by doubling). Keys count as values in [`Shape::values`].
 pub const VALUE_COST: u64 = 240;
-
-/// Deepest nesting serde_json builds (its recursion limit: 128 levels are refused). Validating
-/// with `IgnoredAny` does not apply the limit, so a batch is refused at this depth before any of
-/// its elements is built: none of it runs, as when the whole batch was parsed at once.
-pub const MAX_DEPTH: u64 = 127;
 
 /// Smallest tree budget whatever the frame bound: a tiny `--max-frame-bytes` still lets an
 /// ordinary `initialize` (a few dozen values) through.
@@ -215,20 +210,20 @@ impl FrameError {
 /// Decodes one frame within the cost bound of `max_frame_bytes` ([`tree_budget`], C-T6a): invalid
 /// UTF-8 is `-32700`; a frame whose tree would exceed the budget is refused before anything is
 /// built (`-32600`); invalid JSON (and nesting past serde_json's recursion limit) is `-32700`. An
-/// array is only validated and counted, without building its elements (T5, C-T5).
+/// array is validated and counted by building its elements one at a time and dropping each
+/// (T5, C-T5).
 pub fn parse_frame(frame: &[u8], max_frame_bytes: usize) -> Result<Parsed, FrameError> {
     let text = std::str::from_utf8(frame).map_err(|e| ParseError(format!("invalid UTF-8: {e}")))?;
     let shape = check(frame, tree_budget(max_frame_bytes))?;
     let invalid = |e: serde_json::Error| ParseError(format!("invalid JSON: {e}"));
     if shape.batch {
-        // A zero-sized element type: validates the whole array and allocates nothing.
-        let items: Vec<IgnoredAny> = serde_json::from_str(text).map_err(invalid)?;
-        if shape.depth > MAX_DEPTH {
-            // Found by the `wire` fuzz target: an element past the limit would fail only once
-            // the elements before it had run.
-            return Err(ParseError("invalid JSON: recursion limit exceeded".into()).into());
-        }
-        return Ok(Parsed::Batch { len: items.len() });
+        // Validated by building each element and dropping it at once: the same deserializer
+        // the dispatcher then runs, so the batch builds exactly when it validated, one element
+        // in memory at a time. (`IgnoredAny` was weaker: the `wire` fuzz target found a batch
+        // it accepted whose element serde cannot build, a number out of range, and one nested
+        // past the recursion limit; built lazily, the elements before it would have run.)
+        let len = for_each_element(frame, &mut drop).map_err(invalid)?;
+        return Ok(Parsed::Batch { len });
     }
     Ok(serde_json::from_str(text)
         .map(Parsed::Single)
@@ -238,7 +233,8 @@ pub fn parse_frame(frame: &[u8], max_frame_bytes: usize) -> Result<Parsed, Frame
 /// Parses a top-level JSON array one element at a time, handing each to `each` and dropping it
 /// before the next is built, so a batch costs its largest element, not the sum of them. Returns
 /// the number of elements. Invalid JSON stops at the error (elements before it were handed out:
-/// validate first, e.g. with `serde::de::IgnoredAny`, when that matters).
+/// validate first with a pass that drops every element, as [`parse_frame`] does, when that
+/// matters).
 pub fn for_each_element(
     frame: &[u8],
     each: &mut dyn FnMut(Value),
