@@ -138,6 +138,35 @@ impl NativeBinary {
         .map_err(|e| e.to_string())
     }
 
+    /// Starts a run's native process (SUP-1): `args` after the program that passed the version
+    /// check, in `cwd`, with `env` and `stdin`. Argument length is checked first (RUN-0's bound
+    /// is one byte over what Linux passes); every failure is `spawn_failed` saying why, and
+    /// nothing is left running.
+    pub async fn start(
+        &self,
+        checked: &Checked,
+        args: Vec<OsString>,
+        cwd: PathBuf,
+        env: Vec<(OsString, OsString)>,
+        stdin: supervisor::StdinMode,
+    ) -> Result<supervisor::Supervised, ToolError> {
+        too_long_for_exec(&args)?;
+        let spec = SpawnSpec {
+            program: checked.program.clone(),
+            args,
+            cwd,
+            env,
+            grace: supervisor::TERM_GRACE,
+            stdin,
+        };
+        self.supervised(spec).await.map_err(|e| {
+            ToolError::new(
+                ErrorCode::SpawnFailed,
+                format!("cannot start {}: {e}", checked.program.display()),
+            )
+        })
+    }
+
     /// NAT-2: `claude --version` against the pinned line. The check is a native process of the
     /// run like any other: it runs under its own supervisor (SUP-1), so it dies with the adapter
     /// even on SIGKILL (SUP-2), members it leaves in its group are ended, and it gets stdin

@@ -17,13 +17,13 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use super::cli_tree::{CliTree, Mode, OptionValue, ValueRule};
-use super::native::{NativeBinary, too_long_for_exec};
+use super::native::NativeBinary;
+use crate::engine::ToolError;
 use crate::engine::provider::{
     BoxFuture, Checked, Dialect, NativeProcess, OptionDecl, PreflightError, Provider, RunSpec,
     Texts,
 };
-use crate::engine::{ErrorCode, ToolError};
-use crate::supervisor::{self, SpawnSpec};
+use crate::supervisor;
 
 /// No NUL: these strings become argv entries, which cannot hold one (NAT-1).
 pub const NO_NUL_PATTERN: &str = "^[^\\u0000]*$";
@@ -190,22 +190,17 @@ impl Provider for ClaudeProvider {
     ) -> BoxFuture<'a, Result<Box<dyn NativeProcess>, ToolError>> {
         Box::pin(async move {
             let args = self.argv(spec)?;
-            too_long_for_exec(&args)?;
-            let sspec = SpawnSpec {
-                program: checked.program.clone(),
-                args,
-                cwd: spec.cwd.clone(),
-                env: scrubbed_env(),
-                grace: supervisor::TERM_GRACE,
-                stdin: supervisor::StdinMode::Null,
-            };
-            match self.native.supervised(sspec).await {
-                Ok(s) => Ok(Box::new(s) as Box<dyn NativeProcess>),
-                Err(e) => Err(ToolError::new(
-                    ErrorCode::SpawnFailed,
-                    format!("cannot start {}: {e}", checked.program.display()),
-                )),
-            }
+            let process = self
+                .native
+                .start(
+                    checked,
+                    args,
+                    spec.cwd.clone(),
+                    scrubbed_env(),
+                    supervisor::StdinMode::Null,
+                )
+                .await?;
+            Ok(Box::new(process) as Box<dyn NativeProcess>)
         })
     }
 }
@@ -214,7 +209,9 @@ impl Provider for ClaudeProvider {
 mod tests {
     use std::ffi::OsStr;
 
+    use super::super::native::too_long_for_exec;
     use super::*;
+    use crate::engine::ErrorCode;
 
     fn tree() -> Arc<CliTree> {
         Arc::new(CliTree::embedded().expect("tree"))

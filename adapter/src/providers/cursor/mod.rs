@@ -30,12 +30,12 @@ use serde_json::{Map, Value, json};
 use super::claude::{NO_NUL_PATTERN, tree_options};
 use super::cli_tree::{CliTree, Mode, OptionValue};
 use super::native::{NativeBinary, scrubbed_env};
+use crate::engine::ToolError;
 use crate::engine::provider::{
     BoxFuture, Checked, Dialect, NativeProcess, OptionDecl, PreflightError, Provider, RunSpec,
     Texts,
 };
-use crate::engine::{ErrorCode, ToolError};
-use crate::supervisor::{self, SpawnSpec, StdinMode};
+use crate::supervisor::{self, StdinMode};
 
 /// The permission modes a caller may choose (ACP-4); `dontAsk` is the default.
 pub const PERMISSION_MODES: [&str; 3] = ["dontAsk", "plan", "acceptEdits"];
@@ -238,20 +238,16 @@ impl Provider for CursorProvider {
         Box::pin(async move {
             let args = self.argv(spec)?;
             let o = self.read_options(&spec.options)?;
-            let sspec = SpawnSpec {
-                program: checked.program.clone(),
-                args,
-                cwd: spec.cwd.clone(),
-                env: agent_env(),
-                grace: supervisor::TERM_GRACE,
-                stdin: StdinMode::Pipe,
-            };
-            let supervised = self.native.supervised(sspec).await.map_err(|e| {
-                ToolError::new(
-                    ErrorCode::SpawnFailed,
-                    format!("cannot start {}: {e}", checked.program.display()),
+            let supervised = self
+                .native
+                .start(
+                    checked,
+                    args,
+                    spec.cwd.clone(),
+                    agent_env(),
+                    StdinMode::Pipe,
                 )
-            })?;
+                .await?;
             // JSONOUT-2: no schema flag; the strict instruction goes with the prompt and the
             // final text is parsed strictly by the engine.
             let prompt = match &spec.json_schema {
@@ -286,6 +282,7 @@ impl Provider for CursorProvider {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::ErrorCode;
 
     fn provider() -> CursorProvider {
         CursorProvider::new(
