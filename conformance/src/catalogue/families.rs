@@ -20,7 +20,7 @@ const CURSOR_SCENARIOS: [(&str, &str); 4] = [
 ];
 
 /// The run cases that apply to a Cursor family: every scenario they use maps through
-/// [`CURSOR_SCENARIOS`] (or they start no run).
+/// `CURSOR_SCENARIOS` (or they start no run).
 pub const CURSOR: [&str; 16] = [
     "runs/run/succeeded",
     "runs/run/result-shape",
