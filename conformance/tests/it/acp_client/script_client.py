@@ -78,6 +78,9 @@ def main():
             return
         if method == "session/request_permission":
             if cancelled[0]:
+                # Arrived with (or after) the cancel: it was pending at the cancel all the same.
+                if a.no_cancel_answer:
+                    return
                 send({"jsonrpc": "2.0", "id": msg["id"], "result": {"outcome": {"outcome": "cancelled"}}})
             elif a.think_ms > 0:
                 thinking[json.dumps(msg["id"])] = (time.monotonic() + a.think_ms / 1000, msg)
