@@ -196,24 +196,37 @@ async fn drive(cfg: &ClientModeConfig, dir: &CaseDir, ran: &mut Ran) {
         ));
     }
     // Containment: the client's group and every agent's group (an agent may have left the
-    // client's group, as the adapter's supervisor puts it in its own).
-    let own = nix::unistd::getpgrp().as_raw();
+    // client's group, as the adapter's supervisor puts it in its own). An agent whose start
+    // is read only in the final drain gets the same treatment in a second round.
     groups.push(client_pid);
-    groups.retain(|g| *g > 1 && *g != own);
-    groups.sort_unstable();
-    groups.dedup();
-    for g in &groups {
-        process::signal_group(*g, Signal::SIGKILL);
+    let mut killed: Vec<i32> = Vec::new();
+    loop {
+        let targets: Vec<i32> = groups
+            .iter()
+            .copied()
+            .filter(|g| !killed.contains(g))
+            .collect();
+        if targets.is_empty() {
+            break;
+        }
+        for g in &targets {
+            process::signal_group(*g, Signal::SIGKILL);
+        }
+        if killed.is_empty() {
+            let _ = child.wait().await;
+        }
+        for g in &targets {
+            process::wait_group_gone(*g).await;
+        }
+        killed.extend(targets);
+        // Every writer is gone now: what they logged last is still in the pipe.
+        for line in reader.drain() {
+            on_log_line(cfg, &line, client_pid, ran, &mut groups);
+        }
     }
-    let _ = child.wait().await;
-    for g in &groups {
-        process::wait_group_gone(*g).await;
+    for g in &killed {
+        process::unregister(*g);
     }
-    // Every writer is gone now: what they logged last is still in the pipe.
-    for line in reader.drain() {
-        on_log_line(cfg, &line, client_pid, ran, &mut Vec::new());
-    }
-    process::unregister(client_pid);
     let tail_of = |t: Option<tokio::task::JoinHandle<String>>| async move {
         match t {
             Some(t) => t.await.unwrap_or_default(),
@@ -245,7 +258,13 @@ fn on_log_line(
     };
     match &ev.kind {
         Kind::Start { argv, pgid } => {
-            groups.push(*pgid);
+            // Never the runner's own group (nor init's): those are not the case's to kill.
+            let own = nix::unistd::getpgrp().as_raw();
+            if *pgid > 1 && *pgid != own && !groups.contains(pgid) {
+                // Ctrl-C of the runner kills it too (an agent may lead a group of its own).
+                process::register(*pgid);
+                groups.push(*pgid);
+            }
             ran.transcript.note(&format!(
                 "agent started (pid {}, group {pgid}): {}",
                 ev.pid,

@@ -35,7 +35,7 @@ async fn the_kit_cursor_provider_passes_client_mode_and_its_timeout_kills_withou
             (
                 "client/cancel-sends-session-cancel",
                 "warn",
-                "no session/cancel; the client never closed the agent's stdin and ended (exit 1)",
+                "no session/cancel; the client ",
             ),
             // Never pending: dontAsk answers every permission request at once (reject_once).
             (
@@ -44,6 +44,15 @@ async fn the_kit_cursor_provider_passes_client_mode_and_its_timeout_kills_withou
                 "the client sent no session/cancel",
             ),
         ]),
+    );
+    let cancel = results
+        .iter()
+        .find(|r| r.id == "client/cancel-sends-session-cancel")
+        .expect("case");
+    let actual = cancel.actual.as_deref().unwrap_or("");
+    assert!(
+        actual.contains("ended (exit 1)") && actual.contains("timeout_s (3 s)"),
+        "the adapter ended its timed-out run (exit 1, its timeout error): {actual}"
     );
     assert!(
         results.iter().all(|r| !r.counts_as_failed()),
