@@ -275,3 +275,48 @@ impl Wire {
             })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ev(text: &str) -> Event {
+        parse_event(text).expect("an event")
+    }
+
+    #[test]
+    fn a_request_under_a_colliding_id_is_not_taken_for_the_response() {
+        let mut w = Wire::default();
+        w.push(ev(
+            r#"{"event":"start","ms":0,"pid":7,"pgid":7,"argv":["acp"]}"#,
+        ));
+        w.push(ev(
+            r#"{"event":"c2a","ms":1,"pid":7,"raw":"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/prompt\",\"params\":{\"sessionId\":\"s\"}}"}"#,
+        ));
+        w.push(ev(
+            r#"{"event":"a2c","ms":2,"pid":7,"raw":"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/request_permission\",\"params\":{}}"}"#,
+        ));
+        w.push(ev(
+            r#"{"event":"c2a","ms":3,"pid":7,"raw":"{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"outcome\":{\"outcome\":\"cancelled\"}}}"}"#,
+        ));
+        w.push(ev(
+            r#"{"event":"a2c","ms":4,"pid":7,"raw":"{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"stopReason\":\"end_turn\"}}"}"#,
+        ));
+        assert_eq!(w.acp_pid(), Some(7));
+        let reqs = w.agent_requests(7);
+        assert_eq!(reqs.len(), 1);
+        assert_eq!(w.answer_to(7, &reqs[0]).map(|(ms, _)| ms), Some(3));
+        assert_eq!(w.prompt_answer(7), Some((4, "end_turn".to_owned())));
+    }
+
+    #[test]
+    fn lines_that_are_not_log_events_are_ignored() {
+        assert!(parse_event("not json").is_none());
+        assert!(
+            parse_event(r#"{"event":"c2a","ms":1,"raw":"x"}"#).is_none(),
+            "no pid"
+        );
+        let e = ev(r#"{"event":"c2a","ms":1,"pid":3,"raw":"{cut"}"#);
+        assert!(matches!(e.kind, Kind::C2a(ref l) if l.json.is_none() && l.raw == "{cut"));
+    }
+}
