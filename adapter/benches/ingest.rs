@@ -15,6 +15,7 @@ use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use testkit::procs::vm_hwm_kib;
 
 const PROMPT: &str = "fake-claude:scenario=flood\nflood";
 /// Rounds per side (best counts).
@@ -123,17 +124,7 @@ fn fake_claude(adapter: &Path) -> Result<PathBuf, String> {
 }
 
 fn stream_args() -> Vec<&'static str> {
-    vec![
-        "-p",
-        "--output-format",
-        "stream-json",
-        "--verbose",
-        "--include-partial-messages",
-        "--permission-mode",
-        "dontAsk",
-        "--",
-        PROMPT,
-    ]
+    testkit::argv::with_prompt(testkit::argv::STREAM_PARTIAL, &[], PROMPT)
 }
 
 /// The baseline: fake-claude's stdout into `cat >/dev/null`. The stream's size is measured by a
@@ -319,14 +310,6 @@ fn cpu_secs(pid: u32) -> Option<f64> {
     // SAFETY: sysconf has no preconditions.
     let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
     (hz > 0).then(|| ticks as f64 / hz as f64)
-}
-
-fn vm_hwm_kib(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
 }
 
 fn machine() -> String {

@@ -19,6 +19,8 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::prereq::TempDir;
+/// SIGKILL to a process group: [`crate::procs::kill_group`], kept here for older callers.
+pub use crate::procs::kill_group;
 
 /// The dummy key given to the CLI; any string works against the stand-in.
 pub const DUMMY_API_KEY: &str = "sk-ant-dummy-not-a-real-key";
@@ -232,14 +234,6 @@ fn drain(mut pipe: impl Read + Send + 'static) -> Receiver<Vec<u8>> {
         let _ = tx.send(bytes);
     });
     rx
-}
-
-/// SIGKILL to the process group led by `pid` (no error if it is already gone).
-pub fn kill_group(pid: u32) {
-    if let Ok(pid) = i32::try_from(pid) {
-        let _ =
-            nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pid), nix::sys::signal::SIGKILL);
-    }
 }
 
 /// Parses stream-json output: one JSON value per line, other lines skipped.

@@ -1,7 +1,12 @@
 //! Test support for the claude-mcp-kit workspace: a local Messages API stand-in that drives the
 //! real `claude` with no account ([`standin`]), pinned installs of real peers in a cache outside
-//! the repository ([`prereq`]), and command builders for the real CLI ([`claude`]).
+//! the repository ([`prereq`]), command builders for the real CLI ([`claude`]), and the helpers
+//! every crate's tests share: the native argv ([`argv`]), golden files and one meaning of `BLESS`
+//! ([`golden`]), processes and process groups seen through `/proc` ([`procs`]).
 
+pub mod argv;
 pub mod claude;
+pub mod golden;
 pub mod prereq;
+pub mod procs;
 pub mod standin;

@@ -38,14 +38,14 @@ impl Group {
 
     /// Kills the group and reaps the agent.
     async fn end(mut self) {
-        testkit::claude::kill_group(self.pid);
+        testkit::procs::kill_group(self.pid);
         let _ = tokio::time::timeout(Duration::from_secs(10), self.child.wait()).await;
     }
 }
 
 impl Drop for Group {
     fn drop(&mut self) {
-        testkit::claude::kill_group(self.pid);
+        testkit::procs::kill_group(self.pid);
     }
 }
 

@@ -4,7 +4,8 @@ use std::os::unix::process::CommandExt as _;
 
 use serde_json::Value;
 
-use crate::{fake, stream_args};
+use crate::fake;
+use testkit::argv::stream_args;
 
 /// The test harness itself inherits descriptors (cargo's jobserver pipes); close them in the
 /// child so the fake's listing can be compared with exactly 0, 1, 2.

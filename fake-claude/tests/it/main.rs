@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use serde_json::Value;
+use testkit::argv::stream_args;
 
 /// The fake under test.
 pub fn bin() -> PathBuf {
@@ -54,26 +55,6 @@ pub fn output_with_stdin(cmd: &mut std::process::Command, stdin: &[u8]) -> Outpu
         .write_all(stdin)
         .expect("write stdin");
     child.wait_with_output().expect("wait")
-}
-
-/// The adapter's MCP-run options (NAT-3), as in the real captures made with partial messages.
-pub const STREAM_PARTIAL: &[&str] = &[
-    "-p",
-    "--output-format",
-    "stream-json",
-    "--verbose",
-    "--include-partial-messages",
-    "--permission-mode",
-    "dontAsk",
-];
-
-/// The adapter's MCP-run argv (NAT-3) with `prompt` after `--`.
-pub fn stream_args(prompt: &str) -> Vec<String> {
-    STREAM_PARTIAL
-        .iter()
-        .chain(&["--", prompt])
-        .map(|s| (*s).to_owned())
-        .collect()
 }
 
 /// Runs the built-in `scenario` with the MCP-run argv; returns the output.

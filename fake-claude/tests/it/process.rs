@@ -6,26 +6,31 @@ use std::io::{BufRead as _, BufReader};
 use std::os::unix::process::{CommandExt as _, ExitStatusExt as _};
 use std::path::Path;
 use std::process::{Child, ChildStdout, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use nix::sys::signal::{Signal, kill, killpg};
 use nix::unistd::Pid;
 use serde_json::Value;
+use testkit::procs::{self, KillOnDrop};
 
-use crate::{fake, stream_args};
+use crate::fake;
+use testkit::argv::stream_args;
 
-/// Kills what it holds when the test ends, passed or not.
-struct Reaper(Vec<Pid>, Option<Pid>);
+/// `pid` as `/proc` and testkit number it.
+fn raw(pid: Pid) -> u32 {
+    u32::try_from(pid.as_raw()).expect("a pid is positive")
+}
 
-impl Drop for Reaper {
-    fn drop(&mut self) {
-        if let Some(group) = self.1 {
-            let _ = killpg(group, Signal::SIGKILL);
-        }
-        for pid in &self.0 {
-            let _ = kill(*pid, Signal::SIGKILL);
-        }
+/// Kills `pids` and the process group `group` when the test ends, passed or not.
+fn reaper(pids: &[Pid], group: Option<Pid>) -> KillOnDrop {
+    let mut guard = KillOnDrop::new();
+    if let Some(group) = group {
+        guard.group(raw(group));
     }
+    for &pid in pids {
+        guard.pid(raw(pid));
+    }
+    guard
 }
 
 fn spawn(dir: &Path, scenario: &str, envs: &[(&str, &Path)]) -> (Child, BufReader<ChildStdout>) {
@@ -62,22 +67,23 @@ fn read_until(out: &mut BufReader<ChildStdout>, kind: &str) -> Vec<Value> {
 
 /// `(state, pgrp, session)` from /proc/PID/stat; `None` once the process is gone.
 fn stat(pid: Pid) -> Option<(char, i32, i32)> {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let rest = &text[text.rfind(')')? + 2..];
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    Some((f[0].chars().next()?, f[2].parse().ok()?, f[3].parse().ok()?))
+    let s = procs::stat(raw(pid))?;
+    Some((
+        s.state,
+        i32::try_from(s.pgrp).ok()?,
+        i32::try_from(s.session).ok()?,
+    ))
 }
 
 fn alive(pid: Pid) -> bool {
-    stat(pid).is_some_and(|(state, _, _)| state != 'Z')
+    procs::alive(raw(pid))
 }
 
 fn wait_gone(pid: Pid) {
-    let until = Instant::now() + Duration::from_secs(10);
-    while alive(pid) {
-        assert!(Instant::now() < until, "{pid} still alive");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    assert!(
+        procs::wait_gone(raw(pid), Duration::from_secs(10)),
+        "{pid} still alive"
+    );
 }
 
 fn pid_from(file: &Path) -> Pid {
@@ -96,7 +102,7 @@ fn grandchild_stays_in_the_group_and_holds_stdout() {
     );
     let leader = Pid::from_raw(i32::try_from(fake.id()).expect("pid"));
     let child = pid_from_after(&mut out, &pidfile);
-    let _reaper = Reaper(vec![child], Some(leader));
+    let _reaper = reaper(&[child], Some(leader));
     assert_eq!(
         fake.wait().expect("wait").code(),
         Some(0),
@@ -134,7 +140,7 @@ fn grandchild_and_leader_ignoring_sigterm_need_sigkill() {
     let leader = Pid::from_raw(i32::try_from(fake.id()).expect("pid"));
     read_until(&mut out, "assistant");
     let child = pid_from(&pidfile);
-    let _reaper = Reaper(vec![child], Some(leader));
+    let _reaper = reaper(&[child], Some(leader));
     killpg(leader, Signal::SIGTERM).expect("SIGTERM the group");
     std::thread::sleep(Duration::from_millis(500));
     assert!(
@@ -158,7 +164,7 @@ fn escaped_grandchild_leaves_the_group_and_session() {
     );
     let leader = Pid::from_raw(i32::try_from(fake.id()).expect("pid"));
     let escapee = pid_from_after(&mut out, &pidfile);
-    let reaper = Reaper(vec![escapee], None);
+    let guard = reaper(&[escapee], None);
     assert_eq!(fake.wait().expect("wait").code(), Some(0));
     let (_, pgrp, session) = stat(escapee).expect("escapee alive");
     assert_ne!(pgrp, leader.as_raw(), "left the process group");
@@ -167,7 +173,7 @@ fn escaped_grandchild_leaves_the_group_and_session() {
     let _ = killpg(leader, Signal::SIGKILL);
     std::thread::sleep(Duration::from_millis(200));
     assert!(alive(escapee));
-    drop(reaper);
+    drop(guard);
     wait_gone(escapee);
 }
 
@@ -176,7 +182,7 @@ fn ignore_sigterm_scenario_survives_sigterm_until_sigkill() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (mut fake, mut out) = spawn(dir.path(), "ignore-sigterm", &[]);
     let pid = Pid::from_raw(i32::try_from(fake.id()).expect("pid"));
-    let _reaper = Reaper(vec![pid], None);
+    let _reaper = reaper(&[pid], None);
     read_until(&mut out, "system");
     kill(pid, Signal::SIGTERM).expect("SIGTERM");
     std::thread::sleep(Duration::from_millis(500));
@@ -190,7 +196,7 @@ fn hang_scenarios_hang_after_or_before_the_final() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (mut fake, mut out) = spawn(dir.path(), "hang-after-final", &[]);
     let pid = Pid::from_raw(i32::try_from(fake.id()).expect("pid"));
-    let _reaper = Reaper(vec![pid], None);
+    let _reaper = reaper(&[pid], None);
     let events = read_until(&mut out, "result");
     assert_eq!(
         events.last().map(|e| e["is_error"].clone()),
@@ -210,7 +216,7 @@ fn hang_scenarios_hang_after_or_before_the_final() {
 
     let (mut fake, mut out) = spawn(dir.path(), "hang-before-final", &[]);
     let pid = Pid::from_raw(i32::try_from(fake.id()).expect("pid"));
-    let _reaper2 = Reaper(vec![pid], None);
+    let _reaper2 = reaper(&[pid], None);
     read_until(&mut out, "assistant");
     std::thread::sleep(Duration::from_millis(300));
     assert!(fake.try_wait().expect("try_wait").is_none());
@@ -244,7 +250,7 @@ fn grandchild_hang_keeps_leader_and_child_until_the_group_is_killed() {
     let leader = Pid::from_raw(i32::try_from(fake.id()).expect("pid"));
     read_until(&mut out, "assistant");
     let child = pid_from(&pidfile);
-    let _reaper = Reaper(vec![child], Some(leader));
+    let _reaper = reaper(&[child], Some(leader));
     assert_eq!(stat(child).map(|s| s.1), Some(leader.as_raw()));
     assert!(fake.try_wait().expect("try_wait").is_none());
     killpg(leader, Signal::SIGTERM).expect("SIGTERM the group");
@@ -262,7 +268,7 @@ fn detached_escapee_lets_stdout_reach_eof_when_the_leader_exits() {
         &[("FAKE_CLAUDE_ESCAPEE_PIDFILE", &pidfile)],
     );
     let escapee = pid_from_after(&mut out, &pidfile);
-    let _reaper = Reaper(vec![escapee], None);
+    let _reaper = reaper(&[escapee], None);
     assert_eq!(fake.wait().expect("wait").code(), Some(0));
     let mut rest = String::new();
     std::io::Read::read_to_string(&mut out, &mut rest).expect("EOF although the escapee lives");

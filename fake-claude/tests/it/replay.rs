@@ -2,7 +2,8 @@
 
 use std::os::unix::process::ExitStatusExt as _;
 
-use crate::{fake, stream_args};
+use crate::fake;
+use testkit::argv::stream_args;
 
 fn replay(rows: &str, args: &[String]) -> std::process::Output {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -4,7 +4,8 @@
 
 use serde_json::Value;
 
-use crate::{STREAM_PARTIAL, crate_dir, fake, json_lines, kinds, run_scenario};
+use crate::{crate_dir, fake, json_lines, kinds, run_scenario};
+use testkit::argv::{STREAM, STREAM_PARTIAL};
 
 /// Keys whose values differ between runs (ids, clock, machine paths).
 const VOLATILE: &[&str] = &[
@@ -56,15 +57,6 @@ fn run(scenario: &str, args: &[&str]) -> std::process::Output {
         .output()
         .expect("run fake")
 }
-
-const STREAM: &[&str] = &[
-    "-p",
-    "--output-format",
-    "stream-json",
-    "--verbose",
-    "--permission-mode",
-    "dontAsk",
-];
 
 fn assert_reproduces(scenario: &str, args: &[&str], capture_file: &str, code: i32) {
     let out = run(scenario, args);

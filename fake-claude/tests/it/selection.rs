@@ -2,7 +2,8 @@
 
 use serde_json::json;
 
-use crate::{fake, json_lines, kinds, scenario_file, stream_args};
+use crate::{fake, json_lines, kinds, scenario_file};
+use testkit::argv::stream_args;
 
 fn dry_run(prompt: &str, env: Option<&str>) -> (Option<i32>, String) {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::{fake, json_lines, kinds, scenario_file, stream_args};
+use crate::{fake, json_lines, kinds, scenario_file};
+use testkit::argv::stream_args;
 
 /// Runs `steps` as a scenario file with `args` (default: the MCP-run argv).
 fn play(dir: &Path, steps: Value, args: Option<&[&str]>) -> Output {

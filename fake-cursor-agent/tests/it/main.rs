@@ -18,8 +18,6 @@ use std::sync::mpsc::{Receiver, channel};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use nix::sys::signal::{Signal, killpg};
-use nix::unistd::Pid;
 use serde_json::{Value, json};
 
 /// Generous bound for anything the fake should do at once (shared 2-core machine).
@@ -51,7 +49,7 @@ pub fn command(args: &[&str]) -> Command {
 
 /// A running fake agent with piped stdio, killed (its whole group) on drop.
 pub struct Agent {
-    pgid: Pid,
+    pgid: u32,
     stdin: Option<ChildStdin>,
     lines: Receiver<Vec<u8>>,
     exit: Receiver<ExitStatus>,
@@ -81,7 +79,7 @@ impl Agent {
             .stderr(Stdio::piped())
             .process_group(0);
         let mut child = cmd.spawn().expect("spawn fake-cursor-agent");
-        let pgid = Pid::from_raw(i32::try_from(child.id()).expect("pid"));
+        let pgid = child.id();
         let stdin = child.stdin.take();
         let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
         let mut err_pipe = child.stderr.take().expect("stderr");
@@ -205,7 +203,7 @@ impl Agent {
 
     /// Kills the agent's process group now.
     pub fn kill(&self) {
-        let _ = killpg(self.pgid, Signal::SIGKILL);
+        testkit::procs::kill_group(self.pgid);
     }
 
     /// All the agent wrote on stderr, once its stderr is closed (after it exited).

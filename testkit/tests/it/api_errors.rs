@@ -6,9 +6,10 @@ use testkit::claude::ClaudeCommand;
 use testkit::standin::{ApiError, Scenario, Standin};
 
 use crate::support::{
-    assert_result_keys_like, assert_shape_like, print_args, real_claude, reference, run_against,
-    run_with, shape,
+    assert_result_keys_like, assert_shape_like, real_claude, reference, run_against, run_with,
+    shape,
 };
+use testkit::argv::print_args;
 
 /// Runs a one-turn prompt against a stand-in answering `error` and checks the common shape.
 fn assert_api_error(

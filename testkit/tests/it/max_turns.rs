@@ -2,9 +2,8 @@
 
 use testkit::standin::{Scenario, Standin};
 
-use crate::support::{
-    assert_result_keys_like, assert_shape_like, print_args, real_claude, run_against,
-};
+use crate::support::{assert_result_keys_like, assert_shape_like, real_claude, run_against};
+use testkit::argv::print_args;
 
 #[test]
 fn max_turns_one_with_a_tool_call_every_leg_ends_in_error_max_turns() {

@@ -6,9 +6,8 @@ use std::time::{Duration, Instant};
 use testkit::claude::ClaudeCommand;
 use testkit::standin::{Scenario, Standin};
 
-use crate::support::{
-    assert_result_keys_like, assert_shape_like, print_args, real_claude, run_with,
-};
+use crate::support::{assert_result_keys_like, assert_shape_like, real_claude, run_with};
+use testkit::argv::print_args;
 
 #[test]
 fn without_key_or_base_url_the_cli_fails_fast_with_not_logged_in() {

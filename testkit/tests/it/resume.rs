@@ -3,7 +3,8 @@
 
 use testkit::standin::{Scenario, Standin};
 
-use crate::support::{keys, print_args, real_claude, run_against, shape};
+use crate::support::{keys, real_claude, run_against, shape};
+use testkit::argv::print_args;
 
 const UNKNOWN: &str = "99999999-2222-4333-8444-555555555555";
 

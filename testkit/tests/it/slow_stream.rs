@@ -9,10 +9,12 @@ use std::time::{Duration, Instant};
 
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
-use testkit::claude::{ClaudeCommand, kill_group};
+use testkit::argv::print_args;
+use testkit::claude::ClaudeCommand;
+use testkit::procs::kill_group;
 use testkit::standin::{RequestKind, Scenario, Standin, StreamOutcome};
 
-use crate::support::{print_args, real_claude, reference, shape};
+use crate::support::{real_claude, reference, shape};
 
 /// Bound for every wait here; only there to avoid hangs.
 const WAIT: Duration = Duration::from_secs(30);

@@ -5,9 +5,9 @@ use testkit::claude::DUMMY_API_KEY;
 use testkit::standin::{RequestKind, Scenario, Standin, StreamOutcome};
 
 use crate::support::{
-    assert_result_keys_like, assert_shape_like, last_user_text, print_args, real_claude,
-    run_against, shape,
+    assert_result_keys_like, assert_shape_like, last_user_text, real_claude, run_against, shape,
 };
+use testkit::argv::print_args;
 
 #[test]
 fn text_scenario_gives_a_success_result_with_the_scripted_text() {

@@ -78,14 +78,6 @@ pub fn run_with(cmd: ClaudeCommand, args: &[&str], input: Option<&[u8]>) -> Run 
     }
 }
 
-/// Print-mode stream-json arguments, the prompt last after `--`.
-pub fn print_args<'a>(extra: &[&'a str], prompt: &'a str) -> Vec<&'a str> {
-    let mut args = vec!["-p", "--output-format", "stream-json", "--verbose"];
-    args.extend_from_slice(extra);
-    args.extend_from_slice(&["--", prompt]);
-    args
-}
-
 /// A reference capture's events: `tests/it/reference/NAME.jsonl`, or `captures/NAME.jsonl` (the
 /// ones this crate made, see `captures/make.sh`).
 pub fn reference(name: &str) -> Vec<Value> {

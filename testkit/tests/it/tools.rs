@@ -4,9 +4,8 @@
 
 use testkit::standin::{DEFAULT_WRITE_COMMAND, Scenario, Standin};
 
-use crate::support::{
-    assert_result_keys_like, assert_shape_like, print_args, real_claude, run_against,
-};
+use crate::support::{assert_result_keys_like, assert_shape_like, real_claude, run_against};
+use testkit::argv::print_args;
 
 #[test]
 fn writing_bash_call_is_denied_under_dont_ask_and_the_run_still_succeeds() {

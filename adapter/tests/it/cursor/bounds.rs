@@ -3,9 +3,9 @@
 //! bound is `oversized_final`, never a cut success (C-ACP-2).
 
 use serde_json::{Value, json};
+use testkit::procs::vm_hwm_kib;
 
 use super::{Cursor, args, code, scenario_file};
-use crate::support::vm_hwm_kib;
 
 #[test]
 fn garbage_malformed_and_oversized_agent_lines_are_kept_or_counted_and_the_run_succeeds() {

@@ -6,8 +6,9 @@
 use std::time::{Duration, Instant};
 
 use serde_json::json;
+use testkit::procs::{group_members, wait_group_gone};
 
-use super::{Cursor, args, assert_group_gone, code, live};
+use super::{Cursor, args, assert_group_gone, code};
 
 /// Starts `scenario`'s turn and waits until the agent has written at least `n` events.
 fn started(h: &mut Cursor, scenario: &str, n: u64) -> String {
@@ -25,7 +26,10 @@ fn cancel_mid_turn_sends_session_cancel_and_ends_the_group() {
     // initialize and session/new answers, then a few chunks.
     let run_id = started(&mut h, "cancel-midturn", 5);
     let pgid = h.agent_pgid();
-    assert!(!live(pgid).is_empty(), "the agent is running mid-turn");
+    assert!(
+        !group_members(pgid).is_empty(),
+        "the agent is running mid-turn"
+    );
     let t0 = Instant::now();
     let (c, is_error) = h.tool("cursor.run.cancel", json!({"run_id": run_id}));
     assert!(!is_error, "{c}");
@@ -118,19 +122,6 @@ fn after_every_turn_the_agents_group_is_killed_since_it_never_exits_on_eof() {
     }
 }
 
-/// Polls until `pgid` has no live member (bounded): for a group that a dying adapter's lifeline,
-/// not a confirmed cleanup, ends.
-fn wait_gone(pgid: u32, bound: Duration) -> Vec<u32> {
-    let deadline = Instant::now() + bound;
-    loop {
-        let left = live(pgid);
-        if left.is_empty() || Instant::now() >= deadline {
-            return left;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
 #[test]
 fn stdin_eof_mid_turn_ends_the_agent_and_the_adapter_exits() {
     // T8, ACP-7: EOF cancels active runs; the adapter exits after their cleanup.
@@ -150,7 +141,8 @@ fn sigkill_of_the_adapter_mid_turn_still_ends_the_agents_group() {
     started(&mut h, "cancel-midturn", 3);
     let pgid = h.agent_pgid();
     h.s.signal(nix::sys::signal::Signal::SIGKILL);
-    let left = wait_gone(pgid, Duration::from_secs(20));
+    // A group that a dying adapter's lifeline, not a confirmed cleanup, ends: wait (bounded).
+    let left = wait_group_gone(pgid, Duration::from_secs(20));
     assert!(left.is_empty(), "the agent outlived the adapter: {left:?}");
 }
 

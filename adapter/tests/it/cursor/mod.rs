@@ -31,8 +31,8 @@ mod updates;
 
 use std::time::{Duration, Instant};
 
-use claude_mcp_adapter::supervisor::procfs;
 use serde_json::{Value, json};
+use testkit::procs;
 
 pub use crate::runs::{code, split};
 use crate::support::{Adapter, FakeCursorLog, Session};
@@ -213,15 +213,10 @@ pub fn args(scenario: &str, extra: Value) -> Value {
     a
 }
 
-/// The live members of a process group, right now.
-pub fn live(pgid: u32) -> Vec<u32> {
-    procfs::live_group_members(pgid)
-}
-
 /// SUP-3 / ACP-7: once a run settled with confirmed cleanup its agent's group is gone, at once
 /// (zombies do not count).
 pub fn assert_group_gone(pgid: u32) {
-    let left = live(pgid);
+    let left = procs::group_members(pgid);
     assert!(
         left.is_empty(),
         "the agent's process group {pgid} still has live members {left:?}"

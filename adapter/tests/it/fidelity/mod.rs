@@ -31,23 +31,9 @@ use serde_json::Value;
 
 use crate::support::fake_claude_bin;
 
-const PARTIAL: &[&str] = &[
-    "-p",
-    "--output-format",
-    "stream-json",
-    "--verbose",
-    "--include-partial-messages",
-    "--permission-mode",
-    "dontAsk",
-];
-const PLAIN: &[&str] = &[
-    "-p",
-    "--output-format",
-    "stream-json",
-    "--verbose",
-    "--permission-mode",
-    "dontAsk",
-];
+/// The adapter's MCP-run options with and without partial messages (NAT-3).
+const PARTIAL: &[&str] = testkit::argv::STREAM_PARTIAL;
+const PLAIN: &[&str] = testkit::argv::STREAM;
 
 /// The real stream `file` (in `real/`) and fake-claude's `scenario` for the same situation, run
 /// with `flags` (the capture's) followed by `extra` and the prompt.
@@ -64,10 +50,7 @@ fn real_dir() -> PathBuf {
 
 /// `flags`, `extra` and the prompt: the argv of a comparison.
 fn argv<'a>(flags: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
-    let mut a = flags.to_vec();
-    a.extend_from_slice(extra);
-    a.extend(["--", "say hi"]);
-    a
+    testkit::argv::with_prompt(flags, extra, "say hi")
 }
 
 /// fake-claude's `scenario` run with `args`, stdin /dev/null.

@@ -148,7 +148,7 @@ pub fn run_host(mut cmd: Command, bound: Duration) -> HostRun {
     });
     let waited = rx.recv_timeout(bound);
     // The host is gone or overdue: either way nothing of its group may outlive the test.
-    testkit::claude::kill_group(pid);
+    testkit::procs::kill_group(pid);
     let status = match waited {
         Ok(status) => status.expect("wait for the host"),
         Err(_) => {

@@ -1,6 +1,7 @@
 //! JSON-RPC batches (T5): answered as a batch under 2025-03-26 only.
 
 use serde_json::{Value, json};
+use testkit::procs::vm_hwm_kib;
 
 use crate::support::Session;
 
@@ -155,7 +156,7 @@ fn a_batch_of_two_million_elements_is_one_invalid_request_with_bounded_memory() 
     for version in ["2025-03-26", "2025-06-18"] {
         let mut s = session(version);
         assert!(s.call("tools/list", None).get("result").is_some());
-        let base = crate::support::vm_hwm_kib(s.pid()).expect("VmHWM");
+        let base = vm_hwm_kib(s.pid()).expect("VmHWM");
         let line = huge_batch("1", 2 * 1024 * 1024 - 2);
         assert!(line.len() < 4 * 1024 * 1024);
         s.send_raw(format!("{line}\n").as_bytes());
@@ -167,7 +168,7 @@ fn a_batch_of_two_million_elements_is_one_invalid_request_with_bounded_memory() 
             v.to_string()
         );
         assert_eq!(v["id"], Value::Null, "{version}");
-        let peak = crate::support::vm_hwm_kib(s.pid()).expect("VmHWM");
+        let peak = vm_hwm_kib(s.pid()).expect("VmHWM");
         assert!(
             peak.saturating_sub(base) < FRAME_PEAK_SLACK_KIB,
             "{version}: peak RSS grew from {base} to {peak} KiB answering one 4 MiB frame"

@@ -2,8 +2,9 @@
 //! `-32600` with `id: null`, and the connection goes on.
 
 use serde_json::{Value, json};
+use testkit::procs::{vm_hwm_kib, vm_rss_kib};
 
-use crate::support::{Adapter, Session, vm_rss_kib};
+use crate::support::{Adapter, Session};
 
 #[test]
 fn a_line_over_the_bound_is_invalid_and_the_next_line_is_served() {
@@ -187,7 +188,7 @@ fn a_frame_of_tiny_elements_at_the_bound_is_refused_within_four_times_the_bound(
     let mut s = Session::start();
     s.init();
     assert!(s.call("tools/list", None).get("result").is_some());
-    let base = crate::support::vm_hwm_kib(s.pid()).expect("VmHWM");
+    let base = vm_hwm_kib(s.pid()).expect("VmHWM");
     let head = r#"{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"claude.run.list","arguments":{"a":["#;
     let mut line = head.to_owned();
     while line.len() < 4 * 1024 * 1024 - 16 {
@@ -198,7 +199,7 @@ fn a_frame_of_tiny_elements_at_the_bound_is_refused_within_four_times_the_bound(
     let v = s.recv_expect();
     assert_eq!(v["error"]["code"], -32600, "{v}");
     assert_eq!(v["id"], Value::Null, "{v}");
-    let peak = crate::support::vm_hwm_kib(s.pid()).expect("VmHWM");
+    let peak = vm_hwm_kib(s.pid()).expect("VmHWM");
     let growth = peak.saturating_sub(base);
     eprintln!("VmHWM grew by {growth} KiB for one 4 MiB frame of tiny elements");
     assert!(

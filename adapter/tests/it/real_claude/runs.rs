@@ -5,6 +5,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use testkit::procs;
 use testkit::standin::{Scenario, Standin, StreamOutcome};
 
 use super::{Real, check};
@@ -244,7 +245,7 @@ fn real_claude_cancel_mid_stream_leaves_no_process_of_its_group() {
         });
     assert!(streaming, "the real CLI never got a stream going");
     let leader = claude_process(&claude, &home).expect("the real claude process is running");
-    let pgid = pgid_of(leader).expect("its process group");
+    let pgid = procs::stat(leader).expect("its process group").pgrp;
     assert_eq!(
         pgid, leader,
         "the native process leads its own group (SUP-1)"
@@ -259,7 +260,8 @@ fn real_claude_cancel_mid_stream_leaves_no_process_of_its_group() {
     check(r["cleanup_confirmed"] == true, "cleanup confirmed", &res);
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
-        let left = group_members(pgid);
+        // Zombies included: a zombie still holds its group.
+        let left = procs::group_members_with_zombies(pgid);
         if left.is_empty() {
             break;
         }
@@ -329,16 +331,13 @@ fn wait_settled(real: &mut Real, run_id: &Value) -> Value {
 }
 
 /// The pid of the real claude process whose `HOME` is `home` (each test has its own).
-fn claude_process(claude: &Path, home: &Path) -> Option<i32> {
+fn claude_process(claude: &Path, home: &Path) -> Option<u32> {
     let exe = std::fs::canonicalize(claude).ok()?;
     let want = format!("HOME={}", home.display());
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
-        for pid in pids() {
-            let is_claude = std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|p| p == exe);
-            let ours = std::fs::read(format!("/proc/{pid}/environ"))
-                .is_ok_and(|env| env.split(|b| *b == 0).any(|v| v == want.as_bytes()));
-            if is_claude && ours {
+        for pid in procs::scan().into_iter().map(|p| p.pid) {
+            if procs::exe(pid).is_some_and(|p| p == exe) && procs::env_has(pid, &want) {
                 return Some(pid);
             }
         }
@@ -347,30 +346,4 @@ fn claude_process(claude: &Path, home: &Path) -> Option<i32> {
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-}
-
-fn pids() -> Vec<i32> {
-    std::fs::read_dir("/proc")
-        .map(|d| {
-            d.filter_map(Result::ok)
-                .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse().ok()))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// Field 5 of `/proc/PID/stat` (after the parenthesised command name).
-fn pgid_of(pid: i32) -> Option<i32> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let rest = &stat[stat.rfind(')')? + 2..];
-    // state ppid pgrp
-    rest.split_whitespace().nth(2)?.parse().ok()
-}
-
-/// Live processes (zombies included: a zombie still holds its group) in group `pgid`.
-fn group_members(pgid: i32) -> Vec<i32> {
-    pids()
-        .into_iter()
-        .filter(|p| pgid_of(*p) == Some(pgid))
-        .collect()
 }

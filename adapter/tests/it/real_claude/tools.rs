@@ -7,6 +7,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
+use testkit::procs;
 use testkit::standin::{Scenario, Standin};
 
 use super::{Real, check};
@@ -15,19 +16,14 @@ use crate::replay::client::structured;
 /// Processes (zombies included) whose environment has `HOME=home` and that are not the adapter
 /// (or its supervisors, the same binary): the CLI and everything it started (each test has its
 /// own temporary HOME).
-fn processes_with_home(home: &Path) -> Vec<i32> {
+fn processes_with_home(home: &Path) -> Vec<u32> {
     let want = format!("HOME={}", home.display());
     let adapter = std::fs::canonicalize(crate::support::adapter_bin()).ok();
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    dir.filter_map(Result::ok)
-        .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse::<i32>().ok()))
-        .filter(|pid| std::fs::read_link(format!("/proc/{pid}/exe")).ok() != adapter)
-        .filter(|pid| {
-            std::fs::read(format!("/proc/{pid}/environ"))
-                .is_ok_and(|env| env.split(|b| *b == 0).any(|v| v == want.as_bytes()))
-        })
+    procs::scan()
+        .into_iter()
+        .map(|p| p.pid)
+        .filter(|&pid| procs::exe(pid) != adapter)
+        .filter(|&pid| procs::env_has(pid, &want))
         .collect()
 }
 

@@ -1,5 +1,6 @@
 //! What a replay compares, and how: both sides are rendered to the same text transcript after
-//! normalising volatile values, and a difference is shown as a unified diff (`similar`).
+//! normalising volatile values, and a difference is shown as a unified diff
+//! (`testkit::golden::diff`).
 //!
 //! The transcript, per side:
 //! - each client message in order; a request is followed by its response, found by id (so the
@@ -153,21 +154,6 @@ pub fn notification_kind(m: &Value) -> String {
     } else {
         method.to_owned()
     }
-}
-
-/// A unified diff of two transcripts, or `None` when they are equal.
-#[must_use]
-pub fn diff(expected: &str, actual: &str, golden_name: &str) -> Option<String> {
-    if expected == actual {
-        return None;
-    }
-    Some(
-        similar::TextDiff::from_lines(expected, actual)
-            .unified_diff()
-            .context_radius(4)
-            .header(&format!("golden {golden_name}"), "replay")
-            .to_string(),
-    )
 }
 
 fn pretty(v: &Value) -> String {

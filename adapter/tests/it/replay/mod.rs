@@ -105,18 +105,14 @@ recordings! {
     acp_hang_session_new => "acp/hang-session-new",
 }
 
-/// `BLESS=1` (or `true`): remake recordings before replaying them.
-fn blessing() -> bool {
-    std::env::var("BLESS").is_ok_and(|v| v == "1" || v == "true")
-}
-
 fn golden_path(name: &str) -> PathBuf {
     maker::recordings_dir().join(format!("{name}.jsonl"))
 }
 
 /// Remakes `name` under `BLESS`, then replays it and panics with a diff on a mismatch.
 fn check(name: &str) {
-    if blessing() {
+    // `BLESS=1` (or `true`): remake the recording, then replay it as always.
+    if testkit::golden::blessing() {
         let def = sessions::find(name)
             .unwrap_or_else(|| panic!("no session definition for recording {name}"));
         maker::make(&def);
@@ -142,7 +138,12 @@ pub fn verify(path: &Path) -> Result<(), String> {
         .file_name()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let Some(diff) = compare::diff(&replayed.expected, &replayed.actual, &name) else {
+    let Some(diff) = testkit::golden::diff(
+        &replayed.expected,
+        &replayed.actual,
+        &format!("golden {name}"),
+        "replay",
+    ) else {
         let _ = std::fs::remove_file(path.with_extension("actual"));
         return Ok(());
     };

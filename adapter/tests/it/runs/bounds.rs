@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use testkit::procs::vm_hwm_kib;
 
 use super::{Harness, args, code, scenario_file, split};
 
@@ -91,22 +92,14 @@ fn three_hundred_events_overflow_the_buffer_and_an_old_cursor_is_stale() {
 fn memory_stays_flat_while_a_child_writes_a_lot() {
     // BND-1..3: 128 MiB of stream-json through the adapter, peak RSS well under 64 MiB.
     let mut h = Harness::with(|a| a.env("FAKE_CLAUDE_FLOOD_MIB", "128"));
-    let before = peak_rss_kib(h.s.pid()).expect("VmHWM");
+    let before = vm_hwm_kib(h.s.pid()).expect("VmHWM");
     let r = h.run_within(args("flood", json!({})), Duration::from_secs(300));
     let (r, _) = split(&r);
     assert_eq!(r["state"], "succeeded", "{r}");
     assert!(r["events_total"].as_u64().is_some_and(|n| n > 30_000));
-    let peak = peak_rss_kib(h.s.pid()).expect("VmHWM");
+    let peak = vm_hwm_kib(h.s.pid()).expect("VmHWM");
     assert!(
         peak < 64 * 1024,
         "adapter peak RSS {peak} KiB (was {before} KiB before the run)"
     );
-}
-
-fn peak_rss_kib(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
 }

@@ -3,33 +3,32 @@
 
 use std::time::{Duration, Instant};
 
-use nix::sys::signal::{Signal, kill, killpg};
+use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use serde_json::{Value, json};
+use testkit::procs::{alive, group_members, kill_group, kill_pid};
 
-use super::{Harness, alive, args, code, group_members, split};
+use super::{Harness, args, code, split};
 
 /// The native group of the only run invocation so far.
-fn native_pgid(h: &Harness) -> i64 {
+fn native_pgid(h: &Harness) -> u32 {
     let runs = h.runs();
     let inv = runs.last().expect("a run invocation");
     assert_eq!(
         inv["pgid"], inv["pid"],
         "SUP-1: the native process leads its group"
     );
-    inv["pgid"].as_i64().expect("pgid")
+    pgid_of(inv)
 }
 
-fn wait_group_gone(pgid: i64) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !group_members(pgid).is_empty() {
-        assert!(
-            Instant::now() < deadline,
-            "group {pgid} still has {:?}",
-            group_members(pgid)
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+/// The `pgid` an invocation logged.
+fn pgid_of(inv: &Value) -> u32 {
+    u32::try_from(inv["pgid"].as_u64().expect("pgid")).expect("a pgid fits u32")
+}
+
+fn wait_group_gone(pgid: u32) {
+    let left = testkit::procs::wait_group_gone(pgid, Duration::from_secs(10));
+    assert!(left.is_empty(), "group {pgid} still has {left:?}");
 }
 
 #[test]
@@ -97,7 +96,7 @@ fn an_escaped_grandchild_is_a_documented_limit_not_a_hang() {
         took < Duration::from_secs(15),
         "settling waited {took:?} for the escapee"
     );
-    let escapees: Vec<i64> = std::fs::read_to_string(&pidfile)
+    let escapees: Vec<u32> = std::fs::read_to_string(&pidfile)
         .unwrap_or_default()
         .lines()
         .filter_map(|l| l.trim().parse().ok())
@@ -107,7 +106,7 @@ fn an_escaped_grandchild_is_a_documented_limit_not_a_hang() {
         alive(escapees[0]),
         "the documented limit: it left the group and survives"
     );
-    let _ = kill(Pid::from_raw(escapees[0] as i32), Signal::SIGKILL);
+    kill_pid(escapees[0]);
 }
 
 #[test]
@@ -162,7 +161,7 @@ fn release_of_active_settled_and_uncertain_runs() {
 
     let inv = h.runs().pop().expect("invocation");
     let supervisor = inv["ppid"].as_i64().expect("ppid");
-    let pgid = inv["pgid"].as_i64().expect("pgid");
+    let pgid = pgid_of(&inv);
     kill(Pid::from_raw(supervisor as i32), Signal::SIGKILL).expect("kill the supervisor");
     let r = h.settled(&active);
     assert_eq!(r["state"], "uncertain", "{r}");
@@ -173,7 +172,7 @@ fn release_of_active_settled_and_uncertain_runs() {
     assert_eq!(e["error"]["code"], "cleanup_unconfirmed");
     assert_eq!(h.result(&active)["state"], "uncertain", "it stays retained");
     // The orphaned group is ours to clean up in the test.
-    let _ = killpg(Pid::from_raw(pgid as i32), Signal::SIGKILL);
+    kill_group(pgid);
 
     let (done, _) = split(&h.run(args("success", json!({}))));
     let id = done["run_id"].as_str().expect("id").to_owned();

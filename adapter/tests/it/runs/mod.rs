@@ -176,39 +176,3 @@ pub fn scenario_file(name: &str) -> PathBuf {
         .join("../fake-claude/scenarios")
         .join(format!("{name}.json"))
 }
-
-/// Live processes whose process group is `pgid` (zombies excluded).
-pub fn group_members(pgid: i64) -> Vec<i64> {
-    let mut out = Vec::new();
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return out;
-    };
-    for e in dir.flatten() {
-        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i64>().ok()) else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        // Fields after the command's closing parenthesis: state ppid pgrp ...
-        let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else {
-            continue;
-        };
-        let f: Vec<&str> = rest.split_whitespace().collect();
-        if f.len() > 2 && f[0] != "Z" && f[2].parse::<i64>().ok() == Some(pgid) {
-            out.push(pid);
-        }
-    }
-    out
-}
-
-/// Whether a process exists (and is not a zombie).
-pub fn alive(pid: i64) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|s| {
-            s.rsplit_once(')')
-                .map(|(_, r)| r.trim_start().starts_with('Z'))
-        })
-        .is_some_and(|zombie| !zombie)
-}

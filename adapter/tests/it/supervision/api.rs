@@ -4,13 +4,11 @@
 
 use std::time::{Duration, Instant};
 
-use claude_mcp_adapter::supervisor::{self, ExitStatus, TERM_GRACE, procfs};
+use claude_mcp_adapter::supervisor::{self, ExitStatus, TERM_GRACE};
+use testkit::procs::{self, alive, kill_pid, wait_group_gone, wait_group_size};
 use tokio::io::AsyncReadExt;
 
-use super::{
-    BOUND, adapter_exe, alive, first_line, kill_pid, nul_separated, sh, spawn, wait_group_gone,
-    wait_group_size,
-};
+use super::{BOUND, adapter_exe, first_line, nul_separated, sh, spawn};
 
 /// A grace far longer than [`BOUND`]: a test that finishes within BOUND proves the grace was not
 /// waited for.
@@ -22,11 +20,11 @@ async fn native_process_leads_its_own_session_and_process_group() {
     let mut s = spawn(sh("echo ready; exec sleep 60", TERM_GRACE)).await;
     let pid = s.native_pid().expect("pid");
     assert_eq!(first_line(&mut s).await, "ready");
-    let me = procfs::scan()
+    let me = procs::scan()
         .into_iter()
         .find(|p| p.pid == std::process::id())
         .expect("this test process in /proc");
-    let native = procfs::scan()
+    let native = procs::scan()
         .into_iter()
         .find(|p| p.pid == pid)
         .expect("the native process in /proc");
@@ -37,7 +35,7 @@ async fn native_process_leads_its_own_session_and_process_group() {
     );
     assert_ne!(native.pgrp, me.pgrp);
     // Its parent is the supervisor, which is neither this process nor in its group.
-    let sup = procfs::scan()
+    let sup = procs::scan()
         .into_iter()
         .find(|p| p.pid == native.ppid)
         .expect("the supervisor in /proc");
@@ -75,7 +73,7 @@ async fn native_process_gets_only_stdio_the_given_environment_and_cwd() {
     let exe = std::fs::read_link(format!("/proc/{pid}/exe")).expect("exe");
     assert!(exe.ends_with("sleep"), "{exe:?}");
 
-    let fds = procfs::open_fds(pid).expect("/proc/<pid>/fd");
+    let fds = procs::open_fds(pid).expect("/proc/<pid>/fd");
     assert_eq!(fds, vec![0, 1, 2], "NAT-8: no descriptor beyond stdio");
     let link = |fd: i32| std::fs::read_link(format!("/proc/{pid}/fd/{fd}")).expect("fd link");
     assert_eq!(link(0), std::path::Path::new("/dev/null"), "NAT-7: stdin");
@@ -156,7 +154,7 @@ async fn terminate_sigkills_a_sigterm_ignoring_group_after_the_grace() {
     .await;
     let pid = s.native_pid().expect("pid");
     let grandchild: u32 = first_line(&mut s).await.parse().expect("grandchild pid");
-    assert!(wait_group_size(pid, 2).len() >= 2);
+    assert!(wait_group_size(pid, 2, BOUND).len() >= 2);
 
     let asked = Instant::now();
     s.terminate();
@@ -178,7 +176,7 @@ async fn terminate_sigkills_a_sigterm_ignoring_group_after_the_grace() {
     let c = s.cleanup().await;
     assert!(c.confirmed, "{c:?}");
     assert!(!alive(grandchild), "the grandchild died with its group");
-    assert!(procfs::live_group_members(pid).is_empty());
+    assert!(procs::group_members(pid).is_empty());
 }
 
 #[tokio::test]
@@ -198,7 +196,7 @@ async fn a_grandchild_left_in_the_group_dies_when_the_leader_exits() {
     let c = s.cleanup().await;
     assert!(c.confirmed, "{c:?}");
     assert!(!alive(grandchild));
-    assert!(procfs::live_group_members(pid).is_empty());
+    assert!(procs::group_members(pid).is_empty());
     // With the group gone nobody holds the write end any more: EOF.
     let mut rest = Vec::new();
     tokio::time::timeout(
@@ -235,7 +233,7 @@ async fn a_descendant_that_left_the_group_is_not_waited_for() {
     let (exited, c) = result.expect("cleanup does not wait for the escaped process");
     assert_eq!(exited.and_then(|e| e.code), Some(0));
     assert!(c.confirmed, "{c:?}");
-    assert!(procfs::live_group_members(pid).is_empty());
+    assert!(procs::group_members(pid).is_empty());
     assert!(
         still_there,
         "the escaped process is outside the group (SUP-4)"
@@ -260,7 +258,7 @@ async fn sigterm_to_the_supervisor_terminates_the_run_and_the_supervisor_exits()
     assert!(c.confirmed, "{c:?}");
     // It exits after its last report and the adapter side reaps it: nothing of the run is left.
     assert!(
-        !procfs::scan().iter().any(|p| p.pid == sup),
+        !procs::scan().iter().any(|p| p.pid == sup),
         "supervisor {sup} still there"
     );
 }
@@ -362,7 +360,7 @@ fn the_supervise_subcommand_refuses_to_run_without_its_control_socket() {
 
 /// The supervisor of a native process: its parent, read from /proc.
 fn supervisor_of(native: u32) -> u32 {
-    procfs::scan()
+    procs::scan()
         .into_iter()
         .find(|p| p.pid == native)
         .expect("native in /proc")

@@ -7,8 +7,9 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use testkit::procs::{alive, kill_pid, wait_group_gone, wait_group_size};
 
-use super::{BOUND, adapter_exe, alive, kill_pid, wait_group_gone, wait_group_size};
+use super::{BOUND, adapter_exe};
 use crate::support::fake_claude_bin;
 
 /// A `cli run` invocation with fake-claude as `--claude`, logging its invocations.
@@ -402,7 +403,7 @@ fn sigkill_of_the_projection_mid_run_leaves_no_process_of_the_group() {
         }
         std::thread::sleep(Duration::from_millis(20));
     };
-    let before = wait_group_size(pgid, 2);
+    let before = wait_group_size(pgid, 2, BOUND);
     let grandchild: Option<u32> = std::fs::read_to_string(&child_pidfile)
         .ok()
         .and_then(|s| s.trim().parse().ok());

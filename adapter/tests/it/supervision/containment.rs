@@ -16,11 +16,11 @@ use std::time::Duration;
 use std::path::Path;
 use std::time::Instant;
 
-use claude_mcp_adapter::supervisor::procfs;
 use nix::sys::signal::Signal;
 use serde_json::{Value, json};
+use testkit::procs::{self, alive, kill_pid, wait_group_gone, wait_group_size};
 
-use super::{BOUND, alive, kill_pid, sh, spawn, wait_group_gone, wait_group_size};
+use super::{BOUND, sh, spawn};
 use crate::support::Adapter;
 
 /// Set in the helper's environment; without it the helper entry does nothing.
@@ -94,7 +94,7 @@ fn sigkill_of_the_process_holding_the_lifeline_kills_the_whole_group() {
     };
 
     // Not vacuous: the leader and its grandchild are both up before the kill.
-    let before = wait_group_size(pgid, 2);
+    let before = wait_group_size(pgid, 2, BOUND);
     assert!(
         before.len() >= 2,
         "group {pgid} before the kill: {before:?}"
@@ -111,7 +111,7 @@ fn sigkill_of_the_process_holding_the_lifeline_kills_the_whole_group() {
         left.is_empty(),
         "processes of group {pgid} survived the lifeline holder's SIGKILL: {left:?}"
     );
-    assert!(procfs::live_group_members(pgid).is_empty());
+    assert!(procs::group_members(pgid).is_empty());
 }
 
 /// The pgid of the first native run (`-p` in argv) in a fake-claude invocation log.
@@ -162,7 +162,7 @@ fn adapter_killed_mid_run_leaves_nothing(kill: impl FnOnce(&crate::support::Sess
         std::thread::sleep(Duration::from_millis(20));
     };
     // Not vacuous: the leader and its in-group child are both up before the kill.
-    let before = wait_group_size(pgid, 2);
+    let before = wait_group_size(pgid, 2, BOUND);
     let child: Option<u32> = std::fs::read_to_string(&child_pidfile)
         .ok()
         .and_then(|t| t.trim().parse().ok());

@@ -14,9 +14,9 @@ mod version_check;
 
 use std::ffi::OsString;
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use claude_mcp_adapter::supervisor::{self, SpawnSpec, StdinMode, Supervised, procfs};
+use claude_mcp_adapter::supervisor::{self, SpawnSpec, StdinMode, Supervised};
 use tokio::io::AsyncReadExt;
 
 /// Generous bound for anything a test waits on (shared, slow machine): only to avoid hangs.
@@ -49,37 +49,6 @@ pub async fn spawn(spec: SpawnSpec) -> Supervised {
         .expect("supervised spawn")
 }
 
-/// Polls until `pgid` has no live member or `bound` passed; returns who is left.
-pub fn wait_group_gone(pgid: u32, bound: Duration) -> Vec<u32> {
-    let start = Instant::now();
-    loop {
-        let live = procfs::live_group_members(pgid);
-        if live.is_empty() || start.elapsed() >= bound {
-            return live;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-/// Polls until `pgid` has at least `n` live members (the script has set itself up).
-pub fn wait_group_size(pgid: u32, n: usize) -> Vec<u32> {
-    let start = Instant::now();
-    loop {
-        let live = procfs::live_group_members(pgid);
-        if live.len() >= n || start.elapsed() >= BOUND {
-            return live;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-/// `true` when `pid` exists and is not a zombie.
-pub fn alive(pid: u32) -> bool {
-    procfs::scan()
-        .iter()
-        .any(|p| p.pid == pid && !p.is_zombie())
-}
-
 /// Reads one line from the native stdout (bounded), e.g. a pid the script printed.
 pub async fn first_line(s: &mut Supervised) -> String {
     let out = s.stdout.as_mut().expect("stdout");
@@ -93,17 +62,6 @@ pub async fn first_line(s: &mut Supervised) -> String {
     .await
     .expect("a line on the native stdout");
     String::from_utf8(line).expect("utf-8")
-}
-
-/// Kills whatever a test left behind (a deliberately escaped process), so a failing test does not
-/// leak processes into the next ones.
-pub fn kill_pid(pid: u32) {
-    if let Ok(raw) = i32::try_from(pid) {
-        let _ = nix::sys::signal::kill(
-            nix::unistd::Pid::from_raw(raw),
-            nix::sys::signal::Signal::SIGKILL,
-        );
-    }
 }
 
 /// The strings of a NUL-separated `/proc` file (environ, cmdline).

@@ -5,7 +5,8 @@
 
 use std::path::PathBuf;
 
-use claude_mcp_adapter::supervisor::{ExitStatus, StdinMode, TERM_GRACE, procfs};
+use claude_mcp_adapter::supervisor::{ExitStatus, StdinMode, TERM_GRACE};
+use testkit::procs;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use super::{BOUND, first_line, sh, spawn};
@@ -27,7 +28,7 @@ fn fd_target(pid: u32, fd: i32) -> Option<PathBuf> {
 /// The descriptors of `pid` that point at `target` (an empty list when `/proc` does not let us
 /// look, which is the case only for processes of other users: never one of ours).
 fn fds_pointing_at(pid: u32, target: &std::path::Path) -> Vec<i32> {
-    procfs::open_fds(pid)
+    procs::open_fds(pid)
         .unwrap_or_default()
         .into_iter()
         .filter(|&fd| fd_target(pid, fd).as_deref() == Some(target))
@@ -76,7 +77,7 @@ async fn a_piped_stdin_is_the_only_extra_descriptor_and_nobody_else_holds_the_pi
     let pid = s.native_pid().expect("pid");
     assert!(s.stdin.is_some());
     assert_eq!(
-        procfs::open_fds(pid).expect("/proc/<pid>/fd"),
+        procs::open_fds(pid).expect("/proc/<pid>/fd"),
         vec![0, 1, 2],
         "NAT-8: no descriptor beyond stdio"
     );
@@ -88,7 +89,7 @@ async fn a_piped_stdin_is_the_only_extra_descriptor_and_nobody_else_holds_the_pi
         1,
         "this process holds the write end once"
     );
-    let supervisor = procfs::scan()
+    let supervisor = procs::scan()
         .into_iter()
         .find(|p| p.pid == pid)
         .expect("native in /proc")
@@ -99,7 +100,7 @@ async fn a_piped_stdin_is_the_only_extra_descriptor_and_nobody_else_holds_the_pi
     // not count as a holder.
     let me = std::process::id();
     let my_exe = std::fs::read_link("/proc/self/exe").expect("own exe");
-    let holders: Vec<u32> = procfs::scan()
+    let holders: Vec<u32> = procs::scan()
         .into_iter()
         .filter(|p| p.pid != pid && p.pid != me)
         .filter(|p| {

@@ -12,8 +12,9 @@ use claude_mcp_adapter::engine::provider::{Checked, PreflightError, Provider};
 use claude_mcp_adapter::engine::{ErrorCode, ToolError};
 use claude_mcp_adapter::providers::claude::ClaudeProvider;
 use claude_mcp_adapter::providers::cli_tree::CliTree;
+use testkit::procs::{alive, kill_pid};
 
-use super::{BOUND, adapter_exe, alive, kill_pid};
+use super::{BOUND, adapter_exe};
 
 fn provider(program: &Path) -> ClaudeProvider {
     let tree = Arc::new(CliTree::embedded().expect("tree"));

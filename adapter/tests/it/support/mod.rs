@@ -576,8 +576,7 @@ impl Drop for Session {
         self.stdin = None;
         if let Ok(None) = self.child.try_wait() {
             // The adapter leads its own group (process_group(0)): kill the whole group.
-            let pgid = nix::unistd::Pid::from_raw(self.pid() as i32);
-            let _ = nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGKILL);
+            testkit::procs::kill_group(self.pid());
         }
         let _ = self.child.wait();
     }
@@ -597,25 +596,4 @@ fn parse_line(line: &[u8]) -> Value {
 #[must_use]
 pub fn is_response_to(msg: &Value, id: &Value) -> bool {
     msg.get("method").is_none() && msg.get("id") == Some(id)
-}
-
-/// The resident set size of a process in KiB, from `/proc/PID/status` (`VmRSS`).
-#[must_use]
-pub fn vm_rss_kib(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
-}
-
-/// The peak resident set size of a process in KiB, from `/proc/PID/status` (`VmHWM`): catches
-/// short spikes that sampling `VmRSS` would miss.
-#[must_use]
-pub fn vm_hwm_kib(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
 }

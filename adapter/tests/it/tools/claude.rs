@@ -1,14 +1,16 @@
 //! LOOP, TOOLCALL and JSONOUT through `claude.run` with fake-claude.
 
 use serde_json::{Value, json};
+use testkit::procs::group_members;
 
 use super::schema;
-use crate::runs::{Harness, args, code, group_members, split};
+use crate::runs::{Harness, args, code, split};
 
 /// The native group of the last run invocation (SUP-1: the leader's pid).
-fn last_pgid(h: &Harness) -> i64 {
+fn last_pgid(h: &Harness) -> u32 {
     let runs = h.runs();
-    runs.last().expect("a run")["pgid"].as_i64().expect("pgid")
+    let pgid = runs.last().expect("a run")["pgid"].as_u64().expect("pgid");
+    u32::try_from(pgid).expect("a pgid fits u32")
 }
 
 #[test]
