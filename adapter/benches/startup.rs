@@ -334,10 +334,7 @@ impl Server {
     }
 
     fn stop(mut self) {
-        // SAFETY: kill(2) on our own child's process group.
-        unsafe {
-            libc::kill(-(self.child.id() as i32), libc::SIGKILL);
-        }
+        testkit::procs::kill_group(self.child.id());
         let _ = self.child.wait();
     }
 }
@@ -345,10 +342,7 @@ impl Server {
 impl Drop for Server {
     fn drop(&mut self) {
         if let Ok(None) = self.child.try_wait() {
-            // SAFETY: kill(2) on our own child's process group.
-            unsafe {
-                libc::kill(-(self.child.id() as i32), libc::SIGKILL);
-            }
+            testkit::procs::kill_group(self.child.id());
             let _ = self.child.wait();
         }
     }

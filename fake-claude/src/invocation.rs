@@ -47,8 +47,7 @@ pub fn record(args: &[String]) -> Value {
 
 /// The real user id (what the real CLI's root check looks at).
 pub fn real_uid() -> u32 {
-    // SAFETY: getuid(2) has no preconditions, touches no memory of ours and cannot fail.
-    unsafe { libc::getuid() }
+    nix::unistd::getuid().as_raw()
 }
 
 /// Open descriptors with their link targets, without the one used to list the directory: it is

@@ -409,35 +409,11 @@ fn word(chunk: &[u8]) -> u64 {
     u64::from_le_bytes(a)
 }
 
-/// First index of `a` or `b` (strings are most of a stream's bytes, so this is the hot loop).
+/// First index of `a` or `b` (strings are most of a stream's bytes, so this is the hot loop):
+/// `memchr2`, vectorised (SSE2/AVX2 chosen at run time on x86_64, NEON on aarch64).
+#[inline]
 fn find2(s: &[u8], a: u8, b: u8) -> Option<usize> {
-    #[cfg(target_arch = "x86_64")]
-    let (done, hit) = simd::find2(s, a, b);
-    #[cfg(not(target_arch = "x86_64"))]
-    let (done, hit) = (0, None);
-    if hit.is_some() {
-        return hit;
-    }
-    find2_swar(&s[done..], a, b).map(|p| done + p)
-}
-
-/// [`find2`] eight bytes at a time.
-fn find2_swar(s: &[u8], a: u8, b: u8) -> Option<usize> {
-    let mut chunks = s.chunks_exact(8);
-    let mut base = 0;
-    for c in chunks.by_ref() {
-        let w = word(c);
-        let m = eq_mask(w, a) | eq_mask(w, b);
-        if m != 0 {
-            return Some(base + (m.trailing_zeros() / 8) as usize);
-        }
-        base += 8;
-    }
-    chunks
-        .remainder()
-        .iter()
-        .position(|&c| c == a || c == b)
-        .map(|p| base + p)
+    memchr::memchr2(a, b, s)
 }
 
 /// First `"`, `{`, `}`, `[` or `]`. Setting bit 5 folds `[`/`]` onto `{`/`}`; the one other byte
@@ -460,37 +436,6 @@ fn find_structural(s: &[u8]) -> Option<usize> {
         i = k + 1;
     }
     s[i..].iter().position(|&c| is(c)).map(|p| i + p)
-}
-
-/// SSE2 (always present on x86_64): sixteen bytes per step.
-#[cfg(target_arch = "x86_64")]
-mod simd {
-    use std::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
-    };
-
-    /// Scans whole 16-byte blocks: `(bytes scanned, first hit)`; the tail is the caller's.
-    pub fn find2(s: &[u8], a: u8, b: u8) -> (usize, Option<usize>) {
-        // SAFETY: SSE2 is part of the x86_64 baseline, so the feature is always present.
-        unsafe { find2_sse2(s, a, b) }
-    }
-
-    #[target_feature(enable = "sse2")]
-    fn find2_sse2(s: &[u8], a: u8, b: u8) -> (usize, Option<usize>) {
-        let va = _mm_set1_epi8(a as i8);
-        let vb = _mm_set1_epi8(b as i8);
-        let mut i = 0;
-        while i + 16 <= s.len() {
-            // SAFETY: `i + 16 <= s.len()`, so the unaligned 16-byte load stays inside `s`.
-            let v = unsafe { _mm_loadu_si128(s.as_ptr().add(i).cast::<__m128i>()) };
-            let m = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, va), _mm_cmpeq_epi8(v, vb)));
-            if m != 0 {
-                return (i, Some(i + m.trailing_zeros() as usize));
-            }
-            i += 16;
-        }
-        (i, None)
-    }
 }
 
 #[cfg(test)]

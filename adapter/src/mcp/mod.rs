@@ -264,8 +264,8 @@ async fn run(args: ServeArgs) -> Result<ExitCode, ServeError> {
     };
     let forced = tokio::select! {
         () = graceful => None,
-        _ = sigterm.recv() => Some(libc::SIGTERM),
-        _ = sigint.recv() => Some(libc::SIGINT),
+        _ = sigterm.recv() => Some(nix::sys::signal::Signal::SIGTERM),
+        _ = sigint.recv() => Some(nix::sys::signal::Signal::SIGINT),
     };
     Ok(match forced {
         None => {
