@@ -40,6 +40,10 @@ pub struct StreamTurns {
 
 impl StreamTurns {
     /// Reads stdin unless it is a terminal (then there are no turns).
+    #[expect(
+        clippy::new_without_default,
+        reason = "locks the process's stdin: not a value to make by default"
+    )]
     pub fn new() -> Self {
         let tty = nix::unistd::isatty(std::io::stdin()).unwrap_or(false);
         Self {

@@ -3,23 +3,14 @@
 //! recording, producing on demand every native behaviour and failure the adapter must handle.
 //! See README.md for the scenario format, selection rules and environment variables.
 
-mod cli;
-mod errors;
-mod input;
-mod interp;
-mod invocation;
-mod replay;
-mod scenario;
-mod validate;
-mod version;
-
 use std::io::Write as _;
 use std::process::ExitCode;
 
-use interp::Interp;
-use interp::output::Out;
-use interp::placeholders::Vars;
-use validate::{Decision, Host, OutputFormat, Plan};
+use fake_claude::interp::Interp;
+use fake_claude::interp::output::Out;
+use fake_claude::interp::placeholders::Vars;
+use fake_claude::validate::{Decision, Host, OutputFormat, Plan};
+use fake_claude::{errors, input, invocation, replay, scenario, validate, version};
 
 /// Exit code for the fake's own failures (bad scenario, unknown name): never a code the real CLI
 /// uses for its errors (1), so a test cannot mistake one for the other.

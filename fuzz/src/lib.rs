@@ -8,10 +8,12 @@
 
 mod dispatch;
 mod ingest;
+mod scenario;
 mod wire;
 
 pub use dispatch::dispatch;
 pub use ingest::ingest;
+pub use scenario::scenario;
 pub use wire::wire;
 
 use std::sync::Arc;
@@ -30,6 +32,7 @@ pub const TARGETS: &[(&str, Entry)] = &[
     ("ingest", ingest),
     ("server_lines", server_lines),
     ("acp", acp),
+    ("scenario", scenario),
 ];
 
 /// The conformance runner's reading of server lines: its bounded line decoder, then the checks

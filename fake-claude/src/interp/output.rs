@@ -1,7 +1,7 @@
 //! stdout as the real CLI shapes it per `--output-format`: `stream-json` one compact event per
 //! line (stream_event lines only with `--include-partial-messages`); `json` only the result
 //! object (without `model_usage_since_last_result`, as captured), or with `--verbose` one JSON
-//! array of the events the real CLI keeps for it ([`in_json_array`]); `text` only the result
+//! array of the events the real CLI keeps for it (`in_json_array`); `text` only the result
 //! text, a newline only after a `success` result's text (the real CLI's text printer, probed and
 //! read out of 2.1.328). Writes go straight to descriptor 1 without buffering, so timing steps are
 //! observable and floods move whole megabytes per syscall.

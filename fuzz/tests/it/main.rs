@@ -46,3 +46,34 @@ fn every_target_has_a_libfuzzer_binary() {
         assert!(bin.is_file(), "{} is missing", bin.display());
     }
 }
+
+#[test]
+fn every_shipped_fake_claude_scenario_is_a_scenario_seed() {
+    // The `scenario` target's seeds are the shipped scenarios, copied: a scenario added to
+    // fake-claude/scenarios/ without its seed would leave its shapes out of the corpus.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let shipped = root.join("../fake-claude/scenarios");
+    let seeds = root.join("corpus/scenario");
+    let mut checked = 0;
+    for path in inputs(&shipped) {
+        if path.extension().and_then(|e| e.to_str()) != Some("json") {
+            continue;
+        }
+        let stem = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default();
+        let seed = seeds.join(stem);
+        let want = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert_eq!(
+            std::fs::read(&seed).ok().as_deref(),
+            Some(want.as_slice()),
+            "{} is not a seed: cp {} {}",
+            path.display(),
+            path.display(),
+            seed.display()
+        );
+        checked += 1;
+    }
+    assert!(checked > 0, "no scenario in {}", shipped.display());
+}
