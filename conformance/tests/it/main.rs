@@ -2,10 +2,12 @@
 //! command line, grading of real third-party servers, the default target end to end, and
 //! deliberately broken servers (mutants) and a gateway built from the re-exporting proxy example.
 
+mod acp_client;
 mod cli;
 mod default_target;
 mod defects;
 mod docs;
+mod families;
 mod gateway;
 mod golden;
 mod mutants;
