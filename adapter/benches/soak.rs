@@ -156,6 +156,7 @@ fn soak() -> Result<(), String> {
     let mut first: Option<Sample> = None;
     let mut max_children = 0usize;
     let mut max_zombies = 0usize;
+    let (mut extra_seen, mut extra_max) = (0usize, 0usize);
     let t0 = Instant::now();
 
     while settled < runs {
@@ -195,13 +196,13 @@ fn soak() -> Result<(), String> {
         // A supervisor that just exited is a zombie until the adapter reaps it (before the run
         // settles): seen in passing, counted; with no run active there must be none.
         max_zombies = max_zombies.max(s.zombies);
-        // At most one supervisor per active run (the version check's is gone before the run's).
+        // One supervisor per active run (the version check's is reaped before the run's starts).
+        // More is counted, not fatal here: a supervisor may still be exiting after its run
+        // settled (see bench/soak.md); whether anything outlives its run for good is decided
+        // with no run active (at the start sample and at the end), where any child fails.
         if s.children > active.len() {
-            return Err(format!(
-                "{} children of the adapter with {} runs active",
-                s.children,
-                active.len()
-            ));
+            extra_seen += 1;
+            extra_max = extra_max.max(s.children - active.len());
         }
         if measure_now && active.is_empty() {
             let s = a.sample()?;
@@ -269,7 +270,8 @@ fn soak() -> Result<(), String> {
     );
     println!(
         "most children of the adapter at once: {max_children} (zombies seen in passing: at most \
-         {max_zombies}); runs listed at the end: {listed}"
+         {max_zombies}); samples with more children than active runs: {extra_seen} (at most \
+         {extra_max} extra); runs listed at the end: {listed}"
     );
     if listed != 0 {
         return Err(format!("{listed} runs still listed after every release: {list}"));
