@@ -116,7 +116,10 @@ fn run() -> Result<(), String> {
     out.flush().map_err(|e| format!("write: {e}"))?;
     drop(out);
     // The adapter is still serving: one more ping, answered before EOF ends it.
-    write_line(&mut stdin, br#"{"jsonrpc":"2.0","id":"ping-last","method":"ping"}"#)?;
+    write_line(
+        &mut stdin,
+        br#"{"jsonrpc":"2.0","id":"ping-last","method":"ping"}"#,
+    )?;
     let hwm = status_kib(pid, "VmHWM:");
     let rss = status_kib(pid, "VmRSS:");
     drop(stdin);

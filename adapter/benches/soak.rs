@@ -166,12 +166,11 @@ fn soak() -> Result<(), String> {
             let case = pick(&mut rng, total_weight);
             let prompt = format!("fake-claude:scenario={}\nsoak run {started}", case.scenario);
             let r = a.tool("claude.run.start", json!({"prompt": prompt}))?;
-            let run_id = r
-                .1
-                .get("run_id")
-                .and_then(Value::as_str)
-                .ok_or_else(|| format!("run {started}: start failed: {}", r.1))?
-                .to_owned();
+            let run_id =
+                r.1.get("run_id")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| format!("run {started}: start failed: {}", r.1))?
+                    .to_owned();
             let cancel = match case.cancel {
                 Cancel::Always => true,
                 Cancel::Maybe => rng.below(4) == 0,
@@ -237,7 +236,10 @@ fn soak() -> Result<(), String> {
                 // A released run is gone (RUN-9).
                 let (err, gone) = a.tool("claude.run.result", json!({"run_id": run.run_id}))?;
                 if !err {
-                    return Err(format!("{} still answers after release: {gone}", run.run_id));
+                    return Err(format!(
+                        "{} still answers after release: {gone}",
+                        run.run_id
+                    ));
                 }
             }
             *by_state
@@ -274,13 +276,18 @@ fn soak() -> Result<(), String> {
          {extra_max} extra); runs listed at the end: {listed}"
     );
     if listed != 0 {
-        return Err(format!("{listed} runs still listed after every release: {list}"));
+        return Err(format!(
+            "{listed} runs still listed after every release: {list}"
+        ));
     }
     if end.fds != first.fds {
         return Err(format!("fd count moved: {} -> {}", first.fds, end.fds));
     }
     if end.rss_kib > first.rss_kib + 1024 {
-        return Err(format!("RSS grew: {} -> {} KiB", first.rss_kib, end.rss_kib));
+        return Err(format!(
+            "RSS grew: {} -> {} KiB",
+            first.rss_kib, end.rss_kib
+        ));
     }
     if end.children != 0 || end.zombies != 0 {
         return Err(format!("children left with no run active: {end:?}"));
@@ -306,7 +313,9 @@ fn soak() -> Result<(), String> {
         left
     );
     if left != 0 || !alive.is_empty() {
-        return Err(format!("left behind: {left} orphan(s), natives alive {alive:?}"));
+        return Err(format!(
+            "left behind: {left} orphan(s), natives alive {alive:?}"
+        ));
     }
     println!("soak: OK");
     Ok(())
@@ -564,7 +573,12 @@ fn proc_stats() -> Vec<(u32, char)> {
         return Vec::new();
     };
     dir.filter_map(Result::ok)
-        .filter(|e| e.file_name().to_string_lossy().bytes().all(|b| b.is_ascii_digit()))
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .bytes()
+                .all(|b| b.is_ascii_digit())
+        })
         .filter_map(|e| std::fs::read_to_string(e.path().join("stat")).ok())
         .filter_map(|s| {
             let rest = &s[s.rfind(')')? + 2..];
@@ -612,6 +626,9 @@ fn machine() -> String {
     let cores = std::thread::available_parallelism().map_or(0, usize::from);
     format!(
         "{cores} cores available, load average {}",
-        load.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
+        load.split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
     )
 }

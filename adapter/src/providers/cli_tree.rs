@@ -718,8 +718,10 @@ mod tests {
     #[test]
     fn embedded_trees_follow_the_schema() {
         // Start-up skips the schema pass for the embedded trees; this is where it is proved.
-        for (name, text) in [("cli-tree.json", EMBEDDED), ("cursor-cli-tree.json", CURSOR_EMBEDDED)]
-        {
+        for (name, text) in [
+            ("cli-tree.json", EMBEDDED),
+            ("cursor-cli-tree.json", CURSOR_EMBEDDED),
+        ] {
             let raw: Value = serde_json::from_str(text).expect("json");
             check_schema(&raw).unwrap_or_else(|e| panic!("{name}: {e}"));
             let full = CliTree::parse(text).unwrap_or_else(|e| panic!("{name}: {e}"));
