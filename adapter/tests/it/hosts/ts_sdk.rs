@@ -9,8 +9,8 @@
 //! the SDK (-32001), which shows the 2 s bound is real.
 //!
 //! outputSchema: the SDK validates `structuredContent` against a tool's `outputSchema` inside
-//! `callTool` (a mismatch throws -32602, so every `ok` call below passed it) but only for tools
-//! that declare one. The adapter declares none yet (issue 12 item 4); see OUTPUT-SCHEMA below.
+//! `callTool` (a mismatch throws -32602, so every `ok` call below passed it) for tools that
+//! declare one, and every tool of the adapter does (TOOL-6); see OUTPUT-SCHEMA below.
 
 use std::process::Command;
 
@@ -100,18 +100,22 @@ fn completes_the_core_sequence(names: Names) {
     assert_eq!(refused["ok"], false, "{seen:#}");
     assert_eq!(refused["code"], -32000, "{seen:#}");
 
-    // OUTPUT-SCHEMA (issue 12 item 4, not done yet): the adapter declares no outputSchema, so
-    // the SDK validated no result. Once it does, replace this with: every tool has an
-    // outputSchema and `outputs_validated_by_sdk` lists all seven (each `ok` call above then
-    // passed the SDK's validation of structuredContent).
+    // OUTPUT-SCHEMA (issue 12 item 4, TOOL-6): every tool declares an outputSchema, so the SDK
+    // validated the structuredContent of every tool result above inside callTool (a mismatch
+    // throws -32602 and the step would not be `ok`), isError results included.
+    let tools = seen["tools"].as_array().expect("tools");
+    assert_eq!(tools.len(), 7, "{seen:#}");
     assert!(
-        seen["tools"]
-            .as_array()
-            .expect("tools")
-            .iter()
-            .all(|t| t["has_output_schema"] == false),
-        "a tool now declares outputSchema: turn the OUTPUT-SCHEMA check on: {seen:#}"
+        tools.iter().all(|t| t["has_output_schema"] == true),
+        "every tool declares outputSchema: {seen:#}"
     );
+    let validated: Vec<&Value> = seen["outputs_validated_by_sdk"]
+        .as_array()
+        .expect("outputs_validated_by_sdk")
+        .iter()
+        .collect();
+    let names: Vec<&Value> = tools.iter().map(|t| &t["name"]).collect();
+    assert_eq!(validated, names, "{seen:#}");
 }
 
 #[test]
