@@ -7,6 +7,7 @@ mod cli;
 mod default_target;
 mod defects;
 mod docs;
+mod families;
 mod gateway;
 mod golden;
 mod mutants;
