@@ -314,7 +314,7 @@ mod tests {
             .into_iter()
             .collect();
         let got = cited(
-            "RUN-1..3, T3a and (C-T9); not T33 or XRUN-1. ACP-9.",
+            "RUN-1..3, T3a and (C-T9); not T3aa or XRUN-1. ACP-9.",
             &known,
         );
         let want: BTreeSet<String> = ["RUN-1", "RUN-2", "RUN-3", "T3a", "C-T9", "ACP-9"]
