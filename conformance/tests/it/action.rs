@@ -1,8 +1,9 @@
 //! The gate packaged for vendors' CI (issue 12 item 8): the root `action.yml`'s logic, `.ci/gate`,
 //! run as CI would run it, against the reference adapter (passes, shard by shard) and against a
 //! one-defect server (fails, with the defect as a JUnit `<failure>`); the action maps each of its
-//! inputs onto the script; and `cargo install` of the three binaries into a temporary root, from
-//! which the gate runs (slow but always run: it reuses this build's target directory).
+//! inputs onto the script; and `cargo install` of the runner, the reference adapter and its two
+//! fakes into a temporary root, from which the gate runs (slow but always run: it reuses this
+//! build's target directory).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -256,12 +257,13 @@ fn the_action_maps_every_input_onto_the_gate_script() {
     }
 }
 
-/// SLOW (seconds when this build's artifacts are fresh; always run): `cargo install` of the three
-/// binaries into a temporary root, as docs/ci.md says, reusing this build's target directory
+/// SLOW (seconds when this build's artifacts are fresh; always run): `cargo install` of the
+/// binaries (the runner, the reference adapter, fake-claude and fake-cursor-agent, which the
+/// built-in target drives for its two tool families) into a temporary root, as docs/ci.md says, reusing this build's target directory
 /// (`CARGO_TARGET_DIR`, `--debug`) so CI does not build them twice; then the gate runs from that
 /// root alone, the runner finding the adapter and fake-claude next to itself.
 #[test]
-fn the_three_binaries_install_into_a_fresh_root_and_run_the_gate_from_there() {
+fn the_binaries_install_into_a_fresh_root_and_run_the_gate_from_there() {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let target = Path::new(runner_path())
         .parent()
@@ -269,7 +271,7 @@ fn the_three_binaries_install_into_a_fresh_root_and_run_the_gate_from_there() {
         .expect("the target directory")
         .to_owned();
     let root = tempfile::tempdir().expect("tempdir");
-    for package in ["conformance", "adapter", "fake-claude"] {
+    for package in ["conformance", "adapter", "fake-claude", "fake-cursor-agent"] {
         let out = Command::new(&cargo)
             .args(["install", "--offline", "--locked", "--debug", "--path"])
             .arg(repo().join(package))
@@ -285,7 +287,12 @@ fn the_three_binaries_install_into_a_fresh_root_and_run_the_gate_from_there() {
         );
     }
     let bin = root.path().join("bin");
-    for name in ["mcp-conformance", "claude-mcp-adapter", "fake-claude"] {
+    for name in [
+        "mcp-conformance",
+        "claude-mcp-adapter",
+        "fake-claude",
+        "fake-cursor-agent",
+    ] {
         assert!(bin.join(name).is_file(), "{name} installed");
     }
     let mut cmd = Command::new(repo().join(".ci/gate"));
