@@ -71,13 +71,23 @@ fn completes_the_core_sequence(names: Names) {
     core["read"] = ok(&seen, "read").clone();
     check_core_sequence("ts sdk 1.32.2", names, &core);
 
-    // callTool with onprogress sends a progressToken; the success run reported progress (T9).
-    let progress = seen["run"]["progress"].as_array().expect("progress list");
-    assert!(!progress.is_empty(), "no progress for claude.run: {seen:#}");
+    // callTool with onprogress sends a progressToken and the SDK hands progress to onprogress
+    // (T9), checked on the slow stream below: a run that settles in ~100 ms gets its one
+    // progress notification right before its response, and when both arrive in one read the
+    // SDK loses it (protocol.js 1.32.2: `_onnotification` runs handlers in a microtask while
+    // `_onresponse` deletes the progress handler at once, then "unknown token"), so whether the
+    // fast `run` step saw progress is the SDK's scheduling, not the adapter's behaviour.
 
     // Reset-on-progress with a 2 s SDK timeout: the slow stream (~2.7 s) succeeds ...
     let slow = ok(&seen, "slow_with_reset");
     assert_eq!(result_of(slow)["state"], "succeeded", "{seen:#}");
+    let streamed = seen["slow_with_reset"]["progress"]
+        .as_array()
+        .expect("progress list");
+    assert!(
+        !streamed.is_empty(),
+        "no progress for the slow stream: {seen:#}"
+    );
     assert!(
         seen["slow_with_reset"]["ms"].as_u64() > Some(2000),
         "the slow stream must outlast the 2 s timeout for this to prove anything: {seen:#}"
