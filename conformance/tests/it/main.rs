@@ -2,6 +2,7 @@
 //! command line, grading of real third-party servers, the default target end to end, and
 //! deliberately broken servers (mutants) and a gateway built from the re-exporting proxy example.
 
+mod acp_client;
 mod action;
 mod cli;
 mod default_target;
