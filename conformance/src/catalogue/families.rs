@@ -261,7 +261,7 @@ mod tests {
         assert_eq!(selector(FakeKind::Cursor, "success"), "scenario: default");
         assert_eq!(
             selector(FakeKind::Cursor, "hang-before-final"),
-            "scenario: hang-midturn"
+            "scenario: cancel-midturn"
         );
     }
 }
