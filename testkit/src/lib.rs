@@ -6,6 +6,7 @@
 
 pub mod argv;
 pub mod claude;
+pub mod evidence;
 pub mod golden;
 pub mod prereq;
 pub mod procs;

@@ -3,6 +3,7 @@
 //! deliberately broken servers (mutants) and a gateway built from the re-exporting proxy example.
 
 mod acp_client;
+mod action;
 mod cli;
 mod default_target;
 mod defects;
