@@ -31,7 +31,7 @@ use serde_json::Value;
 
 use crate::support::fake_claude_bin;
 
-/// The adapter's MCP-run options with and without partial messages (NAT-3).
+/// The adapter's MCP-run options with and without partial messages (`testkit::argv`).
 const PARTIAL: &[&str] = testkit::argv::STREAM_PARTIAL;
 const PLAIN: &[&str] = testkit::argv::STREAM;
 
