@@ -10,6 +10,7 @@
 //! baseline) → [`schedule`] (parallel cases, a fresh server per case, per-case timeout, group
 //! kill) → [`client`] (raw stdio with a transcript) → [`verdict`] → [`report`].
 
+pub mod acp;
 pub mod baseline;
 pub mod catalogue;
 pub mod cli;

@@ -1,0 +1,136 @@
+//! `session/cancel` mid-turn: the pending prompt answers `stopReason: "cancelled"` within a bound,
+//! also when a permission request is pending, which the client answers `cancelled` (docs
+//! prompt-turn#cancellation: "the Agent MUST … respond to the original session/prompt request with
+//! the cancelled stop reason").
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::acp::driver::{Agent, Caps, needs_account};
+use crate::acp::responder::Permission;
+use crate::acp::{AcpCase, Ctx};
+use crate::catalogue::support::show;
+use crate::model::{Check, CheckResult};
+
+/// How long after `session/cancel` the `cancelled` answer may take.
+pub const CANCEL_BOUND: Duration = Duration::from_secs(5);
+/// How long the turn must still be running before the runner cancels it.
+const RUNNING: Duration = Duration::from_millis(300);
+
+/// The cases of this section.
+pub const CASES: &[AcpCase] = &[
+    acp_case!(
+        "cancel/mid-turn",
+        "docs prompt-turn#cancellation (MUST answer stopReason cancelled); schema CancelNotification",
+        Must,
+        "session/cancel sent while a turn runs makes the prompt answer stopReason \"cancelled\" within 5 s",
+        mid_turn,
+        2
+    ),
+    acp_case!(
+        "cancel/pending-permission",
+        "docs prompt-turn#cancellation (the client answers pending permission requests cancelled; the agent still answers cancelled)",
+        Must,
+        "session/cancel while a permission request is pending, that request answered cancelled, makes the prompt answer stopReason \"cancelled\" within 5 s",
+        pending_permission,
+        2
+    ),
+];
+
+/// Sends the cancel and grades the prompt's answer.
+async fn cancel_and_grade(agent: &mut Agent, session: &str, id: &Value) -> CheckResult {
+    agent
+        .client
+        .notify("session/cancel", Some(json!({"sessionId": session})))
+        .await?;
+    let Some(answer) = agent
+        .answer_within(id, "session/prompt after session/cancel", CANCEL_BOUND)
+        .await?
+    else {
+        return Err(Check::fail(
+            "the prompt answered stopReason \"cancelled\" within 5 s of session/cancel",
+            "no answer within 5 s",
+        ));
+    };
+    match answer.pointer("/result/stopReason").and_then(Value::as_str) {
+        Some("cancelled") => Ok(Check::Pass),
+        _ => Err(Check::fail(
+            "a result with stopReason \"cancelled\" (not an error, not another reason)",
+            show(&answer),
+        )),
+    }
+}
+
+async fn mid_turn(ctx: Ctx) -> CheckResult {
+    let (mut agent, session) = ctx.session(Caps::NONE).await?;
+    // Hold permission requests: an answer could end the turn before the cancel.
+    agent.permission(Permission::Hold);
+    let id = agent
+        .send_prompt(&session, Agent::text("Hello from acp-conformance: take your time."))
+        .await?;
+    if let Some(answer) = agent.answer_within(&id, "session/prompt", RUNNING).await? {
+        if let Some(skip) = needs_account(&answer) {
+            return Err(skip);
+        }
+        return Err(Check::skip(format!(
+            "the turn ended within {} ms, before a cancel could be sent: {}",
+            RUNNING.as_millis(),
+            show(&answer)
+        )));
+    }
+    cancel_and_grade(&mut agent, &session, &id).await
+}
+
+async fn pending_permission(ctx: Ctx) -> CheckResult {
+    let (mut agent, session) = ctx.session(Caps::NONE).await?;
+    agent.permission(Permission::Hold);
+    let id = agent
+        .send_prompt(&session, Agent::text("Hello from acp-conformance: edit a file."))
+        .await?;
+    let request = loop {
+        if let Some(r) = agent.request_seen("session/request_permission") {
+            break r;
+        }
+        if let Some(answer) = agent
+            .answer_within(&id, "session/prompt", Duration::from_millis(100))
+            .await?
+        {
+            if let Some(skip) = needs_account(&answer) {
+                return Err(skip);
+            }
+            return Err(Check::skip(
+                "the turn asked no permission (session/request_permission) before it ended",
+            ));
+        }
+    };
+    agent
+        .client
+        .notify("session/cancel", Some(json!({"sessionId": session})))
+        .await?;
+    if let Some(rid) = request.get("id") {
+        agent
+            .client
+            .send(&mcp_wire::response(
+                rid,
+                json!({"outcome": {"outcome": "cancelled"}}),
+            ))
+            .await?;
+    }
+    let Some(answer) = agent
+        .answer_within(&id, "session/prompt after session/cancel", CANCEL_BOUND)
+        .await?
+    else {
+        return Err(Check::fail(
+            "the prompt answered stopReason \"cancelled\" within 5 s of session/cancel",
+            "no answer within 5 s",
+        ));
+    };
+    match answer.pointer("/result/stopReason").and_then(Value::as_str) {
+        Some("cancelled") => Ok(Check::Pass),
+        _ => Err(Check::fail(
+            "a result with stopReason \"cancelled\"",
+            show(&answer),
+        )),
+    }
+}
