@@ -359,7 +359,10 @@ impl Seen {
 /// `Some(answer)` is sent at once, `None` leaves the request for the case to answer (or not).
 /// Without one, [`reply_to_server_request`] answers.
 #[derive(Clone)]
-pub struct Responder(pub Arc<dyn Fn(&Value) -> Option<Value> + Send + Sync>);
+pub struct Responder(pub Arc<RespondFn>);
+
+/// The function a [`Responder`] wraps: the peer's request in, the answer to send (if any) out.
+pub type RespondFn = dyn Fn(&Value) -> Option<Value> + Send + Sync;
 
 impl std::fmt::Debug for Responder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

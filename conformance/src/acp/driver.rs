@@ -60,7 +60,9 @@ impl Turn {
     /// The `stopReason`, when the answer has one.
     #[must_use]
     pub fn stop_reason(&self) -> Option<&str> {
-        self.answer.pointer("/result/stopReason").and_then(Value::as_str)
+        self.answer
+            .pointer("/result/stopReason")
+            .and_then(Value::as_str)
     }
 }
 
@@ -177,8 +179,11 @@ impl Agent {
         let mut turn = Turn::default();
         for f in frames {
             match f {
-                Frame::Json(m) if m.get("method").and_then(Value::as_str) == Some("session/update") => {
-                    turn.updates.push(m.get("params").cloned().unwrap_or(Value::Null));
+                Frame::Json(m)
+                    if m.get("method").and_then(Value::as_str) == Some("session/update") =>
+                {
+                    turn.updates
+                        .push(m.get("params").cloned().unwrap_or(Value::Null));
                 }
                 Frame::Json(m) => turn.other.push(m),
                 _ => turn.garbage += 1,
@@ -197,7 +202,9 @@ impl Agent {
     ) -> Result<Option<Value>, Check> {
         match self.client.response_within(id, what, wait).await {
             Ok(v) => Ok(Some(v)),
-            Err(crate::client::ClientError::Timeout { .. }) if self.client.remaining() > Duration::ZERO => {
+            Err(crate::client::ClientError::Timeout { .. })
+                if self.client.remaining() > Duration::ZERO =>
+            {
                 Ok(None)
             }
             Err(e) => Err(e.into()),

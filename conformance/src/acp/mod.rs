@@ -139,3 +139,21 @@ pub fn select(catalogue: &[AcpCase], globs: &[String]) -> Vec<AcpCase> {
         .copied()
         .collect()
 }
+
+/// The Markdown catalogue table of `docs/acp-conformance.md` (checked by a test).
+#[must_use]
+pub fn markdown(cases: &[AcpCase]) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::from("| Case id | Level | Rule | What it checks |\n|---|---|---|---|\n");
+    for c in cases {
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} | {} |",
+            c.id,
+            c.level.name(),
+            c.requirement.replace('|', "\\|"),
+            c.description.replace('|', "\\|")
+        );
+    }
+    out
+}

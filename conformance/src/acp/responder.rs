@@ -152,10 +152,13 @@ fn confined(scratch: &Path, params: &Value) -> Result<PathBuf, mcp_wire::ErrorOb
     if !p.is_absolute() {
         return Err(invalid("path must be absolute"));
     }
-    if p.components().any(|c| matches!(c, std::path::Component::ParentDir))
+    if p.components()
+        .any(|c| matches!(c, std::path::Component::ParentDir))
         || !p.starts_with(scratch)
     {
-        return Err(invalid("the runner serves files only inside the session's cwd"));
+        return Err(invalid(
+            "the runner serves files only inside the session's cwd",
+        ));
     }
     Ok(p)
 }
@@ -164,7 +167,11 @@ fn read(scratch: &Path, params: &Value) -> Result<Value, mcp_wire::ErrorObject> 
     let p = confined(scratch, params)?;
     let text = std::fs::read_to_string(&p)
         .map_err(|e| mcp_wire::ErrorObject::new(mcp_wire::code::INTERNAL_ERROR, e.to_string()))?;
-    let line = params.get("line").and_then(Value::as_u64).unwrap_or(1).max(1);
+    let line = params
+        .get("line")
+        .and_then(Value::as_u64)
+        .unwrap_or(1)
+        .max(1);
     let limit = params.get("limit").and_then(Value::as_u64);
     let skip = usize::try_from(line - 1).unwrap_or(usize::MAX);
     let lines = text.lines().skip(skip);
@@ -197,7 +204,10 @@ mod tests {
             {"optionId": "o", "name": "Once", "kind": "allow_once"}]});
         assert_eq!(select_allow_once(&p)["outcome"]["optionId"], "o");
         let only_always = json!({"options": [{"optionId": "a", "kind": "allow_always"}]});
-        assert_eq!(select_allow_once(&only_always)["outcome"]["outcome"], "cancelled");
+        assert_eq!(
+            select_allow_once(&only_always)["outcome"]["outcome"],
+            "cancelled"
+        );
     }
 
     #[test]

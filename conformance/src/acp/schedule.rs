@@ -30,10 +30,32 @@ pub struct Ctx {
     spec: Arc<ServerSpec>,
     transcript: Transcript,
     procs: Arc<Mutex<Vec<ProcHandle>>>,
+    /// The deadline every wait of the case uses.
     deadline: Deadline,
+    /// The case's hard deadline (the scheduler's), moved with `deadline`.
+    hard: Deadline,
 }
 
 impl Ctx {
+    /// Runs one handshake step (`initialize`, `session/new`) whose time is not the case's: it
+    /// may take the whole case timeout, and the case's deadlines move out by what it took. Real
+    /// agents take seconds to create a session, and more on a loaded machine; that says nothing
+    /// about what a case checks.
+    pub async fn handshake<T>(
+        &self,
+        step: impl std::future::Future<Output = Result<T, Check>>,
+    ) -> Result<T, Check> {
+        let wait = self.timeout;
+        self.deadline.extend(wait);
+        self.hard.extend(wait);
+        let started = Instant::now();
+        let result = step.await;
+        let took = started.elapsed().min(wait);
+        self.deadline.shorten(wait - took);
+        self.hard.shorten(wait - took);
+        result
+    }
+
     /// The scratch directory as a string (a session's `cwd`).
     #[must_use]
     pub fn cwd(&self) -> String {
@@ -75,7 +97,9 @@ impl Ctx {
     /// graded once, by `initialize/protocol-version`).
     pub async fn started(&self, caps: Caps) -> Result<Agent, Check> {
         let mut agent = self.spawn(caps)?;
-        let answer = agent.initialize(caps, json!(PROTOCOL_VERSION)).await?;
+        let answer = self
+            .handshake(agent.initialize(caps, json!(PROTOCOL_VERSION)))
+            .await?;
         if answer.get("result").is_none_or(|r| !r.is_object()) {
             return Err(Check::blocked(
                 "initialize/protocol-version",
@@ -88,7 +112,7 @@ impl Ctx {
     /// A fresh initialized agent with one session in the scratch directory.
     pub async fn session(&self, caps: Caps) -> Result<(Agent, String), Check> {
         let mut agent = self.started(caps).await?;
-        let session = agent.new_session(&self.cwd()).await?;
+        let session = self.handshake(agent.new_session(&self.cwd())).await?;
         Ok((agent, session))
     }
 }
@@ -192,7 +216,10 @@ fn scratch_dir(case_id: &str) -> std::io::Result<PathBuf> {
         uuid::Uuid::new_v4().simple()
     ));
     std::fs::create_dir_all(&dir)?;
-    std::fs::write(dir.join("README.txt"), "A scratch file the runner serves.\n")?;
+    std::fs::write(
+        dir.join("README.txt"),
+        "A scratch file the runner serves.\n",
+    )?;
     dir.canonicalize()
 }
 
@@ -213,6 +240,7 @@ async fn run_one(case: AcpCase, spec: Arc<ServerSpec>, settings: Settings) -> Ra
         }
     };
     let procs = Arc::new(Mutex::new(Vec::new()));
+    let hard = Deadline::at(started + timeout);
     let ctx = Ctx {
         case_id: case.id,
         timeout,
@@ -221,27 +249,42 @@ async fn run_one(case: AcpCase, spec: Arc<ServerSpec>, settings: Settings) -> Ra
         transcript: transcript.clone(),
         procs: procs.clone(),
         deadline: Deadline::at(crate::schedule::wait_deadline(started + timeout, timeout)),
+        hard: hard.clone(),
     };
     // The check runs in a task of its own so a panic is contained and reported.
-    let task = tokio::spawn((case.check)(ctx));
+    let mut task = tokio::spawn((case.check)(ctx));
     let abort = task.abort_handle();
-    let (check, timed_out) =
-        match tokio::time::timeout_at((started + timeout).into(), task).await {
-            Ok(Ok(Ok(c) | Err(c))) => (c, false),
-            Ok(Err(e)) => (Check::Error(format!("the check panicked: {e}")), false),
-            Err(_) => {
-                abort.abort();
-                let ms = started.elapsed().as_millis();
-                transcript.note(&format!("case timed out after {ms} ms"));
-                (
-                    Check::fail(
-                        format!("a verdict within the case timeout of {} ms", timeout.as_millis()),
-                        format!("timed out after {ms} ms: the agent did not answer in time (hung?)"),
-                    ),
-                    true,
-                )
+    let joined = loop {
+        let at = hard.get();
+        tokio::select! {
+            joined = &mut task => break Some(joined),
+            () = tokio::time::sleep_until(at.into()) => {
+                // The deadline may have moved while this slept (a handshake's time).
+                if hard.get() <= Instant::now() {
+                    break None;
+                }
             }
-        };
+        }
+    };
+    let (check, timed_out) = match joined {
+        Some(Ok(Ok(c) | Err(c))) => (c, false),
+        Some(Err(e)) => (Check::Error(format!("the check panicked: {e}")), false),
+        None => {
+            abort.abort();
+            let ms = started.elapsed().as_millis();
+            transcript.note(&format!("case timed out after {ms} ms"));
+            (
+                Check::fail(
+                    format!(
+                        "a verdict within the case timeout of {} ms",
+                        timeout.as_millis()
+                    ),
+                    format!("timed out after {ms} ms: the agent did not answer in time (hung?)"),
+                ),
+                true,
+            )
+        }
+    };
     let handles: Vec<ProcHandle> = procs
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
@@ -251,7 +294,13 @@ async fn run_one(case: AcpCase, spec: Arc<ServerSpec>, settings: Settings) -> Ra
         h.shutdown().await;
     }
     let _ = std::fs::remove_dir_all(&scratch);
-    ran_of(&case, check, started.elapsed(), timed_out, transcript.entries())
+    ran_of(
+        &case,
+        check,
+        started.elapsed(),
+        timed_out,
+        transcript.entries(),
+    )
 }
 
 /// The discovery handshake before any case: a fresh agent's `initialize` result (for the
@@ -272,6 +321,7 @@ pub async fn discover(
         transcript: transcript.clone(),
         procs: procs.clone(),
         deadline: Deadline::at(started + timeout),
+        hard: Deadline::at(started + timeout),
     };
     let found = match ctx.spawn(Caps::NONE) {
         Ok(mut agent) => match agent.initialize(Caps::NONE, json!(PROTOCOL_VERSION)).await {

@@ -50,7 +50,14 @@ pub fn problems(def: &str, instance: &Value) -> Vec<String> {
         .take(MAX_PROBLEMS)
         .map(|e| {
             let at = e.instance_path().to_string();
-            format!("{}{e}", if at.is_empty() { String::new() } else { format!("at {at}: ") })
+            format!(
+                "{}{e}",
+                if at.is_empty() {
+                    String::new()
+                } else {
+                    format!("at {at}: ")
+                }
+            )
         })
         .collect()
 }
@@ -101,7 +108,12 @@ mod tests {
     #[test]
     fn the_schema_knows_the_documented_variants_and_stop_reasons() {
         let v = known_update_variants();
-        for name in ["agent_message_chunk", "tool_call", "tool_call_update", "plan"] {
+        for name in [
+            "agent_message_chunk",
+            "tool_call",
+            "tool_call_update",
+            "plan",
+        ] {
             assert!(v.iter().any(|x| x == name), "{name} in {v:?}");
         }
         let s = stop_reasons();

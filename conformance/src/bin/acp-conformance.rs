@@ -18,8 +18,8 @@ use mcp_conformance::acp::{self, AcpProfile};
 use mcp_conformance::baseline::Baseline;
 use mcp_conformance::cli::{self, Outputs, err_line, out};
 use mcp_conformance::client::ServerSpec;
-use mcp_conformance::report::{self, BaselineReport, Report, RunnerInfo, ServerReport};
 use mcp_conformance::process;
+use mcp_conformance::report::{self, BaselineReport, Report, RunnerInfo, ServerReport};
 
 /// Conformance gate for ACP (Agent Client Protocol) agents over stdio: initialize, sessions,
 /// prompt turns, cancel, permissions, JSON-RPC, extensions, exit, content and capabilities,
@@ -161,7 +161,12 @@ fn error_report(cli: &Cli, error: &str) -> Report<AcpProfile> {
     }
 }
 
-async fn run(cli: &Cli, cases: Vec<acp::AcpCase>, all: &[acp::AcpCase], outputs: &Outputs) -> ExitCode {
+async fn run(
+    cli: &Cli,
+    cases: Vec<acp::AcpCase>,
+    all: &[acp::AcpCase],
+    outputs: &Outputs,
+) -> ExitCode {
     match run_inner(cli, cases, all, outputs).await {
         Ok(code) => code,
         Err(e) => {

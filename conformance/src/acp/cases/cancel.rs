@@ -67,7 +67,10 @@ async fn mid_turn(ctx: Ctx) -> CheckResult {
     // Hold permission requests: an answer could end the turn before the cancel.
     agent.permission(Permission::Hold);
     let id = agent
-        .send_prompt(&session, Agent::text("Hello from acp-conformance: take your time."))
+        .send_prompt(
+            &session,
+            Agent::text("Hello from acp-conformance: take your time."),
+        )
         .await?;
     if let Some(answer) = agent.answer_within(&id, "session/prompt", RUNNING).await? {
         if let Some(skip) = needs_account(&answer) {
@@ -86,7 +89,10 @@ async fn pending_permission(ctx: Ctx) -> CheckResult {
     let (mut agent, session) = ctx.session(Caps::NONE).await?;
     agent.permission(Permission::Hold);
     let id = agent
-        .send_prompt(&session, Agent::text("Hello from acp-conformance: edit a file."))
+        .send_prompt(
+            &session,
+            Agent::text("Hello from acp-conformance: edit a file."),
+        )
         .await?;
     let request = loop {
         if let Some(r) = agent.request_seen("session/request_permission") {

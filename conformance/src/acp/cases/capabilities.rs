@@ -31,7 +31,10 @@ pub const CASES: &[AcpCase] = &[
 async fn unadvertised(ctx: Ctx) -> CheckResult {
     let (mut agent, session) = ctx.session(Caps::NONE).await?;
     agent
-        .prompt(&session, Agent::text("Hello from acp-conformance: read README.txt."))
+        .prompt(
+            &session,
+            Agent::text("Hello from acp-conformance: read README.txt."),
+        )
         .await?;
     let called: Vec<String> = agent
         .state
@@ -54,7 +57,10 @@ async fn unadvertised(ctx: Ctx) -> CheckResult {
 async fn fs_requests(ctx: Ctx) -> CheckResult {
     let (mut agent, session) = ctx.session(Caps::FS).await?;
     agent
-        .prompt(&session, Agent::text("Hello from acp-conformance: read README.txt."))
+        .prompt(
+            &session,
+            Agent::text("Hello from acp-conformance: read README.txt."),
+        )
         .await?;
     let fs: Vec<_> = agent
         .state

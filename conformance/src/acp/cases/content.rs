@@ -100,7 +100,10 @@ async fn prompt_with(ctx: Ctx, kind: &str, advertised: Option<bool>) -> CheckRes
     match advertised {
         Some(false) if accepted => Err(Check::fail(
             format!("an error refusing a {kind} block the agent did not advertise"),
-            format!("accepted (dropped or used silently): {}", show(&turn.answer)),
+            format!(
+                "accepted (dropped or used silently): {}",
+                show(&turn.answer)
+            ),
         )),
         Some(false) if turn.answer.get("error").is_some() => Ok(Check::Pass),
         _ if accepted => Ok(Check::Pass),

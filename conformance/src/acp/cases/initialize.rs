@@ -43,7 +43,7 @@ pub const CASES: &[AcpCase] = &[
 
 async fn result_of_init(ctx: &Ctx, version: Value) -> Result<Value, Check> {
     let mut agent = ctx.spawn(Caps::NONE)?;
-    let answer = agent.initialize(Caps::NONE, version).await?;
+    let answer = ctx.handshake(agent.initialize(Caps::NONE, version)).await?;
     match answer.get("result") {
         Some(r) if r.is_object() => Ok(r.clone()),
         _ => Err(Check::fail("an initialize result object", show(&answer))),
@@ -64,7 +64,9 @@ async fn protocol_version(ctx: Ctx) -> CheckResult {
 async fn version_newer(ctx: Ctx) -> CheckResult {
     // The handshake with version 1 is graded by initialize/protocol-version.
     let mut agent = ctx.spawn(Caps::NONE)?;
-    let answer = agent.initialize(Caps::NONE, json!(999)).await?;
+    let answer = ctx
+        .handshake(agent.initialize(Caps::NONE, json!(999)))
+        .await?;
     let Some(result) = answer.get("result").filter(|r| r.is_object()) else {
         return Err(Check::fail(
             "a result with the latest version the agent supports (not an error)",

@@ -104,7 +104,11 @@ async fn probe(agent: &mut crate::acp::driver::Agent, after: &str) -> Result<Val
     let id = json!("probe-after");
     agent
         .client
-        .send(&mcp_wire::request(&id, "conformance/probe", Some(json!({}))))
+        .send(&mcp_wire::request(
+            &id,
+            "conformance/probe",
+            Some(json!({})),
+        ))
         .await?;
     agent
         .client
@@ -149,7 +153,10 @@ async fn unknown_notification(ctx: Ctx) -> CheckResult {
 async fn parse_error(ctx: Ctx) -> CheckResult {
     let mut agent = ctx.started(Caps::NONE).await?;
     let _ = agent.client.take_seen();
-    agent.client.send_raw(b"{\"jsonrpc\": \"2.0\", \"id\": 5, \"method\"\n").await?;
+    agent
+        .client
+        .send_raw(b"{\"jsonrpc\": \"2.0\", \"id\": 5, \"method\"\n")
+        .await?;
     let answers: Vec<Value> = agent
         .client
         .collect(Duration::from_millis(500))
@@ -187,11 +194,22 @@ async fn id_echo(ctx: Ctx, id: Value) -> CheckResult {
             Some(Caps::NONE.init_params(json!(PROTOCOL_VERSION))),
         ))
         .await?;
-    let answer = agent.client.response_to(&id, "initialize").await?;
+    let answer = ctx
+        .handshake(async {
+            agent
+                .client
+                .response_to(&id, "initialize")
+                .await
+                .map_err(Check::from)
+        })
+        .await?;
     if answer.get("id") == Some(&id) {
         Ok(Check::Pass)
     } else {
-        Err(Check::fail(format!("the answer under id {id}"), show(&answer)))
+        Err(Check::fail(
+            format!("the answer under id {id}"),
+            show(&answer),
+        ))
     }
 }
 

@@ -39,7 +39,10 @@ async fn turn_with(ctx: &Ctx, p: Permission) -> Result<(Agent, Turn), Check> {
     let (mut agent, session) = ctx.session(Caps::NONE).await?;
     agent.permission(p);
     let turn = agent
-        .prompt(&session, Agent::text("Hello from acp-conformance: edit notes.txt."))
+        .prompt(
+            &session,
+            Agent::text("Hello from acp-conformance: edit notes.txt."),
+        )
         .await?;
     Ok((agent, turn))
 }
@@ -52,7 +55,9 @@ fn permission_requests(agent: &Agent) -> Result<Vec<serde_json::Value>, Check> {
         .filter(|r| super::method_of(r) == Some("session/request_permission"))
         .collect();
     if found.is_empty() {
-        Err(Check::skip("the turn asked no permission (session/request_permission)"))
+        Err(Check::skip(
+            "the turn asked no permission (session/request_permission)",
+        ))
     } else {
         Ok(found)
     }
@@ -62,7 +67,11 @@ async fn request_shape(ctx: Ctx) -> CheckResult {
     let (agent, _) = turn_with(&ctx, Permission::AllowOnce).await?;
     for r in permission_requests(&agent)? {
         let params = r.get("params").cloned().unwrap_or_default();
-        conforms("RequestPermissionRequest", &params, "session/request_permission params")?;
+        conforms(
+            "RequestPermissionRequest",
+            &params,
+            "session/request_permission params",
+        )?;
     }
     Ok(Check::Pass)
 }
@@ -81,7 +90,12 @@ async fn ends(ctx: Ctx, p: Permission, answered: &str) -> CheckResult {
 }
 
 async fn selected_accepted(ctx: Ctx) -> CheckResult {
-    ends(ctx, Permission::AllowOnce, "with the offered allow_once optionId").await
+    ends(
+        ctx,
+        Permission::AllowOnce,
+        "with the offered allow_once optionId",
+    )
+    .await
 }
 
 async fn cancelled_accepted(ctx: Ctx) -> CheckResult {

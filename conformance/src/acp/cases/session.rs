@@ -82,8 +82,8 @@ pub const CASES: &[AcpCase] = &[
 
 async fn new_absolute(ctx: Ctx) -> CheckResult {
     let mut agent = ctx.started(Caps::NONE).await?;
-    let answer = agent
-        .new_session_raw(json!({"cwd": ctx.cwd(), "mcpServers": []}))
+    let answer = ctx
+        .handshake(agent.new_session_raw(json!({"cwd": ctx.cwd(), "mcpServers": []})))
         .await?;
     if let Some(skip) = needs_account(&answer) {
         return Err(skip);
@@ -120,21 +120,23 @@ fn refused_with_invalid_params(answer: &Value, what: &str) -> CheckResult {
 
 async fn new_relative(ctx: Ctx) -> CheckResult {
     let mut agent = ctx.started(Caps::NONE).await?;
-    let answer = agent
-        .new_session_raw(json!({"cwd": "relative/dir", "mcpServers": []}))
+    let answer = ctx
+        .handshake(agent.new_session_raw(json!({"cwd": "relative/dir", "mcpServers": []})))
         .await?;
     refused_with_invalid_params(&answer, "a relative cwd")
 }
 
 async fn new_without_mcp(ctx: Ctx) -> CheckResult {
     let mut agent = ctx.started(Caps::NONE).await?;
-    let answer = agent.new_session_raw(json!({"cwd": ctx.cwd()})).await?;
+    let answer = ctx
+        .handshake(agent.new_session_raw(json!({"cwd": ctx.cwd()})))
+        .await?;
     refused_with_invalid_params(&answer, "a missing mcpServers")
 }
 
 async fn unique_ids(ctx: Ctx) -> CheckResult {
     let (mut agent, first) = ctx.session(Caps::NONE).await?;
-    let second = agent.new_session(&ctx.cwd()).await?;
+    let second = ctx.handshake(agent.new_session(&ctx.cwd())).await?;
     if first == second {
         return Err(Check::fail(
             "two different sessionIds",
@@ -148,7 +150,10 @@ async fn several_prompts(ctx: Ctx) -> CheckResult {
     let (mut agent, session) = ctx.session(Caps::NONE).await?;
     for n in 1..=2 {
         let turn = agent
-            .prompt(&session, Agent::text(&format!("Prompt {n} of 2: say hello.")))
+            .prompt(
+                &session,
+                Agent::text(&format!("Prompt {n} of 2: say hello.")),
+            )
             .await?;
         if turn.stop_reason().is_none() {
             return Err(Check::fail(
@@ -163,7 +168,7 @@ async fn several_prompts(ctx: Ctx) -> CheckResult {
 /// A session and its advertised modes `(current, available ids)`, or a skip.
 async fn with_modes(ctx: &Ctx) -> Result<(Agent, String, String, Vec<String>), Check> {
     let mut agent = ctx.started(Caps::NONE).await?;
-    let result = agent.new_session_result(&ctx.cwd()).await?;
+    let result = ctx.handshake(agent.new_session_result(&ctx.cwd())).await?;
     let session = result["sessionId"].as_str().unwrap_or_default().to_owned();
     let ids: Vec<String> = result
         .pointer("/modes/availableModes")
@@ -175,7 +180,9 @@ async fn with_modes(ctx: &Ctx) -> Result<(Agent, String, String, Vec<String>), C
         })
         .unwrap_or_default();
     if ids.is_empty() {
-        return Err(Check::skip("the session advertises no modes (modes.availableModes)"));
+        return Err(Check::skip(
+            "the session advertises no modes (modes.availableModes)",
+        ));
     }
     let current = result
         .pointer("/modes/currentModeId")
@@ -285,7 +292,10 @@ async fn load_advertised(ctx: Ctx) -> CheckResult {
         // against it (the runner cannot tell that from a defect).
         None => Err(Check::note(
             "a session/load result for a session created by another process of the agent",
-            format!("{} (a session without a turn may have nothing to load)", show(&answer)),
+            format!(
+                "{} (a session without a turn may have nothing to load)",
+                show(&answer)
+            ),
         )),
     }
 }

@@ -22,7 +22,7 @@ async fn protocol_only(ctx: Ctx) -> CheckResult {
     let mut agent = ctx.started(Caps::NONE).await?;
     // A session and a turn when the agent can run them; an agent that needs an account still
     // had its handshake's stdout checked.
-    if let Ok(session) = agent.new_session(&ctx.cwd()).await {
+    if let Ok(session) = ctx.handshake(agent.new_session(&ctx.cwd())).await {
         let _ = agent.prompt(&session, Agent::text("Say hello.")).await;
     }
     let _ = agent.take_turn(std::time::Duration::from_millis(100)).await;
