@@ -71,6 +71,11 @@ struct Cli {
     /// fake-claude to use with --drive-fake (default: next to this executable, else PATH).
     #[arg(long, value_name = "PATH")]
     fake_claude: Option<PathBuf>,
+    /// fake-cursor-agent to put on the server's PATH as `cursor-agent` with --drive-fake
+    /// (default: next to this executable, else PATH; without one a Cursor family's run cases
+    /// skip).
+    #[arg(long, value_name = "PATH")]
+    fake_cursor_agent: Option<PathBuf>,
     /// The server command and its arguments.
     #[arg(last = true, value_name = "SERVER_COMMAND")]
     command: Vec<OsString>,
@@ -230,7 +235,9 @@ async fn run_inner(cli: Cli, profile: Profile, outputs: Outputs) -> anyhow::Resu
     };
     // A selection that matches nothing is a usage error: found before any server starts.
     let all = catalogue::all();
-    let cases = select::select(&all, profile, &cli.cases);
+    // `ID@FAMILY` globs select their case here; the family part applies once discovery has
+    // listed the families.
+    let cases = select::select(&all, profile, &catalogue::families::base_globs(&cli.cases));
     if cases.is_empty() {
         anyhow::bail!(
             "no case matches --case {:?} under --profile {}",
@@ -238,10 +245,11 @@ async fn run_inner(cli: Cli, profile: Profile, outputs: Outputs) -> anyhow::Resu
             profile.name()
         );
     }
-    let target = Arc::new(Target::prepare(
+    let target = Arc::new(Target::prepare_with(
         &cli.command,
         drive_fake,
         cli.fake_claude.as_deref(),
+        cli.fake_cursor_agent.as_deref(),
     )?);
     let timeout = Duration::from_millis(cli.timeout_ms);
     let progress_to_stdout = mcp_conformance::cli::progress_to_stdout(&outputs);
@@ -273,6 +281,22 @@ async fn run_inner(cli: Cli, profile: Profile, outputs: Outputs) -> anyhow::Resu
     drop(client);
     handle.shutdown().await;
     let discovery = Arc::new(discovery);
+    // C-PROV-3: the run lifecycle of every tool family the server lists.
+    let cases = catalogue::families::expand(cases, &discovery.roles.families(), &cli.cases);
+    if cases.is_empty() {
+        anyhow::bail!(
+            "no case matches --case {:?} under --profile {} (tool families: {})",
+            cli.cases,
+            profile.name(),
+            discovery
+                .roles
+                .families()
+                .iter()
+                .map(|f| f.name.clone())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
 
     let total = cases.len();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
@@ -313,7 +337,11 @@ async fn run_inner(cli: Cli, profile: Profile, outputs: Outputs) -> anyhow::Resu
         .iter()
         .map(|r| verdict::grade(r, profile, strict, &baseline))
         .collect();
-    let ids: std::collections::BTreeSet<&str> = all.iter().map(|c| c.id).collect();
+    let ids: std::collections::BTreeSet<&str> = all
+        .iter()
+        .map(|c| c.id)
+        .chain(results.iter().map(|r| r.id.as_str()))
+        .collect();
     let unknown = verdict::unknown_baseline_ids(&baseline, &ids);
     let summary = verdict::summarize(&results, unknown.len());
     let exit_code = verdict::exit_code(&summary);

@@ -307,6 +307,9 @@ pub struct Case {
     pub timeout_factor: u32,
     /// The check.
     pub check: fn(Ctx) -> CheckFuture,
+    /// The tool family a run-lifecycle case checks when the server lists several
+    /// (`None`: the first family, as every other case uses).
+    pub family: Option<&'static crate::roles::Family>,
 }
 
 impl std::fmt::Debug for Case {

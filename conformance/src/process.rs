@@ -129,10 +129,16 @@ pub fn live_with_marker(marker: &[u8], exe: &std::path::Path) -> Vec<i32> {
         else {
             continue;
         };
-        let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+        if marker.is_empty() {
             continue;
+        }
+        // The marker is in a claude run's argv (its prompt) and in every run's environment
+        // (an ACP agent reads its prompt from stdin).
+        let holds = |file: &str| {
+            std::fs::read(format!("/proc/{pid}/{file}"))
+                .is_ok_and(|b| b.windows(marker.len()).any(|w| w == marker))
         };
-        if marker.is_empty() || !cmdline.windows(marker.len()).any(|w| w == marker) {
+        if !holds("cmdline") && !holds("environ") {
             continue;
         }
         if std::fs::read_link(format!("/proc/{pid}/exe"))

@@ -168,6 +168,57 @@ pub struct Roles {
     pub found: Vec<(Role, String, usize)>,
 }
 
+/// Which fake drives a family's native side under `--drive-fake` (C-PROV-3): the family's
+/// namespace names its provider, as the adapter's tool names do (`cursor.run…` is Cursor's
+/// agent over ACP, anything else claude's print mode).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FakeKind {
+    /// fake-claude, scenarios chosen by a prompt line `fake-claude:scenario=NAME`.
+    Claude,
+    /// fake-cursor-agent, scenarios chosen by a prompt line `scenario: NAME`.
+    Cursor,
+}
+
+/// One tool family: the tools whose names share a prefix before the role suffix
+/// (`claude.run…`, `cursor.run…`, `mcp__kit__claude_run…`). Tools found only by metadata
+/// (renamed by a gateway) have no prefix and form the family `""`.
+#[derive(Debug, Clone)]
+pub struct Family {
+    /// The name prefix before the role suffix, separators trimmed (`claude`, `cursor`).
+    pub name: String,
+    /// The fake that drives it.
+    pub fake: FakeKind,
+    /// The family's roles.
+    pub roles: Roles,
+}
+
+/// The prefix of `name` before `role`'s suffix, separators trimmed; `None` when the name does
+/// not end with the suffix (a role found by metadata).
+fn family_prefix(name: &str, role: Role) -> Option<String> {
+    let suffix = role.suffix();
+    let norm: String = name
+        .chars()
+        .map(|c| {
+            if matches!(c, '.' | '-' | '/' | ':') {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect();
+    if !norm.ends_with(suffix) {
+        return None;
+    }
+    // The normalisation maps ASCII to ASCII, so byte offsets agree with the original name.
+    let cut = name.len().checked_sub(suffix.len())?;
+    let prefix = name.get(..cut)?;
+    Some(
+        prefix
+            .trim_end_matches(['.', '-', '/', ':', '_'])
+            .to_owned(),
+    )
+}
+
 impl Roles {
     /// Finds the roles of every tool.
     #[must_use]
@@ -197,6 +248,40 @@ impl Roles {
     #[must_use]
     pub fn is_empty(&self) -> bool {
         self.found.is_empty()
+    }
+
+    /// The tool families, in the order their first tool is listed (TOOL-1 holds per family).
+    #[must_use]
+    pub fn families(&self) -> Vec<Family> {
+        let mut families: Vec<Family> = Vec::new();
+        for (role, name, index) in &self.found {
+            let prefix = family_prefix(name, *role).unwrap_or_default();
+            let family = match families.iter_mut().find(|f| f.name == prefix) {
+                Some(f) => f,
+                None => {
+                    let last = prefix
+                        .rsplit(['.', '-', '/', ':', '_'])
+                        .next()
+                        .unwrap_or("");
+                    let fake = if last == "cursor" {
+                        FakeKind::Cursor
+                    } else {
+                        FakeKind::Claude
+                    };
+                    families.push(Family {
+                        name: prefix,
+                        fake,
+                        roles: Roles::default(),
+                    });
+                    let Some(f) = families.last_mut() else {
+                        continue;
+                    };
+                    f
+                }
+            };
+            family.roles.found.push((*role, name.clone(), *index));
+        }
+        families
     }
 }
 
@@ -264,6 +349,32 @@ mod tests {
             None,
             "no metadata, no suffix"
         );
+    }
+
+    #[test]
+    fn families_group_roles_by_their_name_prefix() {
+        let listing: Vec<Value> = ["claude", "cursor"]
+            .iter()
+            .flat_map(|ns| {
+                [
+                    tool(&format!("{ns}.run"), &["prompt"]),
+                    tool(&format!("{ns}.run.cancel"), &["run_id"]),
+                ]
+            })
+            .chain([tool("mcp__kit__claude_run_list", &[])])
+            .collect();
+        let families = Roles::find(&listing).families();
+        let names: Vec<&str> = families.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["claude", "cursor", "mcp__kit__claude"]);
+        assert_eq!(families[0].fake, FakeKind::Claude);
+        assert_eq!(families[1].fake, FakeKind::Cursor);
+        assert_eq!(
+            families[1].roles.name(Role::Cancel),
+            Some("cursor.run.cancel")
+        );
+        assert_eq!(families[2].roles.found.len(), 1);
+        let bare = Roles::find(&[tool("run_start", &["prompt"])]).families();
+        assert_eq!(bare[0].name, "", "a bare suffix has the empty prefix");
     }
 
     #[test]

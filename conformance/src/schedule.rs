@@ -12,7 +12,7 @@ use tokio::sync::{Semaphore, mpsc};
 use crate::client::{Client, Deadline, ProcHandle};
 use crate::discovery::{DEFAULT_VERSION, Discovery};
 use crate::model::{Case, Check, Needs, Profile};
-use crate::roles::{Role, Roles};
+use crate::roles::{FakeKind, Family, Role, Roles};
 use crate::target::Target;
 use crate::transcript::{Entry, Transcript};
 use crate::watch::{Observer, Watch};
@@ -48,6 +48,10 @@ pub struct Ctx {
     pub allow_tool_calls: bool,
     /// The cross-cutting findings of the whole run.
     pub watch: Watch,
+    /// The tool family the case checks (`None`: the first, or the whole listing).
+    pub family: Option<&'static Family>,
+    /// Variables set on every server this case starts, on top of the target's.
+    pub server_env: Vec<(std::ffi::OsString, std::ffi::OsString)>,
     target: Arc<Target>,
     transcript: Transcript,
     procs: Arc<Mutex<Vec<ProcHandle>>>,
@@ -70,8 +74,15 @@ impl Ctx {
     pub fn spawn(&self) -> Result<Client, Check> {
         let server = self.servers.fetch_add(1, Ordering::Relaxed);
         let observer = Observer::new(self.watch.clone(), self.case_id, self.position, server);
+        let spec = if self.server_env.is_empty() {
+            std::borrow::Cow::Borrowed(&self.target.spec)
+        } else {
+            let mut with = self.target.spec.clone();
+            with.env.extend(self.server_env.iter().cloned());
+            std::borrow::Cow::Owned(with)
+        };
         let client = Client::spawn(
-            &self.target.spec,
+            &spec,
             self.transcript.clone(),
             self.deadline.clone(),
             Some(observer),
@@ -173,10 +184,19 @@ impl Ctx {
         )))
     }
 
-    /// The roles found by discovery.
+    /// The roles found by discovery: those of the case's family when it has one.
     #[must_use]
     pub fn roles(&self) -> &Roles {
-        &self.discovery.roles
+        match self.family {
+            Some(f) => &f.roles,
+            None => &self.discovery.roles,
+        }
+    }
+
+    /// Which fake drives the roles this case calls.
+    #[must_use]
+    pub fn fake_kind(&self) -> FakeKind {
+        self.family.map_or(FakeKind::Claude, |f| f.fake)
     }
 
     /// The tool name of `role`, or a failure (provider) / skip (other profiles) saying it is missing.
@@ -211,21 +231,29 @@ impl Ctx {
         self.transcript.note(text);
     }
 
-    /// The fake-claude executable driving the server, when one does.
+    /// The fake executable driving the case's family, when one does.
     #[must_use]
     pub fn fake_exe(&self) -> Option<&std::path::Path> {
-        self.target.fake_exe.as_deref()
+        match self.fake_kind() {
+            FakeKind::Claude => self.target.fake_exe.as_deref(),
+            FakeKind::Cursor => self.target.fake_cursor_exe.as_deref(),
+        }
     }
 
-    /// Ends a case that needs fake-claude when it does not drive the server.
+    /// Ends a case that needs its family's fake when it does not drive the server.
     pub fn require_fake(&self) -> Result<(), Check> {
-        if self.drive_fake {
-            Ok(())
-        } else {
-            Err(Check::skip(
+        if !self.drive_fake {
+            return Err(Check::skip(
                 "needs --drive-fake (fake-claude as the server's claude)",
-            ))
+            ));
         }
+        if self.fake_kind() == FakeKind::Cursor && self.target.fake_cursor_exe.is_none() {
+            return Err(Check::skip(
+                "needs fake-cursor-agent as the server's cursor-agent (--fake-cursor-agent \
+                 PATH, or the binary next to the runner or on PATH)",
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -365,6 +393,8 @@ async fn run_one(
         case_id: case.id,
         allow_tool_calls: settings.allow_tool_calls,
         watch,
+        family: case.family,
+        server_env: Vec::new(),
         target,
         transcript: transcript.clone(),
         procs: procs.clone(),

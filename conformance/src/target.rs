@@ -11,6 +11,11 @@ use crate::client::ServerSpec;
 pub const ADAPTER_BIN: &str = "claude-mcp-adapter";
 /// The fake claude's binary name.
 pub const FAKE_CLAUDE_BIN: &str = "fake-claude";
+/// The fake Cursor agent's binary name (C-PROV-3: linked as `cursor-agent` with `--drive-fake`).
+pub const FAKE_CURSOR_BIN: &str = "fake-cursor-agent";
+/// The arguments of the built-in target: both provider families (claude and Cursor), each
+/// driven by its fake.
+pub const BUILTIN_ARGS: [&str; 4] = ["--provider", "claude", "--provider", "cursor"];
 
 /// Why a target could not be prepared (exit 2).
 #[derive(Debug, thiserror::Error)]
@@ -47,6 +52,10 @@ pub struct Target {
     /// The fake-claude executable (symlinks resolved) when it drives the server: what
     /// `/proc/PID/exe` of a run's native processes shows.
     pub fake_exe: Option<PathBuf>,
+    /// The fake-cursor-agent executable (symlinks resolved) when it is on the server's PATH as
+    /// `cursor-agent`: found next to the runner or on PATH, or given; `None` when not found
+    /// (the Cursor family's run cases then skip, saying so).
+    pub fake_cursor_exe: Option<PathBuf>,
     fake_dir: Option<PathBuf>,
 }
 
@@ -61,11 +70,23 @@ impl Drop for Target {
 impl Target {
     /// Prepares a target. `command` empty means the embedded default. With `drive_fake`, the
     /// server's PATH starts with a private directory whose `claude` is fake-claude (found at
-    /// `fake_claude`, else next to the runner, else on PATH).
+    /// `fake_claude`, else next to the runner, else on PATH) and whose `cursor-agent` is
+    /// fake-cursor-agent (found the same way; optional for a given command, required for the
+    /// built-in one, which lists both families).
     pub fn prepare(
         command: &[OsString],
         drive_fake: bool,
         fake_claude: Option<&Path>,
+    ) -> Result<Self, TargetError> {
+        Self::prepare_with(command, drive_fake, fake_claude, None)
+    }
+
+    /// [`Target::prepare`] with an explicit fake-cursor-agent.
+    pub fn prepare_with(
+        command: &[OsString],
+        drive_fake: bool,
+        fake_claude: Option<&Path>,
+        fake_cursor: Option<&Path>,
     ) -> Result<Self, TargetError> {
         let (mut spec, builtin) = match command.split_first() {
             Some((program, args)) => (
@@ -79,7 +100,7 @@ impl Target {
             None => (
                 ServerSpec {
                     program: find_binary(ADAPTER_BIN)?.into_os_string(),
-                    args: Vec::new(),
+                    args: BUILTIN_ARGS.iter().map(OsString::from).collect(),
                     env: Vec::new(),
                 },
                 true,
@@ -87,16 +108,29 @@ impl Target {
         };
         let mut fake_dir = None;
         let mut fake_exe = None;
+        let mut fake_cursor_exe = None;
         if drive_fake {
             let fake = match fake_claude {
                 Some(p) => p.to_path_buf(),
                 None => find_binary(FAKE_CLAUDE_BIN)?,
             };
+            let cursor = match fake_cursor {
+                Some(p) => Some(p.to_path_buf()),
+                None if builtin => Some(find_binary(FAKE_CURSOR_BIN)?),
+                None => find_binary(FAKE_CURSOR_BIN).ok(),
+            };
             let dir =
                 std::env::temp_dir().join(format!("mcp-conformance-{}", uuid::Uuid::new_v4()));
-            let link = dir.join("claude");
+            let mut links = vec![(fake.as_path(), "claude")];
+            if let Some(c) = &cursor {
+                links.push((c.as_path(), "cursor-agent"));
+            }
             std::fs::create_dir_all(&dir)
-                .and_then(|()| std::os::unix::fs::symlink(&fake, &link))
+                .and_then(|()| {
+                    links
+                        .iter()
+                        .try_for_each(|(exe, name)| std::os::unix::fs::symlink(exe, dir.join(name)))
+                })
                 .map_err(|source| TargetError::FakeDir {
                     dir: dir.display().to_string(),
                     source,
@@ -109,12 +143,14 @@ impl Target {
             spec.env.push(("PATH".into(), path));
             fake_dir = Some(dir);
             fake_exe = std::fs::canonicalize(&fake).ok();
+            fake_cursor_exe = cursor.and_then(|c| std::fs::canonicalize(c).ok());
         }
         Ok(Self {
             spec,
             builtin,
             drives_fake: drive_fake,
             fake_exe,
+            fake_cursor_exe,
             fake_dir,
         })
     }

@@ -7,8 +7,12 @@
 //!   `NO_OPEN_BROWSER` and every `FAKE_CURSOR_*` variable, and `names`: every variable's name;
 //! - `{"event":"c2a","ms":N,"raw":"<the line as sent>"}` for every line the client wrote (lossy
 //!   UTF-8, without its newline), malformed ones included;
+//! - `{"event":"a2c","ms":N,"raw":"<what the agent wrote>"}` for every write to stdout (lossy
+//!   UTF-8, trailing newline removed), logged just before the bytes go out;
 //! - `{"event":"c2a_oversized","ms":N,"bytes":N}` for a line over the input bound (not kept);
 //! - `{"event":"eof","ms":N}` when the client closed stdin.
+//!
+//! Every event also carries the writing process's `"pid"` (several processes may share a log).
 
 use std::io::Write as _;
 use std::time::Instant;
@@ -75,6 +79,12 @@ impl Log {
         self.write(&json!({"event": "c2a", "ms": self.ms(), "raw": String::from_utf8_lossy(raw)}));
     }
 
+    /// A write of the agent to stdout (a line, or raw bytes), without its trailing newline.
+    pub fn agent_line(&self, raw: &[u8]) {
+        let raw = raw.strip_suffix(b"\n").unwrap_or(raw);
+        self.write(&json!({"event": "a2c", "ms": self.ms(), "raw": String::from_utf8_lossy(raw)}));
+    }
+
     /// A client line over the bound.
     pub fn oversized(&self, bytes: u64) {
         self.write(&json!({"event": "c2a_oversized", "ms": self.ms(), "bytes": bytes}));
@@ -87,6 +97,13 @@ impl Log {
 
     fn write(&self, v: &Value) {
         let Some(path) = &self.path else { return };
+        let mut v = v.clone();
+        if let Some(obj) = v.as_object_mut() {
+            // Several processes may share one log (`--version` then `acp`): every event says
+            // whose it is.
+            obj.entry("pid")
+                .or_insert_with(|| json!(std::process::id()));
+        }
         let mut line = v.to_string();
         line.push('\n');
         let file = std::fs::OpenOptions::new()

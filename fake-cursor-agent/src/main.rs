@@ -61,6 +61,7 @@ fn run(args: &[String], log: log::Log) -> i32 {
             return FAKE_ERROR;
         }
     };
+    let out = out::Out::logged(log.clone());
     let rx = input::spawn(log);
-    agent::Agent::new(rx, profile::Profile::load(), opts, base).run()
+    agent::Agent::new(rx, out, profile::Profile::load(), opts, base).run()
 }

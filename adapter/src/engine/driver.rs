@@ -290,9 +290,11 @@ async fn execute(
             },
             () = &mut deadline_timer, if !terminated && !exit_known => {
                 // BND-4; also "a final followed by a process that does not exit" (OUT-2).
+                // Ended like a cancel (C-ACP-4): the provider's graceful interrupt (ACP's
+                // session/cancel; for claude the same SIGTERM as before), then the group's end.
                 exec.timed_out = true;
                 terminated = true;
-                proc.terminate();
+                proc.interrupt();
                 cleanup_by = Some(Instant::now() + grace + CLEANUP_WAIT);
                 table.advance(&run.run_id, RunState::Settling);
             },

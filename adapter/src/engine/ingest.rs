@@ -404,7 +404,7 @@ impl Sink {
     }
 }
 
-/// Cuts a message to [`NATIVE_MESSAGE_MAX`] bytes at a char boundary.
+/// Cuts a message to `NATIVE_MESSAGE_MAX` bytes at a char boundary.
 #[must_use]
 pub fn bounded(s: String) -> String {
     bounded_to(s, NATIVE_MESSAGE_MAX)

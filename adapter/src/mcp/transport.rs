@@ -211,7 +211,7 @@ fn signal_closed(closed: &ClosedSignal) {
 /// Starts the stdout writer thread. `closed` fires once when stdout can no longer be written
 /// (the host closed its end): nobody can hear answers any more, which the server treats like EOF
 /// (C-T8). It is learnt from a failed write, or, while nothing is being written, from the kernel
-/// ([`watch_hangup`]).
+/// (`watch_hangup`).
 pub fn spawn_writer(
     recorder: Option<Recorder>,
 ) -> std::io::Result<(Outbox, oneshot::Receiver<()>)> {

@@ -9,8 +9,9 @@
 //! (grading, baseline, exit status), [`crate::report`] (pretty, JSON with `protocol: "acp"`,
 //! JUnit), [`crate::select::glob_match`] (`--case`) and [`crate::cli`] (output routing).
 //!
-//! Client mode (`--client`) plugs in through [`Ran`]: it produces one per case and
-//! [`report::build`] grades and reports them like agent mode's.
+//! Client mode (`--client`, [`client`]): the runner plays a scripted agent that the client under
+//! test launches, and grades what the client sent; its graded cases go through the same report
+//! writers with [`AcpProfile::Client`].
 
 macro_rules! acp_case {
     ($id:literal, $req:literal, $level:ident, $desc:expr, $check:path $(, $factor:expr)?) => {
@@ -28,6 +29,7 @@ macro_rules! acp_case {
 }
 
 pub mod cases;
+pub mod client;
 pub mod driver;
 pub mod report;
 pub mod responder;

@@ -97,9 +97,12 @@ impl Ctx {
     /// graded once, by `initialize/protocol-version`).
     pub async fn started(&self, caps: Caps) -> Result<Agent, Check> {
         let mut agent = self.spawn(caps)?;
+        let started = Instant::now();
         let answer = self
             .handshake(agent.initialize(caps, json!(PROTOCOL_VERSION)))
             .await?;
+        // A loaded machine slows an agent's exit as much as its start (see exit/*).
+        agent.client.set_start_latency(started.elapsed());
         if answer.get("result").is_none_or(|r| !r.is_object()) {
             return Err(Check::blocked(
                 "initialize/protocol-version",

@@ -1,5 +1,5 @@
-//! The `acp-conformance` binary: agent mode (`-- AGENT_COMMAND…`) on the shared runner core,
-//! and the place where client mode (`--client -- CLIENT_COMMAND…`) is parsed. Exit statuses as
+//! The `acp-conformance` binary: agent mode (`-- AGENT_COMMAND…`) and client mode (`--client --
+//! CLIENT_COMMAND…`, [`mcp_conformance::acp::client`]) on the shared runner core. Exit statuses as
 //! `mcp-conformance`: 0 conformant, 1 a required case failed or the baseline went stale, 2 the
 //! runner could not do its job, 130 interrupted.
 
@@ -27,9 +27,20 @@ use mcp_conformance::report::{self, BaselineReport, Report, RunnerInfo, ServerRe
 #[derive(Debug, Parser)]
 #[command(name = "acp-conformance", version)]
 struct Cli {
-    /// Client mode: the runner plays the agent and grades the client the command starts.
+    /// Client mode: the runner plays a scripted agent that the client under test launches
+    /// (`{agent}` in CLIENT_COMMAND, or env ACP_CONFORMANCE_AGENT) and grades the client.
     #[arg(long)]
     client: bool,
+    /// Client mode: the scripted agent (fake-cursor-agent; default: next to this executable).
+    #[arg(long, value_name = "PATH", requires = "client")]
+    agent_program: Option<PathBuf>,
+    /// Client mode: how the client is told to cancel a turn: none, sigint, sigterm,
+    /// client-timeout (its own turn timeout, set in CLIENT_COMMAND).
+    #[arg(long, value_name = "HOW", default_value = "none", requires = "client")]
+    cancel: String,
+    /// Client mode: text written to the client's stdin (then closed); default /dev/null.
+    #[arg(long, value_name = "TEXT", requires = "client")]
+    client_stdin: Option<String>,
     /// Report format, repeatable: pretty, json, junit; `FORMAT=FILE` writes it to FILE.
     #[arg(long = "format", value_name = "FORMAT[=FILE]")]
     formats: Vec<String>,
@@ -88,8 +99,7 @@ fn main() -> ExitCode {
         Err(msg) => return usage(&msg),
     };
     if cli.client {
-        // Client mode lives in `acp::client` (built separately); wired in here at merge.
-        return usage("client mode not built in this binary");
+        return client_mode(&cli, &outputs);
     }
     let all = acp::all();
     let cases = acp::select(&all, &cli.cases);
@@ -103,12 +113,9 @@ fn main() -> ExitCode {
     if cases.is_empty() {
         return usage(&format!("no case matches --case {:?}", cli.cases));
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match runtime() {
         Ok(rt) => rt,
-        Err(e) => return usage(&format!("cannot start the runtime: {e}")),
+        Err(code) => return code,
     };
     let code = runtime.block_on(async {
         tokio::select! {
@@ -123,6 +130,115 @@ fn main() -> ExitCode {
     process::kill_all();
     runtime.shutdown_timeout(Duration::from_millis(200));
     code
+}
+
+/// The tokio runtime both modes run on.
+fn runtime() -> Result<tokio::runtime::Runtime, ExitCode> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| usage(&format!("cannot start the runtime: {e}")))
+}
+
+/// `--client`: the client catalogue, run one case after the other, graded and reported like
+/// agent mode's (profile `client`).
+fn client_mode(cli: &Cli, outputs: &Outputs) -> ExitCode {
+    use mcp_conformance::acp::client::{CASES, CancelDriver, ClientModeConfig, run_client_mode};
+    let ids: Vec<String> = CASES
+        .iter()
+        .filter(|c| {
+            cli.cases.is_empty()
+                || cli
+                    .cases
+                    .iter()
+                    .any(|g| mcp_conformance::select::glob_match(g, c.id))
+        })
+        .map(|c| c.id.to_owned())
+        .collect();
+    if cli.list {
+        let width = CASES.iter().map(|c| c.id.len()).max().unwrap_or(0);
+        for c in CASES.iter().filter(|c| ids.iter().any(|i| i == c.id)) {
+            out(&format!(
+                "{:<width$}  {:<6}  {}\n",
+                c.id,
+                c.level.name(),
+                c.description
+            ));
+        }
+        return ExitCode::SUCCESS;
+    }
+    if cli.command.is_empty() {
+        return usage("no client command: acp-conformance --client [OPTIONS] -- CLIENT_COMMAND...");
+    }
+    if ids.is_empty() {
+        return usage(&format!("no client case matches --case {:?}", cli.cases));
+    }
+    let baseline = match &cli.baseline {
+        Some(p) => match Baseline::load(p) {
+            Ok(b) => b,
+            Err(e) => return usage(&e.to_string()),
+        },
+        None => Baseline::default(),
+    };
+    let cancel = match cli.cancel.as_str() {
+        "none" => CancelDriver::None,
+        "sigint" => CancelDriver::Signal(nix::sys::signal::Signal::SIGINT),
+        "sigterm" => CancelDriver::Signal(nix::sys::signal::Signal::SIGTERM),
+        "client-timeout" => CancelDriver::ClientTimeout,
+        other => {
+            return usage(&format!(
+                "unknown --cancel {other:?} (none, sigint, sigterm, client-timeout)"
+            ));
+        }
+    };
+    let agent = cli.agent_program.clone().unwrap_or_else(|| {
+        std::env::current_exe()
+            .ok()
+            .and_then(|p| Some(p.parent()?.join("fake-cursor-agent")))
+            .unwrap_or_else(|| PathBuf::from("fake-cursor-agent"))
+    });
+    let mut cfg = ClientModeConfig::new(command_words(cli), agent);
+    cfg.cancel = cancel;
+    cfg.client_stdin = cli.client_stdin.clone().map(String::into_bytes);
+    cfg.cases = ids;
+    cfg.strict = cli.strict;
+    cfg.case_timeout = Duration::from_millis(cli.timeout_ms.max(30_000));
+    let rt = match runtime() {
+        Ok(rt) => rt,
+        Err(code) => return code,
+    };
+    let results = rt.block_on(async {
+        tokio::select! {
+            r = run_client_mode(&cfg) => Some(r),
+            () = cli::interrupted() => None,
+        }
+    });
+    process::kill_all();
+    rt.shutdown_timeout(Duration::from_millis(200));
+    let Some(mut cases) = results else {
+        err_line("acp-conformance: interrupted; every process group was killed");
+        return ExitCode::from(130);
+    };
+    for c in &mut cases {
+        let listed = baseline.lists(&c.id);
+        c.baselined = listed && c.outcome == mcp_conformance::model::Outcome::Fail;
+        c.stale_baseline = listed && c.outcome == mcp_conformance::model::Outcome::Pass;
+    }
+    let known: BTreeSet<&str> = CASES.iter().map(|c| c.id).collect();
+    let unknown = mcp_conformance::verdict::unknown_baseline_ids(&baseline, &known);
+    let summary = mcp_conformance::verdict::summarize(&cases, unknown.len());
+    let mut report = error_report(cli, "");
+    report.profile = AcpProfile::Client;
+    report.error = None;
+    report.baseline.listed = baseline.ids.len();
+    report.baseline.unknown = unknown;
+    report.cases = cases;
+    report.summary = summary;
+    report.exit_code = mcp_conformance::verdict::exit_code(&summary);
+    if let Err(e) = cli::write_reports(&report, outputs, false) {
+        return usage(&format!("{e:#}"));
+    }
+    ExitCode::from(report.exit_code)
 }
 
 fn command_words(cli: &Cli) -> Vec<String> {

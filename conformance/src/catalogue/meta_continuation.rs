@@ -4,6 +4,7 @@ use serde_json::{Value, json};
 
 use super::support::ensure;
 use crate::model::{Case, Check, CheckResult, Levels, Profile};
+use crate::roles::FakeKind;
 use crate::schedule::Ctx;
 
 /// The continuation key.
@@ -50,11 +51,26 @@ fn pointer_ok(schema: &Value, pointer: &str) -> bool {
 
 async fn declared(ctx: Ctx) -> CheckResult {
     roles_or_skip(&ctx)?;
-    let want = json!({"format_version": 1, "kind": "claude.run", "id_pointer": "/run_id"});
+    // PROV-2: each tool family declares its own kind (`claude.run`, `cursor.run`).
+    let kind_of = |fake: FakeKind| match fake {
+        FakeKind::Claude => "claude.run",
+        FakeKind::Cursor => "cursor.run",
+    };
+    let families = ctx.roles().families();
+    let mut wants = Vec::new();
     let mut bad = Vec::new();
-    for (role, name, i) in &ctx.roles().found {
+    for (role, name, i, fake) in families.iter().flat_map(|f| {
+        f.roles
+            .found
+            .iter()
+            .map(move |(role, name, i)| (role, name, i, f.fake))
+    }) {
         if !role.continues() {
             continue;
+        }
+        let want = json!({"format_version": 1, "kind": kind_of(fake), "id_pointer": "/run_id"});
+        if !wants.contains(&want) {
+            wants.push(want.clone());
         }
         let tool = &ctx.discovery.tools()[*i];
         let got = tool.get("_meta").and_then(|m| m.get(CONT_KEY));
@@ -70,7 +86,15 @@ async fn declared(ctx: Ctx) -> CheckResult {
             bad.push(format!("{name}: /run_id is not a required string property"));
         }
     }
-    ensure(bad.is_empty(), want.to_string(), bad.join("; "))?;
+    if wants.is_empty() {
+        wants.push(json!({"format_version": 1, "kind": "claude.run", "id_pointer": "/run_id"}));
+    }
+    let want = wants
+        .iter()
+        .map(Value::to_string)
+        .collect::<Vec<_>>()
+        .join(" or, in its family, ");
+    ensure(bad.is_empty(), want, bad.join("; "))?;
     Ok(Check::Pass)
 }
 

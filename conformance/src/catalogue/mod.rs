@@ -15,6 +15,7 @@ macro_rules! case {
             needs: $crate::model::Needs::$needs,
             timeout_factor: case!(@factor $($factor)?),
             check: |ctx| Box::pin($check(ctx $(, $arg)*)),
+            family: None,
         }
     };
     (@factor) => { 1 };
@@ -22,6 +23,7 @@ macro_rules! case {
 }
 
 pub mod cancellation;
+pub mod families;
 pub mod gateway;
 pub mod jsonrpc;
 pub mod lifecycle;
@@ -69,7 +71,8 @@ pub fn position(id: &str) -> usize {
                 .map(|(i, c)| (c.id, i + 1))
                 .collect()
         })
-        .get(id)
+        // A family's instance (`runs/…@cursor`) sits where its case does.
+        .get(id.split('@').next().unwrap_or(id))
         .copied()
         .unwrap_or(usize::MAX)
 }

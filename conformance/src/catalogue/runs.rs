@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use super::families;
 use super::support::{call_tool, ensure, show, str_at, tool_answer};
 use crate::client::Client;
 use crate::model::{Case, Check, CheckResult, Levels};
@@ -19,6 +20,9 @@ const RUN_FACTOR: u32 = 3;
 const POLL: Duration = Duration::from_millis(50);
 /// States of a run that has not settled (RUN-10).
 pub const ACTIVE_STATES: [&str; 4] = ["pending", "starting", "running", "settling"];
+
+/// The environment variable that carries a case's marker to the server and its runs.
+pub const MARKER_VAR: &str = "MCP_CONFORMANCE_RUN_MARKER";
 
 /// The work-invocation key of META-WORK-4.
 pub const INVOCATION_KEY: &str = "io.github.computer-mcp/work-invocation";
@@ -37,19 +41,28 @@ impl Runs {
     /// Starts a fresh server (fake-claude on its PATH) and completes the handshake.
     pub async fn open(ctx: &Ctx) -> Result<Self, Check> {
         ctx.require_fake()?;
+        let marker = format!("mcp-conformance-run-{}", uuid::Uuid::new_v4().simple());
+        // The marker also rides in the server's environment, which its native processes
+        // inherit: an ACP agent gets its prompt on stdin, not in its argv.
+        let mut ctx = ctx.clone();
+        ctx.server_env
+            .push((MARKER_VAR.into(), marker.clone().into()));
         Ok(Self {
             c: ctx.session().await?,
-            ctx: ctx.clone(),
-            marker: format!("mcp-conformance-run-{}", uuid::Uuid::new_v4().simple()),
+            ctx,
+            marker,
         })
     }
 
-    /// The prompt that selects `scenario` in fake-claude.
+    /// The prompt that selects `scenario` in the fake of the case's family (fake-claude's
+    /// scenario names; [`families::scenario`] maps them for the other fake).
     #[must_use]
     pub fn prompt(&self, scenario: &str) -> String {
         format!(
-            "fake-claude:scenario={scenario}\nmcp-conformance case {} {}",
-            self.ctx.case_id, self.marker
+            "{}\nmcp-conformance case {} {}",
+            families::selector(self.ctx.fake_kind(), scenario),
+            self.ctx.case_id,
+            self.marker
         )
     }
 
@@ -501,12 +514,16 @@ async fn failed_run(ctx: Ctx, scenario: &'static str, code: &'static str) -> Che
     )?;
     if code == "native_error" {
         // RUN-11: the native error itself is reported, not only its code.
+        // An ACP agent's failure may also be the protocol's (C-ACP-2).
+        let sources = families::native_sources(ctx.fake_kind());
         let native = inner.get("native_error").cloned().unwrap_or(Value::Null);
         ensure(
             str_at(&native, "message").is_some()
-                && str_at(&native, "source")
-                    .is_some_and(|s| ["result", "assistant", "stderr"].contains(&s)),
-            "native_error {message, source: result | assistant | stderr} (RUN-11)",
+                && str_at(&native, "source").is_some_and(|s| sources.contains(&s)),
+            format!(
+                "native_error {{message, source: {}}} (RUN-11)",
+                sources.join(" | ")
+            ),
             show(&answer),
         )?;
     }

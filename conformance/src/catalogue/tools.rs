@@ -201,25 +201,43 @@ async fn names(ctx: Ctx) -> CheckResult {
 }
 
 async fn catalogue_roles(ctx: Ctx) -> CheckResult {
+    // TOOL-1 holds per tool family (C-PROV-3: `claude.run…` and `cursor.run…` are seven each).
+    let mut families = ctx.roles().families();
+    if families.is_empty() {
+        // No family at all: every role is missing, said role by role.
+        families.push(crate::roles::Family {
+            name: String::new(),
+            fake: crate::roles::FakeKind::Claude,
+            roles: crate::roles::Roles::default(),
+        });
+    }
+    let several = families.len() > 1;
     let mut problems = Vec::new();
-    for role in Role::ALL {
-        let n = ctx
-            .roles()
-            .found
-            .iter()
-            .filter(|(r, _, _)| *r == role)
-            .count();
-        if n != 1 {
-            problems.push(format!(
-                "{} tools with the role of {}",
-                n,
-                role.default_name()
-            ));
+    for family in &families {
+        for role in Role::ALL {
+            let n = family
+                .roles
+                .found
+                .iter()
+                .filter(|(r, _, _)| *r == role)
+                .count();
+            if n != 1 {
+                let of = if several {
+                    format!("family {:?}: ", family.name)
+                } else {
+                    String::new()
+                };
+                problems.push(format!(
+                    "{of}{} tools with the role of {}",
+                    n,
+                    role.default_name()
+                ));
+            }
         }
     }
     ensure(
         problems.is_empty(),
-        "exactly one tool per role",
+        "exactly one tool per role (in each tool family)",
         problems.join("; "),
     )?;
     Ok(Check::Pass)

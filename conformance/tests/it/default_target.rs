@@ -1,5 +1,6 @@
 //! The default target end to end: `mcp-conformance --strict` with no server command checks the
-//! reference adapter wired to fake-claude under the provider profile, and every MUST passes.
+//! reference adapter (both tool families) wired to fake-claude and fake-cursor-agent under the
+//! provider profile, and every MUST passes, the Cursor family's run lifecycle included (C-PROV-3).
 //! Both binaries must sit next to the runner (`cargo build --workspace`, as the README's main
 //! command does); a missing one is a failure, since CI always builds them.
 
@@ -16,7 +17,7 @@ fn sibling(name: &str) -> PathBuf {
 
 #[test]
 fn the_reference_adapter_passes_every_must_of_the_provider_profile() {
-    for bin in ["claude-mcp-adapter", "fake-claude"] {
+    for bin in ["claude-mcp-adapter", "fake-claude", "fake-cursor-agent"] {
         assert!(
             sibling(bin).is_file(),
             "{bin} is not next to the runner: build the workspace first (cargo build --workspace)"
@@ -40,6 +41,17 @@ fn the_reference_adapter_passes_every_must_of_the_provider_profile() {
         })
         .collect();
     assert!(failed.is_empty(), "not conformant:\n{}", failed.join("\n"));
+    let cursor: Vec<&str> = report["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["id"].as_str()?.strip_suffix("@cursor"))
+        .collect();
+    assert_eq!(
+        cursor,
+        mcp_conformance::catalogue::families::CURSOR,
+        "the Cursor family's run lifecycle ran, case by case"
+    );
     assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
     crate::docs::assert_matches_schema(&report);
 }

@@ -3,11 +3,13 @@
 //! deliberately broken servers (mutants) and a gateway built from the re-exporting proxy example.
 
 mod acp_agents;
+mod acp_client;
 mod acp_mutants;
 mod cli;
 mod default_target;
 mod defects;
 mod docs;
+mod families;
 mod gateway;
 mod golden;
 mod mutants;

@@ -11,3 +11,8 @@ pub fn text(name: &str) -> Option<&'static str> {
 pub fn names() -> Vec<&'static str> {
     BUILTIN.iter().map(|(n, _)| *n).collect()
 }
+
+/// The JSON text of the built-in fragment `name` (`scenarios/fragments/NAME.json`).
+pub fn fragment(name: &str) -> Option<&'static str> {
+    FRAGMENTS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}

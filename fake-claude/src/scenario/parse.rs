@@ -15,6 +15,7 @@ const MODIFIERS: &[&str] = &[
     "newline",
     "steps",
     "requires_partial",
+    "with",
 ];
 
 impl Scenario {
@@ -76,6 +77,40 @@ fn parse_steps(list: &[Value], prefix: &str) -> Result<Vec<Step>, StepErr> {
         .collect()
 }
 
+/// The event of `{"emit_fragment": NAME, "with": {…}}`: the built-in fragment's object with the
+/// `with` keys replaced in place (keeping the fragment's key order, as the real CLI's) or
+/// appended.
+fn fragment_event(name: &Value, with: Option<&Value>) -> Result<Value, String> {
+    let name = name
+        .as_str()
+        .ok_or("\"emit_fragment\" takes a fragment name")?;
+    let text = super::builtin::fragment(name).ok_or_else(|| {
+        format!(
+            "unknown fragment {name:?} (known: {})",
+            super::builtin::FRAGMENTS
+                .iter()
+                .map(|(n, _)| *n)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    })?;
+    let mut event: Value =
+        serde_json::from_str(text).map_err(|e| format!("fragment {name:?} is not JSON: {e}"))?;
+    let Some(fields) = event.as_object_mut() else {
+        return Err(format!("fragment {name:?} is not a JSON object"));
+    };
+    match with {
+        None => {}
+        Some(Value::Object(overrides)) => {
+            for (k, v) in overrides {
+                fields.insert(k.clone(), v.clone());
+            }
+        }
+        Some(_) => return Err("\"with\" takes a JSON object".into()),
+    }
+    Ok(event)
+}
+
 /// The outer `Result` carries this step's error, the inner one a nested step's.
 fn parse_step(v: &Value, at: &str) -> Result<Result<Step, StepErr>, String> {
     let obj = v.as_object().ok_or("a step must be an object")?;
@@ -91,6 +126,7 @@ fn parse_step(v: &Value, at: &str) -> Result<Result<Step, StepErr>, String> {
     let arg = &obj[action.as_str()];
     let allowed: &[&str] = match action.as_str() {
         "emit" => &["comment", "modes", "text", "requires_partial"],
+        "emit_fragment" => &["comment", "modes", "text", "requires_partial", "with"],
         "raw" | "raw_bytes" => &["comment", "modes", "newline"],
         "line" | "flood" => &["comment", "modes"],
         "stderr" => &["comment", "newline"],
@@ -109,20 +145,25 @@ fn parse_step(v: &Value, at: &str) -> Result<Result<Step, StepErr>, String> {
         Some(b) => b.as_bool().ok_or("\"newline\" must be a boolean")?,
     };
     let step = match action.as_str() {
-        "emit" => {
+        "emit" | "emit_fragment" => {
             let text = obj.get("text").map(|t| t.as_str().map(str::to_owned));
             let text = text
                 .map(|t| t.ok_or("\"text\" must be a string"))
                 .transpose()?;
-            if !arg.is_object() {
-                return Err("\"emit\" takes a JSON object".into());
-            }
+            let event = if action.as_str() == "emit" {
+                if !arg.is_object() {
+                    return Err("\"emit\" takes a JSON object".into());
+                }
+                arg.clone()
+            } else {
+                fragment_event(arg, obj.get("with"))?
+            };
             let requires_partial = obj
                 .get("requires_partial")
                 .and_then(Value::as_bool)
                 .unwrap_or(false);
             Step::Emit {
-                event: arg.clone(),
+                event,
                 modes,
                 text,
                 requires_partial,

@@ -506,10 +506,14 @@ fn every_scenario_file_parses_and_is_reachable_by_name() {
     let mut names = Vec::new();
     for entry in std::fs::read_dir(&dir).expect("scenarios dir") {
         let path = entry.expect("entry").path();
+        if path.file_name().is_some_and(|n| n == "fragments") && path.is_dir() {
+            // Shared events (`emit_fragment`), not scenarios: checked below.
+            continue;
+        }
         assert_eq!(
             path.extension().and_then(|e| e.to_str()),
             Some("json"),
-            "only .json files: {}",
+            "only .json files and fragments/: {}",
             path.display()
         );
         let doc: Value =
@@ -563,4 +567,69 @@ fn builtin_scenarios_leave_no_placeholder_unfilled() {
             "{name}"
         );
     }
+}
+
+#[test]
+fn a_fragment_emits_the_shared_event_with_its_overrides_in_place() {
+    // The shared 2.1.328 system/init event: `with` replaces apiKeySource where it stands.
+    let fragment: Value = serde_json::from_str(
+        &std::fs::read_to_string(crate_dir().join("scenarios/fragments/system-init.json"))
+            .expect("the fragment"),
+    )
+    .expect("JSON");
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let scenario = tmp.path().join("frag.json");
+    std::fs::write(
+        &scenario,
+        r#"{"description": "a fragment with an override, then a plain success result",
+            "steps": [{"emit_fragment": "system-init", "with": {"apiKeySource": "none", "extra": 1}},
+                      {"emit": {"type": "result", "subtype": "success", "is_error": false,
+                                "result": "ok", "session_id": "{{session_id}}"}}]}"#,
+    )
+    .expect("write");
+    let out = fake(tmp.path())
+        .env("FAKE_CLAUDE_SCENARIO", &scenario)
+        .args([
+            "-p",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--",
+            "hi",
+        ])
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let first: Value = serde_json::from_str(text.lines().next().expect("a line")).expect("JSON");
+    let keys: Vec<&String> = first.as_object().expect("object").keys().collect();
+    let mut want: Vec<&String> = fragment.as_object().expect("object").keys().collect();
+    let extra = "extra".to_owned();
+    want.push(&extra);
+    assert_eq!(keys, want, "the fragment's key order, the new key last");
+    assert_eq!(first["apiKeySource"], "none");
+    assert_eq!(first["tools"], fragment["tools"]);
+
+    std::fs::write(
+        &scenario,
+        r#"{"description": "an unknown fragment", "steps": [{"emit_fragment": "no-such"}]}"#,
+    )
+    .expect("write");
+    let out = fake(tmp.path())
+        .env("FAKE_CLAUDE_SCENARIO", &scenario)
+        .args([
+            "-p",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--",
+            "hi",
+        ])
+        .output()
+        .expect("run");
+    assert_ne!(out.status.code(), Some(0));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("unknown fragment \"no-such\""),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -86,10 +86,16 @@ pub struct Agent {
 }
 
 impl Agent {
-    /// An agent reading from `rx`.
-    pub fn new(rx: Receiver<Input>, profile: Profile, opts: Options, base: Scenario) -> Self {
+    /// An agent reading from `rx` and writing to `out`.
+    pub fn new(
+        rx: Receiver<Input>,
+        out: Out,
+        profile: Profile,
+        opts: Options,
+        base: Scenario,
+    ) -> Self {
         Self {
-            out: Out::default(),
+            out,
             rx,
             profile,
             opts,

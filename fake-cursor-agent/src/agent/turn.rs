@@ -15,6 +15,9 @@ use crate::out::stderr;
 use crate::scenario::{Answer, RequestStep, Scenario, Step};
 use crate::{process, rpc};
 
+/// A request step's `id` that means "the id of the prompt being answered" (README).
+const PROMPT_ID: &str = "{{prompt_id}}";
+
 /// Why a turn stopped early.
 #[derive(Debug)]
 pub enum Stop {
@@ -137,7 +140,12 @@ impl<'a> Turn<'a> {
     }
 
     fn request(&mut self, r: &RequestStep) -> Result<(), Stop> {
-        let id = r.id.clone().unwrap_or_else(|| self.agent.request_id());
+        let id = match &r.id {
+            // The id of the client's own pending `session/prompt`: a deliberate collision (ACP-1).
+            Some(Value::String(s)) if s == PROMPT_ID => self.prompt_id.clone(),
+            Some(id) => id.clone(),
+            None => self.agent.request_id(),
+        };
         let params = fill(&r.params, &self.vars);
         self.agent.out.send(&rpc::request(&id, &r.method, params));
         if !r.wait {

@@ -8,7 +8,8 @@
 //! - the Python MCP SDK `mcp==2.3.0` in a venv ([`python_mcp`]);
 //! - four real ACP agents: the TypeScript SDK's example agent from `@agentclientprotocol/sdk@0.12.0`
 //!   ([`acp_ts_example_agent`]), the Python SDK's echo agent from
-//!   `agent-client-protocol==0.12.1` ([`acp_python_echo_agent`]), and
+//!   `agent-client-protocol==0.12.1` ([`acp_python_echo_agent`]; the same SDK's example *client*
+//!   is [`acp_python_example_client`]), and
 //!   `@zed-industries/claude-agent-acp@0.23.1` ([`acp_claude_agent`]), which runs real model turns
 //!   against the Messages API stand-in, and `@zed-industries/claude-code-acp@0.16.2`
 //!   ([`acp_claude_code`]), run without credentials by the ACP conformance gate;
@@ -24,6 +25,7 @@
 mod acp_claude_agent;
 mod acp_claude_code;
 mod acp_python_agent;
+mod acp_python_client;
 mod acp_ts_agent;
 mod claude_code;
 mod everything;
@@ -43,6 +45,7 @@ pub use acp_python_agent::{
     ACP_PYTHON_SDIST_SHA256, ACP_PYTHON_SDK_VERSION, acp_python_echo_agent,
     acp_python_echo_agent_paths,
 };
+pub use acp_python_client::{acp_python_example_client, acp_python_example_client_paths};
 pub use acp_ts_agent::{ACP_TS_SDK_VERSION, acp_ts_example_agent, acp_ts_example_agent_entry};
 pub use claude_code::{CLAUDE_VERSION, CLAUDE_VERSION_LINE, claude, claude_platform_package};
 pub use everything::{EVERYTHING_VERSION, everything_server, everything_server_entry};

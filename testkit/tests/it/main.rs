@@ -3,6 +3,7 @@
 //! `CI=true` a missing CLI fails these tests instead of skipping them).
 
 mod api_errors;
+mod contract_ids;
 mod max_turns;
 mod no_account;
 mod prereq_gate;

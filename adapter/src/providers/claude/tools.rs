@@ -24,7 +24,7 @@ use crate::providers::tool_vocabulary::VOCABULARY;
 const MARKERS: [&[u8]; 2] = [b"\"tool_use\"", b"\"tool_use_id\""];
 
 /// Whether a line may carry tool events: an assistant, user, system or result event holding one
-/// of the [`MARKERS`].
+/// of the `MARKERS`.
 #[must_use]
 pub fn may_carry(top: &TopLevel, line: &[u8]) -> bool {
     let typed = matches!(

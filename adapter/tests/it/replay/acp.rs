@@ -38,7 +38,79 @@ pub fn fake_cursor_agent_bin() -> PathBuf {
 /// fake-cursor-agent).
 #[must_use]
 pub fn is_acp(rec: &Recording) -> bool {
-    rec.meta["native"]["kind"] == KIND
+    rec.meta["native"]["kind"] == KIND || rec.meta["native"]["kind"] == REAL_KIND
+}
+
+/// `meta.native.kind` of a recording made against a real ACP agent behind the version shim.
+pub const REAL_KIND: &str = "real-acp-agent";
+
+/// The real ACP agents recorded as goldens (`recordings/acp/real-*`), pinned by testkit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RealAgent {
+    /// `@agentclientprotocol/sdk` 0.12.0, `dist/examples/agent.js`.
+    TsExample,
+    /// `agent-client-protocol` 0.12.1 (PyPI), `examples/echo_agent.py`.
+    PythonEcho,
+}
+
+impl RealAgent {
+    /// What the recording's meta says the agent is.
+    #[must_use]
+    pub fn describe(self) -> String {
+        match self {
+            RealAgent::TsExample => format!(
+                "@agentclientprotocol/sdk {} dist/examples/agent.js (node)",
+                testkit::prereq::ACP_TS_SDK_VERSION
+            ),
+            RealAgent::PythonEcho => format!(
+                "agent-client-protocol {} (PyPI) examples/echo_agent.py",
+                testkit::prereq::ACP_PYTHON_SDK_VERSION
+            ),
+        }
+    }
+
+    /// The pinned agent's command (installed on first use); panics when it cannot be had, since
+    /// only `BLESS` runs it.
+    fn command(self) -> std::process::Command {
+        let cmd = match self {
+            RealAgent::TsExample => testkit::prereq::acp_ts_example_agent(),
+            RealAgent::PythonEcho => testkit::prereq::acp_python_echo_agent(),
+        };
+        cmd.unwrap_or_else(|e| panic!("remaking a real-agent recording needs the agent: {e}"))
+    }
+}
+
+/// The pinned `cursor-agent --version` line the Cursor provider asserts (NAT-2, ACP-9).
+const SHIM_VERSION: &str = "2026.10.01-e373342";
+
+/// Writes into `dir` a shim that answers `--version` with the pinned line and otherwise runs
+/// `agent` (ignoring the provider's `acp` word): everything after the version check is the real
+/// agent on the wire. The real `cursor-agent` is on no registry; the shim only lets a real ACP
+/// agent stand behind the Cursor provider.
+#[must_use]
+pub fn real_agent_shim(dir: &Path, agent: RealAgent) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let cmd = agent.command();
+    let quote = |s: &std::ffi::OsStr| format!("'{}'", s.to_string_lossy().replace('\'', r"'\''"));
+    let mut body = String::new();
+    for (k, v) in cmd.get_envs() {
+        if let Some(v) = v {
+            body.push_str(&format!("export {}={}\n", k.to_string_lossy(), quote(v)));
+        }
+    }
+    body.push_str("exec ");
+    body.push_str(&quote(cmd.get_program()));
+    for a in cmd.get_args() {
+        body.push(' ');
+        body.push_str(&quote(a));
+    }
+    let text = format!(
+        "#!/bin/sh\nif [ \"$1\" = --version ]; then echo {SHIM_VERSION}; exit 0; fi\n{body}\n"
+    );
+    let path = dir.join("real-acp-agent-shim");
+    std::fs::write(&path, text).expect("write the shim");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    path
 }
 
 /// The adapter arguments that make `agent` the Cursor provider.

@@ -8,6 +8,7 @@
 
 use serde_json::{Value, json};
 
+use super::acp::RealAgent;
 use super::sessions::{CWD, Definition, INVOCATION, Native, Step};
 
 /// `cursor.run` with this prompt and the given permission mode (ACP-4; `None`: the default,
@@ -108,10 +109,44 @@ macro_rules! acp {
     };
 }
 
+/// A golden of a real ACP agent behind the Cursor provider.
+fn real(
+    name: &'static str,
+    agent: RealAgent,
+    about: &'static str,
+    steps: fn() -> Vec<Step>,
+) -> Definition {
+    Definition {
+        name,
+        about,
+        native: Native::RealAcp { agent },
+        env: &[],
+        adapter_args: &[],
+        steps,
+    }
+}
+
 /// Every ACP golden session.
 #[must_use]
 pub fn all() -> Vec<Definition> {
     vec![
+        real(
+            "acp/real-ts-example-agent",
+            RealAgent::TsExample,
+            "The TypeScript SDK's example agent (a real agent nobody here wrote) as the Cursor \
+             provider under acceptEdits: its chunks, tool calls and its edit's permission request, \
+             answered allow_once (ACP-4); end_turn succeeds and the group is killed after the \
+             turn (ACP-7).",
+            || blocking(run_args("Hello", Some("acceptEdits"))),
+        ),
+        real(
+            "acp/real-python-echo-agent",
+            RealAgent::PythonEcho,
+            "The Python SDK's echo agent (a real agent nobody here wrote) as the Cursor provider: \
+             the prompt echoed as one agent_message_chunk with _meta, end_turn; the final text is \
+             the echo (ACP-6).",
+            || blocking(run_args("Hello echo", None)),
+        ),
         acp!(
             "acp/default",
             "default",

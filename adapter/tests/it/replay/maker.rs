@@ -61,6 +61,22 @@ pub fn make(def: &Definition) {
                 json!({"kind": super::acp::KIND, "scenario": scenario}),
             )
         }
+        Native::RealAcp { agent } => {
+            let shim = super::acp::real_agent_shim(tmp.path(), *agent);
+            provider_args = Some(super::acp::adapter_args(&shim));
+            let mut env = base_env();
+            env.push(("HOME".into(), home.clone().into()));
+            (
+                shim,
+                env,
+                json!({
+                    "kind": super::acp::REAL_KIND,
+                    "agent": agent.describe(),
+                    "shim": "answers --version with the pinned cursor-agent line (NAT-2), \
+                             otherwise execs the agent; the wire is the real agent's",
+                }),
+            )
+        }
         Native::Fake { scenario } => {
             let mut env = base_env();
             env.push(("HOME".into(), home.clone().into()));

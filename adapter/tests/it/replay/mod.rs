@@ -84,6 +84,8 @@ recordings! {
     fake_hooks_before_init => "fake-hooks-before-init",
     fake_cancel_streaming => "fake-cancel-streaming",
     fake_cancelled_request => "fake-cancelled-request",
+    acp_real_ts_example_agent => "acp/real-ts-example-agent",
+    acp_real_python_echo_agent => "acp/real-python-echo-agent",
     acp_default => "acp/default",
     acp_tools => "acp/tools",
     acp_permission_shell_dont_ask => "acp/permission-shell-dont-ask",

@@ -26,6 +26,10 @@ pub enum Native {
     /// fake-cursor-agent with this built-in scenario, as the Cursor provider
     /// (`--provider cursor`, ACP; `recordings/acp/`, [`super::acp_sessions`]).
     Cursor { scenario: &'static str },
+    /// A real ACP agent nobody here wrote (pinned by testkit), as the Cursor provider behind a
+    /// version shim ([`super::acp::real_agent_shim`]); its agent side is replayed by
+    /// fake-cursor-agent like the fake's.
+    RealAcp { agent: super::acp::RealAgent },
 }
 
 /// One step of a session script.

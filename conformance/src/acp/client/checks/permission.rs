@@ -1,0 +1,122 @@
+//! Permission answers: never `allow_always`, and only an `optionId` the request offered.
+
+use serde_json::Value;
+
+use super::{answer_kind, label, turn};
+use crate::acp::client::config::ClientModeConfig;
+use crate::acp::client::run::Ran;
+use crate::acp::client::wire::AgentRequest;
+use crate::model::Check;
+
+const METHOD: &str = "session/request_permission";
+
+/// `(optionId, kind)` of each offered option.
+fn offered(r: &AgentRequest) -> Vec<(String, String)> {
+    r.params
+        .get("options")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .map(|o| {
+                    let s = |k: &str| o.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
+                    (s("optionId"), s("kind"))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Each permission request with the `optionId` the client selected, if it selected one.
+fn selections(ran: &Ran, pid: u32) -> Vec<(AgentRequest, Option<Value>, String)> {
+    ran.wire
+        .agent_requests(pid)
+        .into_iter()
+        .filter(|r| r.method == METHOD)
+        .map(|r| {
+            let answer = ran.wire.answer_to(pid, &r).map(|(_, a)| a.clone());
+            let kind = answer
+                .as_ref()
+                .map_or_else(|| "no answer".into(), answer_kind);
+            let selected = answer.as_ref().and_then(|a| {
+                (a.pointer("/result/outcome/outcome") == Some(&Value::from("selected"))).then(
+                    || {
+                        a.pointer("/result/outcome/optionId")
+                            .cloned()
+                            .unwrap_or(Value::Null)
+                    },
+                )
+            });
+            (r, selected, kind)
+        })
+        .collect()
+}
+
+/// `client/permission-never-allow-always`.
+pub fn never_allow_always(ran: &Ran, _cfg: &ClientModeConfig) -> Check {
+    let (pid, _) = match turn(ran) {
+        Ok(t) => t,
+        Err(c) => return c,
+    };
+    let bad: Vec<String> = selections(ran, pid)
+        .iter()
+        .filter_map(|(r, sel, _)| {
+            let id = sel.as_ref()?.as_str()?;
+            offered(r)
+                .iter()
+                .any(|(o, k)| o == id && k == "allow_always")
+                .then(|| format!("{} answered selected {id:?} (kind allow_always)", label(r)))
+        })
+        .collect();
+    if bad.is_empty() {
+        Check::Pass
+    } else {
+        Check::fail(
+            "no permission answer selecting an option of kind allow_always",
+            bad.join("; "),
+        )
+    }
+}
+
+/// `client/permission-echoes-offered-option`.
+pub fn echoes_offered_option(ran: &Ran, _cfg: &ClientModeConfig) -> Check {
+    let (pid, _) = match turn(ran) {
+        Ok(t) => t,
+        Err(c) => return c,
+    };
+    let all = selections(ran, pid);
+    if all.iter().all(|(_, sel, _)| sel.is_none()) {
+        let answers: Vec<String> = all
+            .iter()
+            .map(|(r, _, k)| format!("{}: {k}", label(r)))
+            .collect();
+        return Check::skip(format!(
+            "the client selected no option, so no optionId to check (its answers: {})",
+            if answers.is_empty() {
+                "none".into()
+            } else {
+                answers.join("; ")
+            }
+        ));
+    }
+    let bad: Vec<String> = all
+        .iter()
+        .filter_map(|(r, sel, _)| {
+            let sel = sel.as_ref()?;
+            let ok = sel
+                .as_str()
+                .is_some_and(|id| offered(r).iter().any(|(o, _)| o == id));
+            (!ok).then(|| {
+                let ids: Vec<String> = offered(r).into_iter().map(|(o, _)| o).collect();
+                format!("{} selected {sel}, offered {ids:?}", label(r))
+            })
+        })
+        .collect();
+    if bad.is_empty() {
+        Check::Pass
+    } else {
+        Check::fail(
+            "every selected optionId is one the request offered",
+            bad.join("; "),
+        )
+    }
+}

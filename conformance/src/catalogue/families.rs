@@ -1,0 +1,264 @@
+//! The run lifecycle of every tool family (C-PROV-3): a server that lists several families
+//! (`claude.run…` and `cursor.run…`) has each one's run cases checked against its own tools and
+//! its own fake. The first family keeps the cases' ids; every other family gets its instances as
+//! `ID@FAMILY`. A case runs against a family of the other fake only when that fake has a
+//! scenario that reproduces what the case checks ([`CURSOR`]); the rest are specific to
+//! claude's print mode (its stream's final, stderr, exit status, process tree) and are not
+//! instantiated for a Cursor family, or skipped with that reason when Cursor's is the first.
+
+use crate::model::{Case, Check};
+use crate::roles::{FakeKind, Family};
+use crate::select::glob_match;
+
+/// fake-claude scenario → the fake-cursor-agent scenario that produces the same outcome
+/// through ACP (see fake-cursor-agent/README.md).
+const CURSOR_SCENARIOS: [(&str, &str); 4] = [
+    ("success", "default"),
+    ("error-subtype", "prompt-error"),
+    ("missing-final", "crash-midturn"),
+    ("hang-before-final", "hang-midturn"),
+];
+
+/// The run cases that apply to a Cursor family: every scenario they use maps through
+/// `CURSOR_SCENARIOS` (or they start no run).
+pub const CURSOR: [&str; 16] = [
+    "runs/run/succeeded",
+    "runs/run/result-shape",
+    "runs/outcome/error-subtype",
+    "runs/outcome/missing-final",
+    "runs/run/detach",
+    "runs/read/failed-run-read-succeeds",
+    "runs/list/retained",
+    "runs/cancel/cancelled",
+    "runs/cancel/already-settled",
+    "runs/release/active",
+    "runs/release/settled",
+    "runs/capacity/active-limit",
+    "runs/eof/cancels-runs",
+    "runs/sigterm/cancels-runs",
+    "runs/args/prompt-empty",
+    "runs/args/unknown-argument",
+];
+
+/// The scenario of `kind`'s fake that plays fake-claude's `scenario`; the name itself when
+/// there is none (a case that uses it is not instantiated for that fake).
+#[must_use]
+pub fn scenario(kind: FakeKind, scenario: &str) -> &str {
+    match kind {
+        FakeKind::Claude => scenario,
+        FakeKind::Cursor => CURSOR_SCENARIOS
+            .iter()
+            .find(|(claude, _)| *claude == scenario)
+            .map_or(scenario, |(_, cursor)| cursor),
+    }
+}
+
+/// The line that selects `scenario` in `kind`'s fake: the first line of a prompt.
+#[must_use]
+pub fn selector(kind: FakeKind, scenario_name: &str) -> String {
+    match kind {
+        FakeKind::Claude => format!("fake-claude:scenario={scenario_name}"),
+        FakeKind::Cursor => format!("scenario: {}", scenario(kind, scenario_name)),
+    }
+}
+
+/// Whether the run case `id` applies to a family of `kind`.
+#[must_use]
+pub fn applies(kind: FakeKind, id: &str) -> bool {
+    match kind {
+        FakeKind::Claude => true,
+        FakeKind::Cursor => CURSOR.contains(&id),
+    }
+}
+
+/// The `native_error.source` values a failed run of `kind` may report (RUN-11; C-ACP-2 adds
+/// `protocol` for an ACP agent's failures).
+#[must_use]
+pub fn native_sources(kind: FakeKind) -> &'static [&'static str] {
+    match kind {
+        FakeKind::Claude => &["result", "assistant", "stderr"],
+        FakeKind::Cursor => &["protocol", "stderr"],
+    }
+}
+
+/// The globs with any `@FAMILY` part removed: what selects the catalogue's cases before the
+/// families are known.
+#[must_use]
+pub fn base_globs(globs: &[String]) -> Vec<String> {
+    globs
+        .iter()
+        .map(|g| g.split('@').next().unwrap_or(g).to_owned())
+        .collect()
+}
+
+/// The selected `cases` with the run cases instantiated per family. `families` come from
+/// discovery; `globs` are the user's `--case` globs (an instance `ID@FAMILY` is kept when a
+/// glob matches it, or matches `ID` and names no family).
+#[must_use]
+pub fn expand(cases: Vec<Case>, families: &[Family], globs: &[String]) -> Vec<Case> {
+    let single_claude = families.len() <= 1 && families.iter().all(|f| f.fake == FakeKind::Claude);
+    if single_claude {
+        return cases;
+    }
+    // Instances live for the whole run; a listing has a handful of families.
+    let families: Vec<&'static Family> = families
+        .iter()
+        .map(|f| &*Box::leak(Box::new(f.clone())))
+        .collect();
+    let wanted = |id: &str, base: &str| {
+        globs.is_empty()
+            || globs
+                .iter()
+                .any(|g| glob_match(g, id) || (!g.contains('@') && glob_match(g, base)))
+    };
+    let mut out = Vec::with_capacity(cases.len() * families.len());
+    for case in cases {
+        if case.section() != "runs" {
+            out.push(case);
+            continue;
+        }
+        for (i, family) in families.iter().enumerate() {
+            let applies = applies(family.fake, case.id);
+            if i == 0 {
+                let mut first = Case {
+                    family: Some(family),
+                    ..case
+                };
+                if !applies {
+                    first.check = |_| {
+                        Box::pin(async {
+                            Err(Check::skip(
+                                "the first tool family is driven by fake-cursor-agent, which \
+                                 has no scenario for what this case checks (it is specific to \
+                                 claude's print mode)",
+                            ))
+                        })
+                    };
+                }
+                if wanted(first.id, case.id) {
+                    out.push(first);
+                }
+                continue;
+            }
+            if !applies {
+                continue;
+            }
+            let id: &'static str =
+                Box::leak(format!("{}@{}", case.id, family_label(family)).into_boxed_str());
+            let mut description = case.description.to_owned();
+            for (claude, cursor) in CURSOR_SCENARIOS {
+                if family.fake == FakeKind::Cursor {
+                    description = description.replace(claude, cursor);
+                }
+            }
+            let instance = Case {
+                id,
+                description: Box::leak(description.into_boxed_str()),
+                family: Some(family),
+                ..case
+            };
+            if wanted(instance.id, case.id) {
+                out.push(instance);
+            }
+        }
+    }
+    out
+}
+
+/// The name an instance id carries for `family` (`-` for the empty prefix).
+fn family_label(family: &Family) -> &str {
+    if family.name.is_empty() {
+        "-"
+    } else {
+        &family.name
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::roles::Roles;
+    use serde_json::{Value, json};
+
+    fn listing(namespaces: &[&str]) -> Vec<Family> {
+        let tools: Vec<Value> = namespaces
+            .iter()
+            .map(|ns| json!({"name": format!("{ns}.run"), "inputSchema": {"properties": {"prompt": {}}}}))
+            .collect();
+        Roles::find(&tools).families()
+    }
+
+    #[test]
+    fn one_claude_family_leaves_the_catalogue_as_it_is() {
+        let all = crate::catalogue::all();
+        let out = expand(all.clone(), &listing(&["claude"]), &[]);
+        assert_eq!(out.len(), all.len());
+        assert!(out.iter().all(|c| c.family.is_none()));
+    }
+
+    #[test]
+    fn a_second_family_gets_the_run_cases_its_fake_can_play() {
+        let all = crate::catalogue::all();
+        let out = expand(all.clone(), &listing(&["claude", "cursor"]), &[]);
+        let cursor: Vec<&str> = out
+            .iter()
+            .filter_map(|c| c.id.strip_suffix("@cursor"))
+            .collect();
+        assert_eq!(
+            cursor, CURSOR,
+            "in catalogue order, exactly the mapped cases"
+        );
+        assert_eq!(out.len(), all.len() + CURSOR.len());
+        let bare = out
+            .iter()
+            .find(|c| c.id == "runs/run/succeeded")
+            .expect("kept");
+        assert_eq!(bare.family.map(|f| f.name.as_str()), Some("claude"));
+        let detach = out
+            .iter()
+            .find(|c| c.id == "runs/outcome/missing-final@cursor")
+            .expect("instance");
+        assert!(
+            detach.description.contains("crash-midturn"),
+            "{}",
+            detach.description
+        );
+    }
+
+    #[test]
+    fn every_mapped_case_exists_in_the_catalogue() {
+        let ids: Vec<&str> = crate::catalogue::all().iter().map(|c| c.id).collect();
+        for id in CURSOR {
+            assert!(ids.contains(&id), "{id}");
+        }
+    }
+
+    #[test]
+    fn globs_select_instances_by_family() {
+        let all = crate::catalogue::all();
+        let globs = vec!["runs/run/succeeded@cursor".to_owned()];
+        let base =
+            crate::select::select(&all, crate::model::Profile::Provider, &base_globs(&globs));
+        let out = expand(base, &listing(&["claude", "cursor"]), &globs);
+        let ids: Vec<&str> = out.iter().map(|c| c.id).collect();
+        assert_eq!(ids, ["runs/run/succeeded@cursor"]);
+        let globs = vec!["runs/run/succeeded".to_owned()];
+        let base = crate::select::select(&all, crate::model::Profile::Provider, &globs);
+        let out = expand(base, &listing(&["claude", "cursor"]), &globs);
+        let ids: Vec<&str> = out.iter().map(|c| c.id).collect();
+        assert_eq!(ids, ["runs/run/succeeded", "runs/run/succeeded@cursor"]);
+    }
+
+    #[test]
+    fn the_selector_is_the_fakes_own_prompt_line() {
+        assert_eq!(
+            selector(FakeKind::Claude, "success"),
+            "fake-claude:scenario=success"
+        );
+        assert_eq!(selector(FakeKind::Cursor, "success"), "scenario: default");
+        assert_eq!(
+            selector(FakeKind::Cursor, "hang-before-final"),
+            "scenario: hang-midturn"
+        );
+    }
+}

@@ -1,0 +1,65 @@
+//! Containment and the per-case timeout: a client that never speaks ACP and never exits, whose
+//! agent never exits either, is ended at the case timeout, and nothing it or its agent started
+//! survives the run.
+
+use std::time::Duration;
+
+use mcp_conformance::acp::client::run_client_mode;
+use mcp_conformance::model::Outcome;
+
+use super::{config, describe};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hung_client_and_its_agent_are_killed_at_the_case_timeout() {
+    // The agent's stdin is a pipe from `sleep` that never closes: it never sees EOF, never
+    // exits; the client waits for it forever.
+    let mut cfg = config(&[
+        "sh",
+        "-c",
+        "sleep 1000 | \"$ACP_CONFORMANCE_AGENT\" > /dev/null & wait",
+    ]);
+    cfg.case_timeout = Duration::from_secs(3);
+    cfg.cases = vec!["client/ends-agent-after-turn".into()];
+    let results = run_client_mode(&cfg).await;
+    assert_eq!(results.len(), 1);
+    let r = &results[0];
+    assert!(r.timed_out, "{}", describe(&results));
+    assert_eq!(r.outcome, Outcome::Error, "{}", describe(&results));
+    assert!(
+        r.reason
+            .as_deref()
+            .unwrap_or("")
+            .contains("the client sent no session/prompt")
+            || r.reason
+                .as_deref()
+                .unwrap_or("")
+                .contains("never spoke to the scripted agent"),
+        "{}",
+        describe(&results)
+    );
+    // Every process the run saw (the client, the agent) is gone.
+    let pids: Vec<u32> = r
+        .transcript
+        .iter()
+        .filter_map(|e| {
+            let rest = e.line.split("(pid ").nth(1)?;
+            rest.split(|c: char| !c.is_ascii_digit())
+                .next()?
+                .parse()
+                .ok()
+        })
+        .collect();
+    assert!(
+        pids.len() >= 2,
+        "client and agent pids in the transcript: {}",
+        describe(&results)
+    );
+    for pid in pids {
+        assert!(
+            !std::path::Path::new(&format!("/proc/{pid}")).exists()
+                || std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                    .is_ok_and(|s| s.contains(") Z")),
+            "pid {pid} survived the run"
+        );
+    }
+}

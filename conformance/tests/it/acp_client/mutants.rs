@@ -1,0 +1,91 @@
+//! The script client, well-behaved, passes every case (SIGINT is its documented interrupt, and
+//! it takes 1.5 s to decide a permission, so a cancel finds one pending); each one-defect mutant
+//! fails exactly its own case and passes the rest.
+
+use mcp_conformance::acp::client::{CancelDriver, ClientModeConfig, run_client_mode};
+use nix::sys::signal::Signal;
+
+use super::{all_pass_except, assert_pinned, script_client, sibling};
+
+fn cfg(flags: &[&str]) -> ClientModeConfig {
+    let mut all = vec!["--think-ms", "1500"];
+    all.extend_from_slice(flags);
+    let mut cfg = ClientModeConfig::new(script_client(&all), sibling("fake-cursor-agent"));
+    cfg.cancel = CancelDriver::Signal(Signal::SIGINT);
+    cfg
+}
+
+async fn check(flags: &[&str], failing: Option<(&str, &str)>) {
+    let results = run_client_mode(&cfg(flags)).await;
+    let overrides: Vec<(&str, &str, &str)> = failing
+        .map(|(id, text)| vec![(id, "fail", text)])
+        .unwrap_or_default();
+    assert_pinned(&results, &all_pass_except(&overrides));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_well_behaved_client_passes_every_case() {
+    check(&[], None).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_selecting_allow_always_fails_only_that_case() {
+    check(
+        &["--select-kind", "allow_always"],
+        Some((
+            "client/permission-never-allow-always",
+            "session/request_permission (id 0) answered selected \"allow-always\" (kind allow_always)",
+        )),
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_leaving_a_cursor_request_unanswered_fails_only_that_case() {
+    check(
+        &["--ignore-method", "cursor/update_todos"],
+        Some((
+            "client/answers-agent-requests",
+            "cursor/update_todos (id 1): no answer",
+        )),
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_calling_authenticate_unprompted_fails_only_that_case() {
+    check(
+        &["--authenticate"],
+        Some((
+            "client/no-unprompted-authenticate",
+            "authenticate sent: agent pid",
+        )),
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_selecting_an_option_nobody_offered_fails_only_that_case() {
+    check(
+        &["--bogus-option"],
+        Some((
+            "client/permission-echoes-offered-option",
+            "selected \"allow\", offered [\"opt-7f3a-once\", \"opt-c2e1-always\", \"opt-9b04-no\"]",
+        )),
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_leaving_the_pending_permission_unanswered_at_cancel_fails_only_that_case() {
+    check(
+        &["--no-cancel-answer"],
+        Some((
+            "client/cancel-answers-pending-permission",
+            // What follows ("closed the agent's stdin" or not) races the mutant's SIGTERM of
+            // its agent against the agent logging its EOF: only the finding itself is pinned.
+            "no answer; the client ",
+        )),
+    )
+    .await;
+}

@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""A small ACP client (standard library only) for client-mode tests: well-behaved by default,
+with one flag per deliberate defect, so each mutant fails exactly its own case.
+
+    script_client.py [FLAGS] -- AGENT_COMMAND...   (or env ACP_CONFORMANCE_AGENT)
+
+One turn: initialize, session/new, session/prompt "hello"; answers every agent request
+(permission: the offered option of --select-kind, by kind, echoing its optionId; cursor/*: {};
+anything else: -32601); SIGINT cancels the turn (session/cancel, then every pending permission
+request answered cancelled); after the prompt's answer it ends the agent and exits 0.
+
+Defects: --select-kind allow_always; --ignore-method M (never answers M); --authenticate (calls
+authenticate unprompted); --bogus-option (selects an optionId nobody offered);
+--no-cancel-answer (on cancel leaves pending permission requests unanswered).
+--think-ms N: permission requests are answered N ms after they arrive (a person deciding),
+unless a cancel comes first.
+"""
+import argparse
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--select-kind", default="reject_once")
+    p.add_argument("--ignore-method", action="append", default=[])
+    p.add_argument("--authenticate", action="store_true")
+    p.add_argument("--bogus-option", action="store_true")
+    p.add_argument("--no-cancel-answer", action="store_true")
+    p.add_argument("--think-ms", type=int, default=0)
+    p.add_argument("agent", nargs="*")
+    a = p.parse_args()
+    agent = a.agent or [os.environ["ACP_CONFORMANCE_AGENT"]]
+
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_w, False)
+    signal.set_wakeup_fd(wake_w)
+    signal.signal(signal.SIGINT, lambda *_: None)
+
+    proc = subprocess.Popen(agent, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    out_fd = proc.stdout.fileno()
+    buf = b""
+    next_id = [0]
+    pending_mine = {}  # id -> method
+    session = {"id": None}
+    prompt_id = [None]
+    thinking = {}  # agent request id -> (deadline, msg)
+    cancelled = [False]
+
+    def send(msg):
+        proc.stdin.write((json.dumps(msg) + "\n").encode())
+        proc.stdin.flush()
+
+    def request(method, params):
+        i = next_id[0]
+        next_id[0] += 1
+        pending_mine[i] = method
+        send({"jsonrpc": "2.0", "id": i, "method": method, "params": params})
+        return i
+
+    def permission_answer(msg):
+        options = msg.get("params", {}).get("options", [])
+        if a.bogus_option:
+            return {"outcome": {"outcome": "selected", "optionId": "allow"}}
+        for o in options:
+            if o.get("kind") == a.select_kind:
+                return {"outcome": {"outcome": "selected", "optionId": o.get("optionId")}}
+        return {"outcome": {"outcome": "cancelled"}}
+
+    def on_agent_request(msg):
+        method = msg["method"]
+        if method in a.ignore_method:
+            return
+        if method == "session/request_permission":
+            if cancelled[0]:
+                # Arrived with (or after) the cancel: it was pending at the cancel all the same.
+                if a.no_cancel_answer:
+                    return
+                send({"jsonrpc": "2.0", "id": msg["id"], "result": {"outcome": {"outcome": "cancelled"}}})
+            elif a.think_ms > 0:
+                thinking[json.dumps(msg["id"])] = (time.monotonic() + a.think_ms / 1000, msg)
+            else:
+                send({"jsonrpc": "2.0", "id": msg["id"], "result": permission_answer(msg)})
+        elif method.startswith("cursor/"):
+            send({"jsonrpc": "2.0", "id": msg["id"], "result": {}})
+        else:
+            send({"jsonrpc": "2.0", "id": msg["id"],
+                  "error": {"code": -32601, "message": "Method not found", "data": {"method": method}}})
+
+    def cancel():
+        if cancelled[0] or session["id"] is None:
+            return
+        cancelled[0] = True
+        send({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": session["id"]}})
+        if not a.no_cancel_answer:
+            for _, msg in list(thinking.values()):
+                send({"jsonrpc": "2.0", "id": msg["id"], "result": {"outcome": {"outcome": "cancelled"}}})
+        thinking.clear()
+
+    def end(code):
+        try:
+            proc.stdin.close()
+        except OSError:
+            pass
+        proc.terminate()
+        try:
+            proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        sys.exit(code)
+
+    init = request("initialize", {"protocolVersion": 1,
+                                  "clientCapabilities": {"fs": {"readTextFile": False, "writeTextFile": False}, "terminal": False},
+                                  "clientInfo": {"name": "script-client", "version": "0.1.0"}})
+    while True:
+        timeout = None
+        if thinking:
+            timeout = max(0.0, min(d for d, _ in thinking.values()) - time.monotonic())
+        ready, _, _ = select.select([out_fd, wake_r], [], [], timeout)
+        if wake_r in ready:
+            os.read(wake_r, 64)
+            cancel()
+        now = time.monotonic()
+        for key, (deadline, msg) in list(thinking.items()):
+            if deadline <= now:
+                del thinking[key]
+                send({"jsonrpc": "2.0", "id": msg["id"], "result": permission_answer(msg)})
+        if out_fd not in ready:
+            continue
+        chunk = os.read(out_fd, 65536)
+        if not chunk:
+            end(1)
+        buf += chunk
+        while b"\n" in buf:
+            line, buf = buf.split(b"\n", 1)
+            try:
+                msg = json.loads(line)
+            except ValueError:
+                continue
+            if not isinstance(msg, dict):
+                continue
+            if "method" in msg and "id" in msg:
+                on_agent_request(msg)
+            elif "method" in msg:
+                pass  # notifications: session/update of any variant
+            elif "id" in msg and msg["id"] in pending_mine:
+                method = pending_mine.pop(msg["id"])
+                if method == "initialize":
+                    if a.authenticate:
+                        request("authenticate", {"methodId": "cursor_login"})
+                    request("session/new", {"cwd": os.getcwd(), "mcpServers": []})
+                elif method == "session/new":
+                    session["id"] = msg.get("result", {}).get("sessionId")
+                    prompt_id[0] = request("session/prompt", {"sessionId": session["id"],
+                                                              "prompt": [{"type": "text", "text": "hello"}]})
+                elif method == "session/prompt":
+                    end(0)
+
+
+if __name__ == "__main__":
+    main()
