@@ -10,7 +10,7 @@
 //!
 //! Prints median and p90 per run for both, and the overhead (median of the per-iteration
 //! differences, and the difference of the medians). Goal: overhead ≤ 3 ms. Recorded numbers live
-//! in `bench/run-overhead.md`. Run with `cargo bench -p claude-mcp-adapter --bench run_overhead`
+//! in `bench/run-overhead.md`. `RUN_OVERHEAD_ADAPTER=PATH` measures another adapter build. Run with `cargo bench -p claude-mcp-adapter --bench run_overhead`
 //! (fake-claude is built in the same profile when missing). Not a timed test: nothing here fails
 //! on a slow machine except a run that does not succeed.
 
@@ -41,8 +41,11 @@ fn run() -> Result<(), String> {
         .and_then(|v| v.parse().ok())
         .filter(|&n| n > 0)
         .unwrap_or(50);
-    let adapter_exe = PathBuf::from(env!("CARGO_BIN_EXE_claude-mcp-adapter"));
-    let fake = fake_claude(&adapter_exe)?;
+    // RUN_OVERHEAD_ADAPTER measures another build (e.g. a "before" binary) against the same fake.
+    let built = PathBuf::from(env!("CARGO_BIN_EXE_claude-mcp-adapter"));
+    let fake = fake_claude(&built)?;
+    let adapter_exe = std::env::var_os("RUN_OVERHEAD_ADAPTER").map_or(built, PathBuf::from);
+    println!("adapter: {}", adapter_exe.display());
     println!("machine: {}", machine());
     println!("fake-claude: {}", fake.display());
 

@@ -253,7 +253,7 @@ async fn execute(engine: &Engine, req: RunRequest) -> Ended {
         }
     }
     match engine.result(&run_id) {
-        Ok(v) => Ended::Run(v),
+        Ok(v) => Ended::Run(crate::engine::results::to_json(&v)),
         Err(e) => Ended::Refused(e),
     }
 }

@@ -115,7 +115,7 @@ summary.tools = listed.tools.map((t) => ({
 // OUTPUT-SCHEMA CHECK (issue 12 item 4): the SDK validates structuredContent against a tool's
 // outputSchema inside callTool, throwing -32602 on a mismatch, but only for tools that declare
 // one. `outputs_validated_by_sdk` lists the tools whose results this session had validated; the
-// calling test asserts on it once the adapter declares outputSchema.
+// calling test asserts that it is all seven (TOOL-6).
 summary.outputs_validated_by_sdk = summary.tools.filter((t) => t.has_output_schema).map((t) => t.name);
 
 // Resources first: the work snapshot can be read only while no unbound run is retained.

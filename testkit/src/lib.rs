@@ -3,5 +3,6 @@
 //! the repository ([`prereq`]), and command builders for the real CLI ([`claude`]).
 
 pub mod claude;
+pub mod evidence;
 pub mod prereq;
 pub mod standin;

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use mcp_wire::codec::{DecodeEvent, FrameDecoder};
 use serde::de::IgnoredAny;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::provider::Dialect;
 use super::ring::EventRing;
@@ -31,8 +31,9 @@ pub const STDERR_TAIL: usize = 8 * 1024;
 /// Longest `native_error.message`.
 const NATIVE_MESSAGE_MAX: usize = 4 * 1024;
 
-/// Where a native error was read (RUN-11).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Where a native error was read (RUN-11); serialised as [`NativeSource::as_str`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
 pub enum NativeSource {
     /// The final result event (`is_error: true` or an error subtype).
     Result,
@@ -59,11 +60,11 @@ impl NativeSource {
 }
 
 /// `native_error` of a result (RUN-11).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct NativeError {
-    /// What the CLI said, bounded.
+    /// What the native side said (bounded).
     pub message: String,
-    /// Where.
+    /// Where it was read.
     pub source: NativeSource,
 }
 
@@ -71,10 +72,7 @@ impl NativeError {
     /// `{message, source}`.
     #[must_use]
     pub fn to_value(&self) -> Value {
-        let mut m = Map::new();
-        m.insert("message".into(), self.message.clone().into());
-        m.insert("source".into(), self.source.as_str().into());
-        Value::Object(m)
+        super::results::to_json(self)
     }
 }
 

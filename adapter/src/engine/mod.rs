@@ -37,6 +37,7 @@ pub mod jsonout;
 pub mod outcome;
 pub mod provider;
 pub mod request;
+pub mod results;
 pub mod ring;
 pub mod scan;
 pub mod table;
@@ -46,16 +47,18 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use tokio::sync::watch;
 use uuid::Uuid;
 
 use crate::record::Recorder;
 use provider::Provider;
+use results::{CancelAnswer, EventsPage, ListedRun, Released, RunList, RunResult};
 use table::{Run, RunData, Table};
 
-/// The error codes of TOOL-5, in one place.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The error codes of TOOL-5, in one place; serialised as [`ErrorCode::as_str`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum ErrorCode {
     InvalidArguments,
@@ -113,14 +116,16 @@ impl ErrorCode {
 }
 
 /// A failed tool operation (TOOL-5): becomes `structuredContent.result.error` with `isError: true`.
-#[derive(Debug, Clone, PartialEq)]
+/// Serialises as the error object `{code, message, ...extra}`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct ToolError {
-    /// The code.
+    /// The error code (TOOL-5).
     pub code: ErrorCode,
-    /// A human message (lowercase, with context).
+    /// What went wrong, for a human.
     pub message: String,
     /// Further fields of the error object (e.g. `field` for invalid_arguments, `expected` and
     /// `actual` for version_mismatch).
+    #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
 
@@ -149,13 +154,7 @@ impl ToolError {
     /// The `{code, message, ...}` object.
     #[must_use]
     pub fn to_value(&self) -> Value {
-        let mut m = Map::new();
-        m.insert("code".into(), self.code.as_str().into());
-        m.insert("message".into(), self.message.clone().into());
-        for (k, v) in &self.extra {
-            m.insert(k.clone(), v.clone());
-        }
-        Value::Object(m)
+        results::to_json(self)
     }
 }
 
@@ -259,8 +258,9 @@ pub struct SnapshotRefused {
     pub unbound: Vec<(String, String, RunState)>,
 }
 
-/// A run's state (RUN-10).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// A run's state (RUN-10); serialised as [`RunState::as_str`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
 pub enum RunState {
     /// Admitted; the version check runs.
     Pending,
@@ -519,55 +519,42 @@ impl Engine {
 
     /// `claude.run.result` (RUN-4): the run's current or settled result object, plus
     /// `stderr_tail` (RUN-11).
-    pub fn result(&self, run_id: &str) -> Result<Value, ToolError> {
+    pub fn result(&self, run_id: &str) -> Result<RunResult, ToolError> {
         self.result_in(None, run_id)
     }
 
     /// [`Engine::result`] of a run of `namespace` only.
-    pub fn result_in(&self, namespace: Option<&str>, run_id: &str) -> Result<Value, ToolError> {
+    pub fn result_in(&self, namespace: Option<&str>, run_id: &str) -> Result<RunResult, ToolError> {
         let (run, state, _) = self.run_in(namespace, run_id)?;
         let d = run.data();
-        Ok(result_value(&run.run_id, state, &d))
+        Ok(result_of(&run.run_id, state, &d))
     }
 
     /// `claude.run.list` (RUN-3): `{"runs": [...]}`, oldest first. `native_session_id` and
     /// `acquired_by` are `null` when unknown / unbound.
     #[must_use]
-    pub fn list(&self) -> Value {
+    pub fn list(&self) -> RunList {
         self.list_in(None)
     }
 
     /// [`Engine::list`] of the runs of `namespace` only.
     #[must_use]
-    pub fn list_in(&self, namespace: Option<&str>) -> Value {
-        let runs: Vec<Value> = self
+    pub fn list_in(&self, namespace: Option<&str>) -> RunList {
+        let runs = self
             .table
             .all()
             .into_iter()
             .filter(|(run, _, _)| namespace.is_none_or(|ns| run.namespace == ns))
-            .map(|(run, state, by)| {
-                let d = run.data();
-                let mut m = Map::new();
-                m.insert("run_id".into(), run.run_id.clone().into());
-                m.insert("state".into(), state.as_str().into());
-                m.insert("completed".into(), state.is_settled().into());
-                m.insert("is_error".into(), is_error(state).into());
-                m.insert(
-                    "native_session_id".into(),
-                    d.ingest
-                        .sink
-                        .session_id
-                        .clone()
-                        .map_or(Value::Null, Value::from),
-                );
-                m.insert(
-                    "acquired_by".into(),
-                    by.map_or(Value::Null, |u| u.to_string().into()),
-                );
-                Value::Object(m)
+            .map(|(run, state, by)| ListedRun {
+                run_id: run.run_id.clone(),
+                state,
+                completed: state.is_settled(),
+                is_error: is_error(state),
+                native_session_id: run.data().ingest.sink.session_id.clone(),
+                acquired_by: by.map(|u| u.to_string()),
             })
             .collect();
-        json!({ "runs": runs })
+        RunList { runs }
     }
 
     /// `claude.run.events` (RUN-5): one bounded page.
@@ -576,7 +563,7 @@ impl Engine {
         run_id: &str,
         cursor: Option<&str>,
         limit: usize,
-    ) -> Result<Value, ToolError> {
+    ) -> Result<EventsPage, ToolError> {
         self.events_in(None, run_id, cursor, limit)
     }
 
@@ -587,7 +574,7 @@ impl Engine {
         run_id: &str,
         cursor: Option<&str>,
         limit: usize,
-    ) -> Result<Value, ToolError> {
+    ) -> Result<EventsPage, ToolError> {
         if !(1..=ring::MAX_EVENTS).contains(&limit) {
             return Err(ToolError::invalid_argument(
                 "/limit",
@@ -599,36 +586,40 @@ impl Engine {
         let page = d.ingest.sink.ring.page(cursor, limit).map_err(|_| {
             ToolError::invalid_argument("/cursor", "cursor was not issued for this run")
         })?;
-        let mut m = Map::new();
-        m.insert("events".into(), Value::Array(page.events));
-        m.insert("next_cursor".into(), page.next_cursor.into());
-        m.insert("has_more".into(), page.has_more.into());
-        m.insert("missed_events".into(), page.missed_events.into());
-        m.insert("stale_cursor".into(), page.stale_cursor.into());
-        m.insert("omitted_oversized".into(), page.omitted_oversized.into());
-        Ok(Value::Object(m))
+        Ok(EventsPage {
+            events: page.events,
+            next_cursor: page.next_cursor,
+            has_more: page.has_more,
+            missed_events: page.missed_events,
+            stale_cursor: page.stale_cursor,
+            omitted_oversized: page.omitted_oversized,
+        })
     }
 
     /// `claude.run.cancel` (RUN-6): `{run_id, state, already_settled}`. An active run is asked to
     /// stop (its group is killed through the supervisor) and is `settling` until its cleanup is
     /// known; a settled run is left as it is.
-    pub fn cancel(&self, run_id: &str) -> Result<Value, ToolError> {
+    pub fn cancel(&self, run_id: &str) -> Result<CancelAnswer, ToolError> {
         self.table.cancel(run_id)
     }
 
     /// [`Engine::cancel`] of a run of `namespace` only.
-    pub fn cancel_in(&self, namespace: Option<&str>, run_id: &str) -> Result<Value, ToolError> {
+    pub fn cancel_in(
+        &self,
+        namespace: Option<&str>,
+        run_id: &str,
+    ) -> Result<CancelAnswer, ToolError> {
         self.run_in(namespace, run_id)?;
         self.table.cancel(run_id)
     }
 
     /// `claude.run.release` (RUN-7): `{run_id, released: true}`.
-    pub fn release(&self, run_id: &str) -> Result<Value, ToolError> {
+    pub fn release(&self, run_id: &str) -> Result<Released, ToolError> {
         self.table.release(run_id)
     }
 
     /// [`Engine::release`] of a run of `namespace` only.
-    pub fn release_in(&self, namespace: Option<&str>, run_id: &str) -> Result<Value, ToolError> {
+    pub fn release_in(&self, namespace: Option<&str>, run_id: &str) -> Result<Released, ToolError> {
         self.run_in(namespace, run_id)?;
         self.table.release(run_id)
     }
@@ -665,7 +656,7 @@ fn is_error(state: RunState) -> bool {
 
 /// RUN-4's shape, exactly, plus `stderr_tail` (RUN-11), the tool calls, denials and loop guard
 /// (TOOLCALL-4, LOOP-4) and `structured` (JSONOUT-3).
-fn result_value(run_id: &str, state: RunState, d: &RunData) -> Value {
+fn result_of(run_id: &str, state: RunState, d: &RunData) -> RunResult {
     let sink = &d.ingest.sink;
     let settled = state.is_settled();
     let outcome = d.outcome.as_ref().filter(|_| settled);
@@ -673,65 +664,33 @@ fn result_value(run_id: &str, state: RunState, d: &RunData) -> Value {
         Some(o) => o.native_error.clone(),
         None => d.ingest.stream_native_error(),
     };
-    let cleanup_confirmed = settled && d.cleanup.as_ref().is_some_and(|c| c.confirmed);
-    let cleanup_error = d
-        .cleanup
-        .as_ref()
-        .filter(|_| settled)
-        .and_then(outcome::Cleanup::error_text);
-    let mut m = Map::new();
-    m.insert("run_id".into(), run_id.into());
-    m.insert("state".into(), state.as_str().into());
-    m.insert("completed".into(), settled.into());
-    m.insert("is_error".into(), is_error(state).into());
-    m.insert(
-        "native_session_id".into(),
-        sink.session_id.clone().map_or(Value::Null, Value::from),
-    );
-    m.insert(
-        "final".into(),
-        sink.finals.kept.clone().unwrap_or(Value::Null),
-    );
-    m.insert(
-        "native_error".into(),
-        native_error.map_or(Value::Null, |n| n.to_value()),
-    );
-    m.insert(
-        "error".into(),
-        outcome
-            .and_then(|o| o.error.as_ref())
-            .map_or(Value::Null, ToolError::to_value),
-    );
-    m.insert("cleanup_confirmed".into(), cleanup_confirmed.into());
-    m.insert(
-        "cleanup_error".into(),
-        cleanup_error.map_or(Value::Null, Value::from),
-    );
-    m.insert(
-        "exit_code".into(),
-        d.exit.and_then(|e| e.code).map_or(Value::Null, Value::from),
-    );
-    m.insert(
-        "signal".into(),
-        d.exit
-            .and_then(|e| e.signal)
-            .map_or(Value::Null, Value::from),
-    );
-    m.insert("events_total".into(), sink.events_total.into());
-    m.insert("events_dropped".into(), sink.ring.dropped().into());
-    m.insert("stderr_tail".into(), d.ingest.stderr_tail().into());
-    // TOOLCALL-4, LOOP-4, JSONOUT-3.
     let tools = &sink.tools;
-    m.insert("tool_calls".into(), tools.calls_value());
-    m.insert("permission_denials".into(), tools.denials_value());
-    m.insert("loop_guard".into(), tools.guard_value());
-    m.insert(
-        "structured".into(),
-        outcome
-            .and_then(|o| o.structured.clone())
-            .unwrap_or(Value::Null),
-    );
-    Value::Object(m)
+    RunResult {
+        run_id: run_id.to_owned(),
+        state,
+        completed: settled,
+        is_error: is_error(state),
+        native_session_id: sink.session_id.clone(),
+        final_event: sink.finals.kept.clone(),
+        native_error,
+        error: outcome.and_then(|o| o.error.clone()),
+        cleanup_confirmed: settled && d.cleanup.as_ref().is_some_and(|c| c.confirmed),
+        cleanup_error: d
+            .cleanup
+            .as_ref()
+            .filter(|_| settled)
+            .and_then(outcome::Cleanup::error_text),
+        exit_code: d.exit.and_then(|e| e.code),
+        signal: d.exit.and_then(|e| e.signal),
+        events_total: sink.events_total,
+        events_dropped: sink.ring.dropped(),
+        stderr_tail: d.ingest.stderr_tail(),
+        // TOOLCALL-4, LOOP-4, JSONOUT-3.
+        tool_calls: tools.calls_summary(),
+        permission_denials: tools.denials_summary(),
+        loop_guard: tools.guard_summary(),
+        structured: outcome.and_then(|o| o.structured.clone()),
+    }
 }
 
 /// A random nonce for cursors (from a v4 UUID: no extra dependency).

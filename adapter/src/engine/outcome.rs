@@ -13,7 +13,8 @@ use serde_json::Value;
 use super::ingest::{FINAL_MAX, FinalFault, Finals, LINE_MAX, NativeError, NativeSource};
 use super::jsonout::{self, Refusal, TEXT_KEPT_MAX};
 use super::provider::Dialect;
-use super::tools::{Trip, trip_value};
+use super::results::{TripSummary, to_json};
+use super::tools::Trip;
 use super::{ErrorCode, RunState, ToolError};
 use crate::supervisor::ExitStatus;
 
@@ -189,7 +190,7 @@ fn primary_error(f: &Facts<'_>) -> Option<ToolError> {
     }
     if let Some(t) = f.loop_trip {
         // LOOP-3: named with its fingerprint, count and calls.
-        let v = trip_value(t);
+        let v = to_json(&TripSummary::of(t));
         let mut e = ToolError::new(ErrorCode::LoopDetected, t.describe());
         if let Value::Object(m) = v {
             for (k, x) in m {

@@ -13,6 +13,7 @@ use uuid::Uuid;
 
 use super::ingest::Ingest;
 use super::outcome::{Cleanup, Outcome};
+use super::results::{CancelAnswer, Released};
 use super::{ErrorCode, RunState, SnapshotRefused, ToolError};
 use crate::supervisor::ExitStatus;
 
@@ -155,7 +156,7 @@ impl Table {
     }
 
     /// RUN-6: asks a run to stop. Settled runs are untouched.
-    pub fn cancel(&self, run_id: &str) -> Result<Value, ToolError> {
+    pub fn cancel(&self, run_id: &str) -> Result<CancelAnswer, ToolError> {
         let (run, state) = {
             let t = self.lock();
             let e = t
@@ -166,17 +167,25 @@ impl Table {
             (e.run.clone(), e.state)
         };
         if state.is_settled() {
-            return Ok(json!({"run_id": run_id, "state": state.as_str(), "already_settled": true}));
+            return Ok(CancelAnswer {
+                run_id: run_id.to_owned(),
+                state,
+                already_settled: true,
+            });
         }
         run.cancel.send_replace(true);
         // The run is settling from now on: its cleanup completes in the background.
         self.advance(run_id, RunState::Settling);
         let state = self.get(run_id).map_or(RunState::Settling, |(_, s, _)| s);
-        Ok(json!({"run_id": run_id, "state": state.as_str(), "already_settled": false}))
+        Ok(CancelAnswer {
+            run_id: run_id.to_owned(),
+            state,
+            already_settled: false,
+        })
     }
 
     /// RUN-7: discards a settled run with confirmed cleanup.
-    pub fn release(&self, run_id: &str) -> Result<Value, ToolError> {
+    pub fn release(&self, run_id: &str) -> Result<Released, ToolError> {
         let mut t = self.lock();
         let i = t
             .runs
@@ -203,7 +212,10 @@ impl Table {
         }
         t.runs.remove(i);
         t.revision += 1;
-        Ok(json!({"run_id": run_id, "released": true}))
+        Ok(Released {
+            run_id: run_id.to_owned(),
+            released: true,
+        })
     }
 
     /// Every retained run, oldest first.

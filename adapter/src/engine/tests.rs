@@ -14,6 +14,7 @@ use super::outcome::Cleanup;
 use super::provider::{
     BoxFuture, Checked, NativeProcess, NativeReader, PreflightError, Provider, RunSpec,
 };
+use super::results::to_json;
 use super::*;
 use crate::supervisor::ExitStatus;
 
@@ -338,7 +339,7 @@ async fn settle(e: &Engine, id: &str) -> Value {
         e.wait_settled(id, WAIT).await.expect("known"),
         "run {id} did not settle"
     );
-    e.result(id).expect("result")
+    to_json(&e.result(id).expect("result"))
 }
 
 fn code(v: &Value) -> &str {
@@ -537,7 +538,7 @@ async fn cancel_moves_to_settling_then_cancelled_and_a_second_cancel_changes_not
         .await
         .expect("progress in time")
         .expect("open");
-    let c = e.cancel(&id).expect("cancel");
+    let c = to_json(&e.cancel(&id).expect("cancel"));
     assert_eq!(
         c,
         json!({"run_id": id, "state": "settling", "already_settled": false})
@@ -546,13 +547,13 @@ async fn cancel_moves_to_settling_then_cancelled_and_a_second_cancel_changes_not
     assert_eq!(r["state"], "cancelled");
     assert_eq!(code(&r), "cancelled");
     assert_eq!(r["cleanup_confirmed"], true);
-    let again = e.cancel(&id).expect("cancel");
+    let again = to_json(&e.cancel(&id).expect("cancel"));
     assert_eq!(
         again,
         json!({"run_id": id, "state": "cancelled", "already_settled": true})
     );
     assert_eq!(
-        e.result(&id).expect("result"),
+        to_json(&e.result(&id).expect("result")),
         r,
         "cancel never changes a settled run"
     );
@@ -615,7 +616,7 @@ async fn release_rules() {
     let ok = e.start(req("fine"), None).expect("start");
     settle(&e, &ok).await;
     assert_eq!(
-        e.release(&ok).expect("release"),
+        to_json(&e.release(&ok).expect("release")),
         json!({"run_id": ok, "released": true})
     );
     assert_eq!(e.result(&ok).expect_err("gone").code, ErrorCode::UnknownRun);
@@ -641,7 +642,10 @@ async fn a_fifth_active_run_is_capacity_exhausted() {
     assert_eq!(err.code, ErrorCode::CapacityExhausted);
     e.shutdown().await;
     for id in &ids {
-        assert_eq!(e.result(id).expect("result")["state"], "cancelled");
+        assert_eq!(
+            to_json(&e.result(id).expect("result"))["state"],
+            "cancelled"
+        );
     }
     // Settled runs free the active slots.
     let id = e.start(req("hang"), None).expect("a slot is free again");
@@ -669,7 +673,10 @@ async fn the_33rd_run_evicts_the_oldest_settled_confirmed_run() {
         e.table.revision() >= before + 2,
         "eviction and admission both count"
     );
-    assert_eq!(e.list()["runs"].as_array().expect("runs").len(), 32);
+    assert_eq!(
+        to_json(&e.list())["runs"].as_array().expect("runs").len(),
+        32
+    );
     settle(&e, &id33).await;
 }
 
@@ -771,7 +778,10 @@ async fn snapshot_follows_meta_work_rules() {
     e.release(&unbound).expect("release");
     let s = e.snapshot().expect("bound again");
     assert!(s["revision"].as_u64().expect("rev") > refused.last_revision);
-    assert_eq!(e.list()["runs"][0]["acquired_by"], who.to_string());
+    assert_eq!(
+        to_json(&e.list())["runs"][0]["acquired_by"],
+        who.to_string()
+    );
 }
 
 #[tokio::test]
@@ -784,13 +794,13 @@ async fn three_hundred_events_overflow_the_buffer_and_pages_report_it() {
     let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
     let (e, _) = engine(vec![("many", Script::lines(&refs))]);
     let id = e.start(req("many"), None).expect("start");
-    let first = e.events(&id, None, 1).expect("page");
+    let first = to_json(&e.events(&id, None, 1).expect("page"));
     let early_cursor = first["next_cursor"].as_str().expect("cursor").to_owned();
     let r = settle(&e, &id).await;
     assert_eq!(r["state"], "succeeded");
     assert_eq!(r["events_total"], 301);
     assert_eq!(r["events_dropped"], 301 - 256);
-    let p = e.events(&id, Some(&early_cursor), 64).expect("page");
+    let p = to_json(&e.events(&id, Some(&early_cursor), 64).expect("page"));
     assert_eq!(p["stale_cursor"], true);
     assert!(p["missed_events"].as_u64().expect("n") > 0);
     assert_eq!(p["events"].as_array().expect("events").len(), 64);
@@ -799,7 +809,7 @@ async fn three_hundred_events_overflow_the_buffer_and_pages_report_it() {
     let mut cursor = p["next_cursor"].as_str().expect("c").to_owned();
     let mut seen = 64;
     loop {
-        let p = e.events(&id, Some(&cursor), 256).expect("page");
+        let p = to_json(&e.events(&id, Some(&cursor), 256).expect("page"));
         seen += p["events"].as_array().expect("events").len();
         cursor = p["next_cursor"].as_str().expect("c").to_owned();
         if p["has_more"] == false {
@@ -882,7 +892,7 @@ async fn results_while_running_are_not_completed() {
     s.steps.push(Step::Sleep(Duration::from_secs(30)));
     let (e, _) = engine(vec![("slow", s)]);
     let id = e.start(req("slow"), None).expect("start");
-    let r = e.result(&id).expect("result");
+    let r = to_json(&e.result(&id).expect("result"));
     assert_eq!(r["completed"], false);
     assert_eq!(r["is_error"], false);
     assert_eq!(r["error"], Value::Null);
@@ -910,7 +920,10 @@ async fn invalid_arguments_name_their_field() {
         "/prompt"
     );
     assert!(
-        e.list()["runs"].as_array().expect("runs").is_empty(),
+        to_json(&e.list())["runs"]
+            .as_array()
+            .expect("runs")
+            .is_empty(),
         "nothing was admitted"
     );
 }
@@ -948,7 +961,7 @@ async fn shutdown_cancels_every_active_run_and_waits_for_cleanup() {
     let b = e.start(req("hang"), None).expect("start");
     e.shutdown().await;
     for id in [a, b] {
-        let r = e.result(&id).expect("result");
+        let r = to_json(&e.result(&id).expect("result"));
         assert_eq!(r["state"], "cancelled");
         assert_eq!(r["cleanup_confirmed"], true);
     }

@@ -25,7 +25,11 @@
 use std::collections::{HashMap, HashSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
+
+use super::results::{
+    Denial, Denials, Fingerprint, Highest, LoopGuard, ToolCall, ToolCalls, TripSummary,
+};
 
 /// The canonical tool vocabulary (TOOLCALL-2).
 pub const CANONICAL_TOOLS: [&str; 11] = [
@@ -56,8 +60,9 @@ pub const COARSE_FACTOR: u32 = 8;
 /// Longest `call_id` / `native_name` kept.
 const NAME_MAX: usize = 256;
 
-/// One outcome class (TOOLCALL-3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// One outcome class (TOOLCALL-3); serialised as its wire spelling ([`ToolOutcome::as_str`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
 pub enum ToolOutcome {
     /// The tool did its job.
     Ok,
@@ -171,13 +176,13 @@ pub struct Trip {
 impl Trip {
     /// `{kind, tool, arguments, outcome}`: the fingerprint as a host reads it.
     #[must_use]
-    pub fn fingerprint(&self) -> Value {
-        json!({
-            "kind": self.kind,
-            "tool": self.tool,
-            "arguments": self.arguments,
-            "outcome": self.outcome.as_str(),
-        })
+    pub fn fingerprint(&self) -> Fingerprint {
+        Fingerprint {
+            kind: self.kind,
+            tool: self.tool.clone(),
+            arguments: self.arguments.clone(),
+            outcome: self.outcome,
+        }
     }
 
     /// A one-line description for the error message.
@@ -197,14 +202,7 @@ impl Trip {
 }
 
 /// One entry of the summary.
-#[derive(Debug, Clone)]
-struct Entry {
-    call_id: String,
-    tool: String,
-    native_name: String,
-    arguments: Value,
-    outcome: ToolOutcome,
-}
+type Entry = ToolCall;
 
 /// A call waiting for its outcome.
 #[derive(Debug, Clone)]
@@ -230,13 +228,13 @@ pub struct ToolTracker {
     calls: Vec<Entry>,
     calls_left_out: u64,
     open: HashMap<String, Open>,
-    denials: Vec<Value>,
+    denials: Vec<Denial>,
     denials_left_out: u64,
     denied_ids: HashSet<String>,
     strict: HashMap<u64, Count>,
     coarse: HashMap<(String, ToolOutcome), Count>,
     /// The most repeated fingerprint so far: `(count, limit, fingerprint)`.
-    highest: Option<(u32, u32, Value)>,
+    highest: Option<(u32, u32, Fingerprint)>,
     trip: Option<Trip>,
     trip_taken: bool,
 }
@@ -411,12 +409,12 @@ impl ToolTracker {
             self.denials_left_out += 1;
             return;
         }
-        self.denials.push(json!({
-            "call_id": call_id,
-            "tool": tool,
-            "native_name": native_name,
-            "arguments": arguments,
-        }));
+        self.denials.push(Denial {
+            call_id,
+            tool,
+            native_name,
+            arguments,
+        });
     }
 
     fn guard(
@@ -504,56 +502,37 @@ impl ToolTracker {
 
     /// `.result.tool_calls` (TOOLCALL-4).
     #[must_use]
-    pub fn calls_value(&self) -> Value {
-        let calls: Vec<Value> = self
-            .calls
-            .iter()
-            .map(|e| {
-                json!({
-                    "call_id": e.call_id,
-                    "tool": e.tool,
-                    "native_name": e.native_name,
-                    "arguments": e.arguments,
-                    "outcome": e.outcome.as_str(),
-                })
-            })
-            .collect();
-        json!({"calls": calls, "left_out": self.calls_left_out})
+    pub fn calls_summary(&self) -> ToolCalls {
+        ToolCalls {
+            calls: self.calls.clone(),
+            left_out: self.calls_left_out,
+        }
     }
 
     /// `.result.permission_denials` (TOOLCALL-4): one shape for every provider.
     #[must_use]
-    pub fn denials_value(&self) -> Value {
-        json!({"denials": self.denials, "left_out": self.denials_left_out})
+    pub fn denials_summary(&self) -> Denials {
+        Denials {
+            denials: self.denials.clone(),
+            left_out: self.denials_left_out,
+        }
     }
 
     /// `.result.loop_guard` (LOOP-4).
     #[must_use]
-    pub fn guard_value(&self) -> Value {
-        let highest = self.highest.as_ref().map_or(
-            Value::Null,
-            |(c, l, fp)| json!({"fingerprint": fp, "count": c, "limit": l}),
-        );
-        let tripped = self.trip.as_ref().map_or(Value::Null, trip_value);
-        json!({
-            "enabled": self.guard.enabled,
-            "limit": self.guard.limit,
-            "coarse_limit": self.guard.limit.saturating_mul(COARSE_FACTOR),
-            "highest": highest,
-            "tripped": tripped,
-        })
+    pub fn guard_summary(&self) -> LoopGuard {
+        LoopGuard {
+            enabled: self.guard.enabled,
+            limit: self.guard.limit,
+            coarse_limit: self.guard.limit.saturating_mul(COARSE_FACTOR),
+            highest: self.highest.as_ref().map(|(c, l, fp)| Highest {
+                fingerprint: fp.clone(),
+                count: *c,
+                limit: *l,
+            }),
+            tripped: self.trip.as_ref().map(TripSummary::of),
+        }
     }
-}
-
-/// `{fingerprint, count, limit, call_ids}` of a trip.
-#[must_use]
-pub fn trip_value(t: &Trip) -> Value {
-    json!({
-        "fingerprint": t.fingerprint(),
-        "count": t.count,
-        "limit": t.limit,
-        "call_ids": t.call_ids,
-    })
 }
 
 fn bump(c: &mut Count, call_id: &str, limit: u32, arguments: Option<Value>) {

@@ -1,5 +1,6 @@
 //! TOOLCALL-3/4 and LOOP-1..4 on the tracker alone.
 
+use crate::engine::results::to_json;
 use serde_json::{Map, Value, json};
 
 use super::*;
@@ -56,11 +57,11 @@ fn the_same_failing_call_trips_at_exactly_limit_plus_one() {
         assert_eq!(trip.call_ids.len(), limit as usize + 1);
         assert_eq!(trip.call_ids.last().map(String::as_str), Some("last"));
         assert_eq!(
-            trip.fingerprint(),
+            to_json(&trip.fingerprint()),
             json!({"kind": "strict", "tool": "bash", "arguments": {"command": "false"}, "outcome": "tool_error"})
         );
         assert!(t.take_new_trip().is_none(), "the trip is reported once");
-        assert_eq!(t.guard_value()["tripped"]["count"], limit + 1);
+        assert_eq!(to_json(&t.guard_summary())["tripped"]["count"], limit + 1);
     }
 }
 
@@ -137,9 +138,9 @@ fn many_distinct_reads_never_trip_but_many_missing_paths_do() {
     let trip = t.take_new_trip().expect("coarse trip");
     assert_eq!(trip.kind, "coarse");
     assert_eq!(trip.count, coarse + 1);
-    assert_eq!(trip.fingerprint()["arguments"], Value::Null);
+    assert_eq!(to_json(&trip.fingerprint())["arguments"], Value::Null);
     // Bounded summary: 256 kept, the rest counted.
-    let calls = t.calls_value();
+    let calls = to_json(&t.calls_summary());
     assert_eq!(
         calls["calls"].as_array().map(Vec::len),
         Some(TOOL_CALLS_MAX)
@@ -181,7 +182,7 @@ fn a_disabled_guard_counts_but_never_trips() {
         );
     }
     assert!(t.take_new_trip().is_none());
-    let g = t.guard_value();
+    let g = to_json(&t.guard_summary());
     assert_eq!(g["enabled"], false);
     assert_eq!(g["highest"]["count"], 10);
     assert_eq!(g["tripped"], Value::Null);
@@ -211,11 +212,14 @@ fn a_denial_marks_its_call_and_is_listed_once_with_the_calls_fields() {
         no_output: false,
     });
     assert_eq!(
-        t.denials_value(),
+        to_json(&t.denials_summary()),
         json!({"denials": [{"call_id": "t1", "tool": "bash", "native_name": "Bash",
             "arguments": {"command": "touch x"}}], "left_out": 0})
     );
-    assert_eq!(t.calls_value()["calls"][0]["outcome"], "permission_denied");
+    assert_eq!(
+        to_json(&t.calls_summary())["calls"][0]["outcome"],
+        "permission_denied"
+    );
 }
 
 #[test]
@@ -227,7 +231,7 @@ fn an_unknown_tool_is_other_and_a_call_without_result_is_unknown() {
         native_name: Some("Teleport".into()),
         arguments: Map::new(),
     });
-    let c = &t.calls_value()["calls"][0];
+    let c = &to_json(&t.calls_summary())["calls"][0];
     assert_eq!(c["tool"], "other");
     assert_eq!(c["native_name"], "Teleport");
     assert_eq!(c["outcome"], "unknown");
@@ -244,7 +248,7 @@ fn huge_arguments_are_cut_in_the_summary_but_fingerprinted_whole() {
         json!({"path": "/f", "content": big}),
         ToolOutcome::Ok,
     );
-    let shown = t.calls_value()["calls"][0]["arguments"]["content"]
+    let shown = to_json(&t.calls_summary())["calls"][0]["arguments"]["content"]
         .as_str()
         .map(str::len);
     assert!(shown.is_some_and(|n| n <= ARGUMENT_TEXT_MAX), "{shown:?}");
@@ -286,7 +290,7 @@ fn an_update_fills_in_the_input_and_a_silent_completion_depends_on_the_tool() {
             no_output: true,
         });
     }
-    let calls = t.calls_value();
+    let calls = to_json(&t.calls_summary());
     assert_eq!(calls["calls"][0]["tool"], "grep");
     assert_eq!(calls["calls"][0]["arguments"], json!({"pattern": "TODO"}));
     assert_eq!(calls["calls"][0]["outcome"], "permission_denied");

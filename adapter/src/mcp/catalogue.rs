@@ -1,5 +1,6 @@
 //! The seven tools (TOOL-1): names in both projections, titles, descriptions, input schemas
-//! (TOOL-2, RUN-0), annotations and `_meta` declarations (META-RISK, META-WORK-1, META-CONT).
+//! (TOOL-2, RUN-0), output schemas (TOOL-6, [`super::output_schema`]), annotations and `_meta`
+//! declarations (META-RISK, META-WORK-1, META-CONT).
 //!
 //! This table is the single source of truth: `tools/list` shows exactly these definitions, and
 //! `tools/call` validates arguments with validators compiled once from the very same schemas (see
@@ -436,6 +437,23 @@ fn project_descriptions(v: &mut Value, names: ToolNames, namespaces: &[&str]) {
     }
 }
 
+/// A listing with `outputSchema` right after `inputSchema`.
+fn with_output_schema(listing: &Value, schema: Option<&Value>) -> Value {
+    let Value::Object(m) = listing else {
+        return listing.clone();
+    };
+    let mut out = Map::with_capacity(m.len() + 1);
+    for (k, v) in m {
+        out.insert(k.clone(), v.clone());
+        if k == "inputSchema"
+            && let Some(s) = schema
+        {
+            out.insert("outputSchema".into(), s.clone());
+        }
+    }
+    Value::Object(out)
+}
+
 impl Catalogue {
     /// Builds the listings of every provider's seven tools (its options from the provider,
     /// PROV-1) and compiles each input schema once.
@@ -511,14 +529,31 @@ impl Catalogue {
 
     /// The `tools/list` result `{"tools":[…]}` as compact JSON, serialised once (on first use)
     /// from the listings, so every later `tools/list` copies bytes instead of building a tree.
+    /// Each listing gains its `outputSchema` (TOOL-6) here, after `inputSchema`: generated once
+    /// per role for this answer and then dropped, so no schema tree stays in memory.
     #[must_use]
     pub fn tools_list_json(&self) -> Arc<str> {
         self.tools_list_json
             .get_or_init(|| {
-                let tools: Vec<&Value> = self.tools.iter().map(|t| &t.listing).collect();
+                let schemas = ToolKind::ALL.map(super::output_schema::for_role);
+                let tools: Vec<Value> = self
+                    .tools
+                    .iter()
+                    .map(|t| {
+                        let at = ToolKind::ALL.iter().position(|k| *k == t.kind);
+                        with_output_schema(&t.listing, at.and_then(|i| schemas.get(i)))
+                    })
+                    .collect();
                 Arc::from(serde_json::json!({ "tools": tools }).to_string())
             })
             .clone()
+    }
+
+    /// A tool's listing exactly as `tools/list` shows it, `outputSchema` included.
+    #[must_use]
+    pub fn listed(&self, tool: &Tool) -> Value {
+        let schema = super::output_schema::for_role(tool.kind);
+        with_output_schema(&tool.listing, Some(&schema))
     }
 
     /// The server's `instructions`, in the projection (T2, TOOL-1).
@@ -635,7 +670,7 @@ mod tests {
         for names in [ToolNames::Dotted, ToolNames::Underscore] {
             let c = Catalogue::new(names, 60, &tree()).expect("catalogue");
             let cached: Value = serde_json::from_str(&c.tools_list_json()).expect("JSON");
-            let tools: Vec<Value> = c.tools().iter().map(|t| t.listing.clone()).collect();
+            let tools: Vec<Value> = c.tools().iter().map(|t| c.listed(t)).collect();
             assert_eq!(cached, json!({ "tools": tools }));
             assert_eq!(*c.tools_list_json(), json!({ "tools": tools }).to_string());
         }

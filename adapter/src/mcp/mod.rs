@@ -84,6 +84,7 @@ pub mod catalogue;
 pub mod dispatch;
 pub mod errors;
 pub mod initialize;
+pub mod output_schema;
 pub mod ping;
 pub mod progress;
 pub mod resources;

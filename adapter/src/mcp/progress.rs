@@ -25,7 +25,8 @@ pub const HEARTBEAT: Duration = Duration::from_secs(1);
 /// A running progress forwarder for one call.
 pub struct Forwarder {
     handle: JoinHandle<()>,
-    last: Arc<AtomicU64>,
+    /// The last value actually handed to the outbox (0: none yet).
+    delivered: Arc<AtomicU64>,
     ticks: Arc<AtomicU64>,
     events: watch::Receiver<u64>,
     out: Outbox,
@@ -42,18 +43,19 @@ pub fn forward(
     with_message: bool,
 ) -> Forwarder {
     let pause = Duration::from_secs(1) / MAX_PER_SECOND;
-    let last = Arc::new(AtomicU64::new(0));
+    let delivered = Arc::new(AtomicU64::new(0));
     let ticks = Arc::new(AtomicU64::new(0));
     let handle = {
-        let (out, token, last, ticks, mut events) = (
+        let (out, token, delivered, ticks, mut events) = (
             out.clone(),
             token.clone(),
-            last.clone(),
+            delivered.clone(),
             ticks.clone(),
             events.clone(),
         );
         tokio::spawn(async move {
             let mut seen = 0u64;
+            let mut last = 0u64;
             loop {
                 let (n, heartbeat) = tokio::select! {
                     changed = events.changed() => {
@@ -70,10 +72,13 @@ pub fn forward(
                 };
                 seen = seen.max(n);
                 let value = seen + ticks.load(Ordering::SeqCst);
-                if value > last.load(Ordering::SeqCst) {
-                    last.store(value, Ordering::SeqCst);
+                if value > last {
+                    last = value;
                     out.send(notification(&token, value, seen, heartbeat, with_message))
                         .await;
+                    // Recorded only once handed over: a forwarder stopped mid-send has not
+                    // delivered, and `finish` makes up for it.
+                    delivered.store(value, Ordering::SeqCst);
                 }
                 tokio::time::sleep(pause).await;
             }
@@ -81,7 +86,7 @@ pub fn forward(
     };
     Forwarder {
         handle,
-        last,
+        delivered,
         ticks,
         events,
         out,
@@ -98,7 +103,7 @@ impl Forwarder {
         self.handle.abort();
         let _ = self.handle.await;
         let n = *self.events.borrow();
-        if n > 0 && self.last.load(Ordering::SeqCst) == 0 {
+        if n > 0 && self.delivered.load(Ordering::SeqCst) == 0 {
             let t = self.ticks.load(Ordering::SeqCst);
             self.out
                 .send(notification(

@@ -1,28 +1,31 @@
 //! Tool result shaping (TOOL-4, TOOL-5): `structuredContent: {"result": X}`, one text block
 //! holding the JSON of that same `structuredContent` object, and `isError` only for failed
-//! operations.
+//! operations. `X` is one of the typed results of [`crate::engine::results`], whose schema each
+//! tool declares as its `outputSchema` ([`super::output_schema`]).
 
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::engine::ToolError;
+use crate::engine::results::{Failure, to_json};
 
 /// A successful operation's result (`isError: false`).
 #[must_use]
-pub fn success(result: Value) -> Value {
-    shape(result, false)
+pub fn success<T: Serialize>(result: &T) -> Value {
+    shape(to_json(result), false)
 }
 
 /// A completed operation whose data reports failure, e.g. `claude.run` of a failed run (TOOL-5):
 /// `is_error` decides `isError`.
 #[must_use]
-pub fn with_error_flag(result: Value, is_error: bool) -> Value {
-    shape(result, is_error)
+pub fn with_error_flag<T: Serialize>(result: &T, is_error: bool) -> Value {
+    shape(to_json(result), is_error)
 }
 
 /// A failed operation: `{"error": {code, message, ...}}` with `isError: true` (TOOL-5).
 #[must_use]
 pub fn failure(err: &ToolError) -> Value {
-    shape(json!({"error": err.to_value()}), true)
+    shape(to_json(&Failure { error: err }), true)
 }
 
 fn shape(result: Value, is_error: bool) -> Value {

@@ -6,14 +6,15 @@
 //! but not an object (`arguments: null` is read as absent). Everything about the arguments'
 //! content is a tool result with `isError: true` and `invalid_arguments` (TOOL-3, TOOL-4).
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use uuid::Uuid;
 
 use super::arguments::{self, RunArgs};
 use super::catalogue::ToolKind;
 use super::dispatch::{Answer, Handled, Server, params_object};
 use super::{errors, progress, tool_result};
-use crate::engine::{Engine, ToolError};
+use crate::engine::results::Started;
+use crate::engine::{Engine, RunState, ToolError};
 
 /// Answers `tools/call`.
 pub fn handle(server: &mut Server, id: &Value, params: Option<Value>) -> Handled {
@@ -88,9 +89,9 @@ fn prepare(server: &Server, params: Option<Value>) -> Prepared {
 }
 
 /// A tool operation's answer: success data, or a failed operation (TOOL-4).
-fn settle(r: Result<Value, ToolError>) -> Answer {
+fn settle<T: serde::Serialize>(r: Result<T, ToolError>) -> Answer {
     Ok(match r {
-        Ok(v) => tool_result::success(v),
+        Ok(v) => tool_result::success(&v),
         Err(e) => tool_result::failure(&e),
     })
 }
@@ -177,8 +178,8 @@ fn finished(engine: &Engine, run_id: &str, waited: Result<bool, ToolError>) -> V
     };
     match engine.result(run_id) {
         Ok(result) => {
-            let failed = settled && result.get("is_error") == Some(&Value::Bool(true));
-            tool_result::with_error_flag(result, failed)
+            let failed = settled && result.is_error;
+            tool_result::with_error_flag(&result, failed)
         }
         Err(e) => tool_result::failure(&e),
     }
@@ -191,10 +192,10 @@ fn start(
     args: &Map<String, Value>,
     acquired_by: Option<Uuid>,
     server: &Server,
-) -> Result<Value, ToolError> {
+) -> Result<Started, ToolError> {
     let RunArgs { request, .. } = arguments::run_args(args, server.catalogue.max_timeout_s)?;
     let run_id = engine.start_in(Some(ns), request, acquired_by)?;
     // Just admitted: it cannot be released or evicted yet, so it has a state.
-    let state = engine.state(&run_id).map_or("pending", |s| s.as_str());
-    Ok(json!({"run_id": run_id, "state": state}))
+    let state = engine.state(&run_id).unwrap_or(RunState::Pending);
+    Ok(Started { run_id, state })
 }

@@ -1,8 +1,8 @@
 //! The pinned, partial command contract of a tested native CLI (NAT-1, ACP-9), loaded from
 //! `cli-tree.json` (claude) or `cursor-cli-tree.json` (Cursor's agent): one format, one loader.
 //!
-//! The document is checked once at start-up, first against `docs/cli-tree.schema.json` (its
-//! format) and then semantically (unique names and flags, defaults among the choices, symmetric
+//! A document from a file is checked once at start-up, first against `docs/cli-tree.schema.json`
+//! (its format) and then semantically (unique names and flags, defaults among the choices, symmetric
 //! exclusions, no bypass mode; NAT-5). After that it is the only source of the native argv:
 //! [`CliTree::argv`] appends the mode's fixed argv, every declared option the caller supplied (and
 //! the `always` ones) in declared order, the separator and the prompt (NAT-3..7); a tree with
@@ -246,9 +246,10 @@ pub struct CliTree {
 }
 
 impl CliTree {
-    /// The tree embedded at build time, validated.
+    /// The tree embedded at build time, semantically checked. Its schema conformance is proved
+    /// by a test instead of at every start-up (see the module header).
     pub fn embedded() -> Result<Self, CliTreeError> {
-        Self::parse(EMBEDDED)
+        Self::parse_checked(EMBEDDED, false)
     }
 
     /// Reads and validates a tree from a file (`--cli-tree PATH`).
@@ -262,8 +263,15 @@ impl CliTree {
 
     /// Parses and validates a cli-tree document: schema first, then the semantic rules.
     pub fn parse(text: &str) -> Result<Self, CliTreeError> {
+        Self::parse_checked(text, true)
+    }
+
+    /// [`CliTree::parse`], with the schema pass only when `schema` is set (the embedded trees).
+    fn parse_checked(text: &str, schema: bool) -> Result<Self, CliTreeError> {
         let raw: Value = serde_json::from_str(text)?;
-        check_schema(&raw)?;
+        if schema {
+            check_schema(&raw)?;
+        }
         let doc: Document = serde_json::from_value(raw.clone())?;
         let tree = Self {
             raw,
@@ -279,9 +287,10 @@ impl CliTree {
         Ok(tree)
     }
 
-    /// The embedded cursor tree, validated (ACP-9).
+    /// The embedded cursor tree, semantically checked (ACP-9); like [`CliTree::embedded`], its
+    /// schema conformance is proved by a test.
     pub fn cursor_embedded() -> Result<Self, CliTreeError> {
-        Self::parse(CURSOR_EMBEDDED)
+        Self::parse_checked(CURSOR_EMBEDDED, false)
     }
 
     /// The fixed argv of a mode (empty for a mode the tree does not declare: a provider checks
@@ -704,6 +713,21 @@ mod tests {
         assert_eq!(t.version.line, "2.1.328 (Claude Code)");
         assert_eq!(t.version.argv, vec!["--version"]);
         assert_eq!(t.prompt_separator.as_deref(), Some("--"));
+    }
+
+    #[test]
+    fn embedded_trees_follow_the_schema() {
+        // Start-up skips the schema pass for the embedded trees; this is where it is proved.
+        for (name, text) in [
+            ("cli-tree.json", EMBEDDED),
+            ("cursor-cli-tree.json", CURSOR_EMBEDDED),
+        ] {
+            let raw: Value = serde_json::from_str(text).expect("json");
+            check_schema(&raw).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let full = CliTree::parse(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let fast = CliTree::parse_checked(text, false).expect("semantics");
+            assert_eq!(full.raw, fast.raw, "{name}");
+        }
     }
 
     #[test]

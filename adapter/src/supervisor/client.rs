@@ -275,9 +275,14 @@ impl Supervised {
     }
 
     async fn reap_supervisor(&mut self) {
-        if let Some(mut p) = self.process.take() {
-            // Once it reported cleanup it exits at once; otherwise tokio reaps it when it does.
+        // Once it reported cleanup it exits at once; past the bound tokio reaps it when it does.
+        // The handle is let go only after the wait ended: `cleanup` is cancel-safe, and a call
+        // cancelled here (the engine selects on it beside the stream reads) must leave the reap
+        // to the next call rather than drop the handle of a supervisor still exiting (the soak
+        // saw such supervisors outlive their settled runs, bench/soak.md).
+        if let Some(p) = self.process.as_mut() {
             let _ = tokio::time::timeout(SUPERVISOR_EXIT_BOUND, p.wait()).await;
+            self.process = None;
         }
     }
 }

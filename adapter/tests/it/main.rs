@@ -10,10 +10,15 @@
 //! - `fidelity`: fake-claude's built-in scenarios agree in shape with real streams.
 //! - `hosts`: the host matrix: real MCP hosts (TS SDK, Inspector CLI, Python SDK, Claude Code)
 //!   complete the core sequence in both name projections.
+//! - `model`: authenticated model execution against the real service (opt-in, `#[ignore]`d,
+//!   never in CI; docs/model-runs.md).
+//! - `evidence`: docs/evidence.md is the generated coverage of contract ids by evidence class.
 
 mod cursor;
+mod evidence;
 mod fidelity;
 mod hosts;
+mod model;
 mod protocol;
 mod real_claude;
 mod replay;

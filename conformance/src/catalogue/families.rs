@@ -16,7 +16,10 @@ const CURSOR_SCENARIOS: [(&str, &str); 4] = [
     ("success", "default"),
     ("error-subtype", "prompt-error"),
     ("missing-final", "crash-midturn"),
-    ("hang-before-final", "hang-midturn"),
+    // A turn that goes on until cancelled: Cursor's real cancel capture (a 20 s stream that
+    // answers `session/cancel` with `cancelled` at once), not `hang-midturn`, which also
+    // ignores the cancel and so waits out the client's whole grace (ACP-7) in every case.
+    ("hang-before-final", "cancel-midturn"),
 ];
 
 /// The run cases that apply to a Cursor family: every scenario they use maps through
@@ -258,7 +261,7 @@ mod tests {
         assert_eq!(selector(FakeKind::Cursor, "success"), "scenario: default");
         assert_eq!(
             selector(FakeKind::Cursor, "hang-before-final"),
-            "scenario: hang-midturn"
+            "scenario: cancel-midturn"
         );
     }
 }

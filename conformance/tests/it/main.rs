@@ -5,6 +5,7 @@
 mod acp_agents;
 mod acp_client;
 mod acp_mutants;
+mod action;
 mod cli;
 mod default_target;
 mod defects;

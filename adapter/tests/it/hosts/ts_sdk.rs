@@ -9,8 +9,8 @@
 //! the SDK (-32001), which shows the 2 s bound is real.
 //!
 //! outputSchema: the SDK validates `structuredContent` against a tool's `outputSchema` inside
-//! `callTool` (a mismatch throws -32602, so every `ok` call below passed it) but only for tools
-//! that declare one. The adapter declares none yet (issue 12 item 4); see OUTPUT-SCHEMA below.
+//! `callTool` (a mismatch throws -32602, so every `ok` call below passed it) for tools that
+//! declare one, and every tool of the adapter does (TOOL-6); see OUTPUT-SCHEMA below.
 
 use std::process::Command;
 
@@ -71,13 +71,23 @@ fn completes_the_core_sequence(names: Names) {
     core["read"] = ok(&seen, "read").clone();
     check_core_sequence("ts sdk 1.32.2", names, &core);
 
-    // callTool with onprogress sends a progressToken; the success run reported progress (T9).
-    let progress = seen["run"]["progress"].as_array().expect("progress list");
-    assert!(!progress.is_empty(), "no progress for claude.run: {seen:#}");
+    // callTool with onprogress sends a progressToken and the SDK hands progress to onprogress
+    // (T9), checked on the slow stream below: a run that settles in ~100 ms gets its one
+    // progress notification right before its response, and when both arrive in one read the
+    // SDK loses it (protocol.js 1.32.2: `_onnotification` runs handlers in a microtask while
+    // `_onresponse` deletes the progress handler at once, then "unknown token"), so whether the
+    // fast `run` step saw progress is the SDK's scheduling, not the adapter's behaviour.
 
     // Reset-on-progress with a 2 s SDK timeout: the slow stream (~2.7 s) succeeds ...
     let slow = ok(&seen, "slow_with_reset");
     assert_eq!(result_of(slow)["state"], "succeeded", "{seen:#}");
+    let streamed = seen["slow_with_reset"]["progress"]
+        .as_array()
+        .expect("progress list");
+    assert!(
+        !streamed.is_empty(),
+        "no progress for the slow stream: {seen:#}"
+    );
     assert!(
         seen["slow_with_reset"]["ms"].as_u64() > Some(2000),
         "the slow stream must outlast the 2 s timeout for this to prove anything: {seen:#}"
@@ -100,18 +110,22 @@ fn completes_the_core_sequence(names: Names) {
     assert_eq!(refused["ok"], false, "{seen:#}");
     assert_eq!(refused["code"], -32000, "{seen:#}");
 
-    // OUTPUT-SCHEMA (issue 12 item 4, not done yet): the adapter declares no outputSchema, so
-    // the SDK validated no result. Once it does, replace this with: every tool has an
-    // outputSchema and `outputs_validated_by_sdk` lists all seven (each `ok` call above then
-    // passed the SDK's validation of structuredContent).
+    // OUTPUT-SCHEMA (issue 12 item 4, TOOL-6): every tool declares an outputSchema, so the SDK
+    // validated the structuredContent of every tool result above inside callTool (a mismatch
+    // throws -32602 and the step would not be `ok`), isError results included.
+    let tools = seen["tools"].as_array().expect("tools");
+    assert_eq!(tools.len(), 7, "{seen:#}");
     assert!(
-        seen["tools"]
-            .as_array()
-            .expect("tools")
-            .iter()
-            .all(|t| t["has_output_schema"] == false),
-        "a tool now declares outputSchema: turn the OUTPUT-SCHEMA check on: {seen:#}"
+        tools.iter().all(|t| t["has_output_schema"] == true),
+        "every tool declares outputSchema: {seen:#}"
     );
+    let validated: Vec<&Value> = seen["outputs_validated_by_sdk"]
+        .as_array()
+        .expect("outputs_validated_by_sdk")
+        .iter()
+        .collect();
+    let names: Vec<&Value> = tools.iter().map(|t| &t["name"]).collect();
+    assert_eq!(validated, names, "{seen:#}");
 }
 
 #[test]

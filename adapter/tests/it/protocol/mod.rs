@@ -9,6 +9,7 @@ mod framing;
 mod jsonrpc;
 mod lifecycle;
 mod meta;
+mod output_schema;
 mod progress;
 pub(crate) mod resources;
 mod results;

@@ -157,9 +157,15 @@ impl Client {
             params["_meta"] = m;
         }
         let resp = self.call("tools/call", Some(params), bound);
-        resp.get("result")
+        let result = resp
+            .get("result")
             .cloned()
-            .unwrap_or_else(|| panic!("tools/call {tool} answered with a protocol error: {resp}"))
+            .unwrap_or_else(|| panic!("tools/call {tool} answered with a protocol error: {resp}"));
+        // TOOL-6: the result conforms to the tool's outputSchema (real CLI runs included).
+        if let Err(e) = crate::support::outputs::check(tool, &result) {
+            panic!("{e}");
+        }
+        result
     }
 
     /// Closes the adapter's stdin (EOF: the adapter cancels what runs and exits, T8).

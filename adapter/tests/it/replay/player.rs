@@ -163,6 +163,7 @@ pub fn replay(rec: &Recording) -> Replayed {
         ));
     }
     tail.poll();
+    check_output_schemas(rec, &client);
 
     let (golden_c2s, golden_n2a) = compared_rows(&rec.rows);
     let golden_s2c: Vec<Value> = rec
@@ -177,6 +178,30 @@ pub fn replay(rec: &Recording) -> Replayed {
         actual: compare::transcript(&replay_c2s, &client.received, &replay_n2a),
         notes,
         stderr: client.stderr_text(),
+    }
+}
+
+/// TOOL-6: every replayed `tools/call` answer (real CLI streams included) conforms to its tool's
+/// outputSchema.
+fn check_output_schemas(rec: &Recording, client: &Client) {
+    for c in rec
+        .rows
+        .iter()
+        .filter(|r| r.dir == "c2s")
+        .filter_map(Row::msg)
+    {
+        let (Some("tools/call"), Some(id), Some(tool)) = (
+            c.get("method").and_then(Value::as_str),
+            c.get("id"),
+            c.pointer("/params/name").and_then(Value::as_str),
+        ) else {
+            continue;
+        };
+        if let Some(result) = client.response(id).and_then(|r| r.get("result"))
+            && let Err(e) = crate::support::outputs::check(tool, result)
+        {
+            panic!("replay of {}: {e}", rec.path.display());
+        }
     }
 }
 

@@ -29,6 +29,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+pub mod outputs;
+
 /// Generous bound for anything a test waits on (shared, slow machine): only to avoid hangs.
 pub const TIMEOUT: Duration = Duration::from_secs(20);
 
@@ -355,6 +357,7 @@ impl Adapter {
             stash: VecDeque::new(),
             notifications: Vec::new(),
             next_id: 1000,
+            tool_calls: Vec::new(),
             _fake_dirs: fake_dirs,
         }
     }
@@ -371,6 +374,8 @@ pub struct Session {
     /// Notifications seen while waiting for responses, in arrival order.
     pub notifications: Vec<Value>,
     next_id: i64,
+    /// `tools/call` requests awaiting their answer: `(id, tool name)`, for [`outputs::check`].
+    tool_calls: Vec<(Value, String)>,
     _fake_dirs: Vec<tempfile::TempDir>,
 }
 
@@ -420,6 +425,14 @@ impl Session {
 
     /// Sends a request with the given id.
     pub fn request_with_id(&mut self, id: &Value, method: &str, params: Option<Value>) {
+        if method == "tools/call"
+            && let Some(name) = params
+                .as_ref()
+                .and_then(|p| p.get("name"))
+                .and_then(Value::as_str)
+        {
+            self.tool_calls.push((id.clone(), name.to_owned()));
+        }
         let mut m = json!({"jsonrpc": "2.0", "id": id, "method": method});
         if let Some(p) = params {
             m["params"] = p;
@@ -471,9 +484,12 @@ impl Session {
     }
 
     /// [`Session::response`] with an explicit bound; `None` when it did not come in time.
+    /// Every `tools/call` result is checked against its tool's outputSchema ([`outputs`]).
     pub fn response_within(&mut self, id: &Value, timeout: Duration) -> Option<Value> {
         if let Some(pos) = self.stash.iter().position(|m| is_response_to(m, id)) {
-            return self.stash.remove(pos);
+            let msg = self.stash.remove(pos)?;
+            self.check_output(&msg);
+            return Some(msg);
         }
         let deadline = Instant::now() + timeout;
         loop {
@@ -481,6 +497,7 @@ impl Session {
             let line = self.recv_line(left)?;
             let msg = parse_line(&line);
             if is_response_to(&msg, id) {
+                self.check_output(&msg);
                 return Some(msg);
             }
             if msg.get("method").is_some() && msg.get("id").is_none() {
@@ -488,6 +505,20 @@ impl Session {
             } else {
                 self.stash.push_back(msg);
             }
+        }
+    }
+
+    /// TOOL-6: a `tools/call` result conforms to its tool's outputSchema.
+    fn check_output(&mut self, msg: &Value) {
+        let Some(id) = msg.get("id") else { return };
+        let Some(pos) = self.tool_calls.iter().position(|(i, _)| i == id) else {
+            return;
+        };
+        let (_, tool) = self.tool_calls.swap_remove(pos);
+        if let Some(result) = msg.get("result")
+            && let Err(e) = outputs::check(&tool, result)
+        {
+            panic!("{e}");
         }
     }
 

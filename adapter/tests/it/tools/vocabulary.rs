@@ -8,6 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use claude_mcp_adapter::engine::provider::Dialect;
+use claude_mcp_adapter::engine::results::to_json;
 use claude_mcp_adapter::engine::scan::TopScan;
 use claude_mcp_adapter::engine::tools::{GuardConfig, ToolTracker};
 use claude_mcp_adapter::providers::claude::stream::StreamJson;
@@ -50,7 +51,7 @@ fn claude_stream(name: &str) -> ToolTracker {
 fn claudes_recorded_bash_calls_normalise_with_their_outcomes() {
     // mock-tool-dontask: `echo hi` allowed; its `description` is not part of what it does.
     let t = claude_stream("mock-tool-dontask");
-    let calls = t.calls_value();
+    let calls = to_json(&t.calls_summary());
     assert_eq!(calls["calls"].as_array().map(Vec::len), Some(1), "{calls}");
     let c = &calls["calls"][0];
     assert_eq!(c["tool"], "bash");
@@ -61,14 +62,14 @@ fn claudes_recorded_bash_calls_normalise_with_their_outcomes() {
     // mock-tool-deny-partial: the partial `content_block_start` (empty input) is not a call;
     // the system/permission_denied and the final's permission_denials are one denial.
     let t = claude_stream("mock-tool-deny-partial");
-    let calls = t.calls_value();
+    let calls = to_json(&t.calls_summary());
     assert_eq!(calls["calls"].as_array().map(Vec::len), Some(1), "{calls}");
     assert_eq!(calls["calls"][0]["outcome"], "permission_denied");
     assert_eq!(
         calls["calls"][0]["arguments"],
         json!({"command": "touch created-by-tool.txt"})
     );
-    let denials = t.denials_value();
+    let denials = to_json(&t.denials_summary());
     assert_eq!(
         denials["denials"].as_array().map(Vec::len),
         Some(1),
@@ -78,9 +79,14 @@ fn claudes_recorded_bash_calls_normalise_with_their_outcomes() {
 
     // mock-max-turns: denied without partial messages; the final's denial names the same call.
     let t = claude_stream("mock-max-turns");
-    assert_eq!(t.calls_value()["calls"][0]["outcome"], "permission_denied");
     assert_eq!(
-        t.denials_value()["denials"].as_array().map(Vec::len),
+        to_json(&t.calls_summary())["calls"][0]["outcome"],
+        "permission_denied"
+    );
+    assert_eq!(
+        to_json(&t.denials_summary())["denials"]
+            .as_array()
+            .map(Vec::len),
         Some(1)
     );
 }
@@ -101,7 +107,7 @@ fn transcript(name: &str) -> Vec<String> {
 #[test]
 fn the_real_acp_transcripts_tool_calls_normalise() {
     let t = track(&Acp, transcript("testy-rust-sdk"));
-    let calls = t.calls_value();
+    let calls = to_json(&t.calls_summary());
     let got: Vec<(&str, &str)> = calls["calls"]
         .as_array()
         .expect("calls")
@@ -121,7 +127,7 @@ fn the_real_acp_transcripts_tool_calls_normalise() {
     );
 
     let t = track(&Acp, transcript("ts-sdk-0.12.0-example-agent-allow"));
-    let calls = t.calls_value();
+    let calls = to_json(&t.calls_summary());
     let tools: Vec<&str> = calls["calls"]
         .as_array()
         .expect("calls")
@@ -214,7 +220,7 @@ fn cursors_documented_raw_input_shapes_normalise() {
         ),
     ];
     let t = track(&Acp, lines);
-    let calls = t.calls_value();
+    let calls = to_json(&t.calls_summary());
     let got: Vec<Value> = calls["calls"]
         .as_array()
         .expect("calls")
@@ -233,7 +239,7 @@ fn cursors_documented_raw_input_shapes_normalise() {
         ]
     );
     assert_eq!(
-        t.denials_value()["denials"],
+        to_json(&t.denials_summary())["denials"],
         json!([{"call_id": "web_fetch_0", "tool": "fetch", "native_name": "fetch",
             "arguments": {"url": "https://x"}}])
     );
@@ -257,7 +263,7 @@ fn claudes_recorded_json_schema_runs_carry_structured_output_or_a_refused_call()
             .expect("a result")
     };
     let t = claude_stream("live-json-schema");
-    let c = &t.calls_value()["calls"][0];
+    let c = &to_json(&t.calls_summary())["calls"][0];
     assert_eq!(c["native_name"], "StructuredOutput");
     assert_eq!(
         c["tool"], "other",
@@ -269,7 +275,10 @@ fn claudes_recorded_json_schema_runs_carry_structured_output_or_a_refused_call()
         Candidate::Value(json!({"name": "standin", "count": 2}))
     );
     let t = claude_stream("live-json-schema-refused");
-    assert_eq!(t.calls_value()["calls"][0]["outcome"], "validation_failed");
+    assert_eq!(
+        to_json(&t.calls_summary())["calls"][0]["outcome"],
+        "validation_failed"
+    );
     assert_eq!(
         StreamJson.structured_candidate(&final_of("live-json-schema-refused")),
         Candidate::Missing

@@ -1,0 +1,210 @@
+//! The `outputSchema` of every tool (TOOL-6), generated from the typed results the tools answer
+//! with ([`crate::engine::results`]), so the declaration and the answer have one source.
+//!
+//! MCP (2025-06-18 and 2025-11-25, server/tools "Output Schema"): when a tool declares an
+//! `outputSchema`, its `structuredContent` MUST conform to it. That holds for every answer the
+//! tool gives, `isError` ones included, because clients validate whatever `structuredContent`
+//! comes (the TypeScript SDK's `callTool` does, errors or not). So each schema is TOOL-4's
+//! envelope `{"result": …}` where the result is either the role's typed result or a failed
+//! operation's `{"error": {code, message, …}}` (TOOL-5).
+//!
+//! The dialect: the schema names no `$schema` (MCP 2025-11-25 reads such a schema as JSON Schema
+//! 2020-12) and uses only keywords that draft-07 reads the same way, with every subschema inlined
+//! (no `$ref`), because widely used clients validate with a draft-07 validator (the TypeScript
+//! SDK's default Ajv). A `$schema` naming 2020-12 would make such a client refuse the schema.
+//!
+//! Cost: generation runs once per role when `tools/list` is first answered (the answer is then
+//! kept serialised), never at start-up (issue 13: `initialize` within 5 ms, idle RSS).
+
+use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
+use serde_json::{Value, json};
+
+use super::catalogue::ToolKind;
+use crate::engine::results::{
+    CancelAnswer, EventsPage, Failure, Released, RunList, RunResult, Started,
+};
+
+/// The `outputSchema` of a role's tool (the same in every provider namespace).
+#[must_use]
+pub fn for_role(kind: ToolKind) -> Value {
+    let result = match kind {
+        ToolKind::Run | ToolKind::Result => schema_of::<RunResult>(),
+        ToolKind::Start => schema_of::<Started>(),
+        ToolKind::List => schema_of::<RunList>(),
+        ToolKind::Events => schema_of::<EventsPage>(),
+        ToolKind::Cancel => schema_of::<CancelAnswer>(),
+        ToolKind::Release => schema_of::<Released>(),
+    };
+    json!({
+        "type": "object",
+        "properties": {
+            "result": {"anyOf": [result, schema_of::<Failure<'static>>()]}
+        },
+        "required": ["result"]
+    })
+}
+
+/// The schema of what `T` serialises to: subschemas inlined, no `$schema`, no root `title`.
+fn schema_of<T: JsonSchema>() -> Value {
+    let mut settings = SchemaSettings::draft2020_12().for_serialize();
+    settings.inline_subschemas = true;
+    settings.meta_schema = None;
+    let mut v = settings
+        .into_generator()
+        .into_root_schema_for::<T>()
+        .to_value();
+    if let Value::Object(m) = &mut v {
+        m.remove("title");
+    }
+    collapse_string_enums(&mut v);
+    drop_number_formats(&mut v);
+    v
+}
+
+/// schemars marks Rust integer widths as `"format": "uint32"` and the like, formats no JSON
+/// Schema dialect defines: a client validating formats (the TS SDK's Ajv) warns about each on
+/// stderr. `minimum` already says what matters (not negative).
+fn drop_number_formats(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            if m.get("format")
+                .and_then(Value::as_str)
+                .is_some_and(|f| f.starts_with("int") || f.starts_with("uint"))
+            {
+                m.remove("format");
+            }
+            m.values_mut().for_each(drop_number_formats);
+        }
+        Value::Array(a) => a.iter_mut().for_each(drop_number_formats),
+        _ => {}
+    }
+}
+
+/// schemars spells an enum whose variants carry doc comments as a `oneOf` of documented
+/// `const`s; a host needs the values, not our variant docs: one `{"type": "string", "enum": […]}`
+/// says the same in a fraction of the bytes (`tools/list` is read into models' contexts).
+fn collapse_string_enums(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            let values = m
+                .get("oneOf")
+                .and_then(Value::as_array)
+                .and_then(|members| {
+                    let mut all = Vec::new();
+                    for member in members {
+                        if member.get("type") != Some(&Value::from("string")) {
+                            return None;
+                        }
+                        match (member.get("const"), member.get("enum")) {
+                            (Some(c), None) => all.push(c.clone()),
+                            (None, Some(Value::Array(e))) => all.extend(e.iter().cloned()),
+                            _ => return None,
+                        }
+                    }
+                    Some(all)
+                });
+            if let Some(values) = values {
+                m.remove("oneOf");
+                m.insert("type".into(), "string".into());
+                m.insert("enum".into(), Value::Array(values));
+            }
+            m.values_mut().for_each(collapse_string_enums);
+        }
+        Value::Array(a) => a.iter_mut().for_each(collapse_string_enums),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every keyword of a schema tree, with the JSON Pointer of where it was found.
+    fn keywords(v: &Value, at: &str, out: &mut Vec<(String, String)>) {
+        match v {
+            Value::Object(m) => {
+                for (k, child) in m {
+                    out.push((at.to_owned(), k.clone()));
+                    // Property names are not keywords.
+                    if k == "properties" {
+                        if let Value::Object(props) = child {
+                            for (name, s) in props {
+                                keywords(s, &format!("{at}/properties/{name}"), out);
+                            }
+                        }
+                    } else {
+                        keywords(child, &format!("{at}/{k}"), out);
+                    }
+                }
+            }
+            Value::Array(a) => {
+                for (i, c) in a.iter().enumerate() {
+                    keywords(c, &format!("{at}/{i}"), out);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn every_output_schema_is_a_valid_schema_in_draft_07_and_2020_12_alike() {
+        // The keywords both dialects read the same way; `$ref`, `$defs`, `$schema`,
+        // `prefixItems` and friends would make a draft-07 client (the TS SDK) read another
+        // schema than a 2020-12 one.
+        const COMMON: [&str; 13] = [
+            "type",
+            "properties",
+            "required",
+            "items",
+            "anyOf",
+            "oneOf",
+            "enum",
+            "const",
+            "description",
+            "minimum",
+            "maximum",
+            "additionalProperties",
+            "default",
+        ];
+        for kind in ToolKind::ALL {
+            let s = for_role(kind);
+            assert!(jsonschema::draft202012::meta::is_valid(&s), "{kind:?}");
+            assert!(jsonschema::draft7::meta::is_valid(&s), "{kind:?}");
+            let mut found = Vec::new();
+            keywords(&s, "", &mut found);
+            for (at, k) in found {
+                assert!(COMMON.contains(&k.as_str()), "{kind:?}: {k} at {at}: {s:#}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_property_of_every_result_object_is_required() {
+        // The result types never skip a field (`null` for none), so a host may rely on each.
+        fn check(v: &Value, at: &str) {
+            match v {
+                Value::Object(m) => {
+                    if let Some(Value::Object(props)) = m.get("properties") {
+                        let required: Vec<&str> = m
+                            .get("required")
+                            .and_then(Value::as_array)
+                            .map(|r| r.iter().filter_map(Value::as_str).collect())
+                            .unwrap_or_default();
+                        for name in props.keys() {
+                            assert!(required.contains(&name.as_str()), "{name} at {at}");
+                        }
+                    }
+                    for (k, c) in m {
+                        check(c, &format!("{at}/{k}"));
+                    }
+                }
+                Value::Array(a) => a.iter().for_each(|c| check(c, at)),
+                _ => {}
+            }
+        }
+        for kind in ToolKind::ALL {
+            check(&for_role(kind), &format!("{kind:?}"));
+        }
+    }
+}

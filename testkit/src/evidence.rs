@@ -1,0 +1,341 @@
+//! The evidence classes of the test suite (issue 12 item 7) and the generator of
+//! `docs/evidence.md`: per contract id (`docs/contract.md`), which classes of test cover it.
+//!
+//! The classes, from the weakest claim about the real world to the strongest:
+//! - [`Class::Fixture`], fixture protocol checks: the adapter, the runner or a library against
+//!   fakes and fixtures this repository owns (fake-claude, fake-cursor-agent, toy servers, replayed
+//!   recordings, unit tests, the conformance catalogue run against the reference adapter);
+//! - [`Class::Native`], native interface checks: the real pinned native programs (claude 2.1.328
+//!   against the local Messages API stand-in, real ACP agents) driven through our interface;
+//! - [`Class::Host`], exact-host interoperability: real, pinned MCP hosts and peers nobody here
+//!   wrote (TypeScript SDK, Inspector CLI, Python SDK, Claude Code as host, third-party servers
+//!   graded by the runner);
+//! - [`Class::Model`], authenticated model execution: a real account and a real model, opt-in,
+//!   never in CI (its last result is recorded in `docs/model-runs.md`).
+//!
+//! The tagging convention is the test's module path: [`class_of`] maps a file to its class by the
+//! directories below (the most specific rule wins), and every test file of the workspace is one
+//! of them. A file covers the contract ids it cites (in its names, comments or strings: the
+//! suite's convention is to cite the id of what a test checks); ranges such as `ACP-1..9` cite
+//! each id of the range.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// An evidence class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Class {
+    /// Fixture protocol checks.
+    Fixture,
+    /// Native interface checks.
+    Native,
+    /// Exact-host interoperability.
+    Host,
+    /// Authenticated model execution.
+    Model,
+}
+
+impl Class {
+    /// Every class, in column order.
+    pub const ALL: [Class; 4] = [Class::Fixture, Class::Native, Class::Host, Class::Model];
+
+    /// The column title.
+    #[must_use]
+    pub fn title(self) -> &'static str {
+        match self {
+            Class::Fixture => "Fixture protocol",
+            Class::Native => "Native interface",
+            Class::Host => "Exact host",
+            Class::Model => "Authenticated model",
+        }
+    }
+}
+
+/// Path rules, most specific first: a repository-relative path starting with the prefix has the
+/// class. Anything else with tests is [`Class::Fixture`].
+pub const RULES: [(&str, Class); 11] = [
+    ("adapter/tests/it/model/", Class::Model),
+    ("adapter/tests/it/hosts/", Class::Host),
+    ("conformance/tests/it/real_servers.rs", Class::Host),
+    ("adapter/tests/it/real_claude/", Class::Native),
+    ("adapter/tests/it/fidelity/", Class::Native),
+    ("adapter/tests/it/cursor/real_agent.rs", Class::Native),
+    ("acp-client/tests/it/real_agents.rs", Class::Native),
+    ("testkit/tests/it/standin_http.rs", Class::Fixture),
+    ("testkit/tests/it/prereq_gate.rs", Class::Fixture),
+    ("testkit/tests/it/support.rs", Class::Fixture),
+    ("testkit/tests/it/", Class::Native),
+];
+
+/// The class of a repository-relative file path.
+#[must_use]
+pub fn class_of(rel: &str) -> Class {
+    RULES
+        .iter()
+        .find(|(prefix, _)| rel.starts_with(prefix))
+        .map_or(Class::Fixture, |(_, c)| *c)
+}
+
+/// The contract ids of `docs/contract.md`, in document order: every `**ID**` that opens a list
+/// item.
+#[must_use]
+pub fn contract_ids(contract: &str) -> Vec<String> {
+    contract
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("- **"))
+        .filter_map(|rest| rest.split_once("**").map(|(id, _)| id.to_owned()))
+        .filter(|id| {
+            id.chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '-' || c == 'a')
+        })
+        .collect()
+}
+
+/// The ids of `known` that `text` cites, ranges (`RUN-1..7`) expanded.
+#[must_use]
+pub fn cited(text: &str, known: &BTreeSet<&str>) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '.';
+    for run in text.split(|c: char| !is_word(c)) {
+        for (i, part) in run.split("..").enumerate() {
+            let token = part.trim_matches(|c| c == '.' || c == '-');
+            if known.contains(token) {
+                out.insert(token.to_owned());
+            }
+            // `PREFIX-a..b`: the part after `..` is the range's end.
+            if i == 1
+                && let Some(first) = run.split("..").next()
+                && let Some((prefix, start)) = first.rsplit_once('-')
+                && let (Ok(a), Ok(b)) = (start.parse::<u32>(), token.parse::<u32>())
+                && a < b
+                && b - a < 64
+            {
+                for n in a..=b {
+                    let id = format!("{prefix}-{n}");
+                    if known.contains(id.as_str()) {
+                        out.insert(id);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Rust files with tests: everything under a crate's `tests/`, and `src/` files holding a
+/// `#[test]`, plus the conformance catalogue (its cases run against the reference adapter in
+/// the default-target test, so they are fixture evidence too).
+fn test_files(repo: &Path) -> io::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for krate in [
+        "adapter",
+        "acp-client",
+        "conformance",
+        "fake-claude",
+        "fake-cursor-agent",
+        "testkit",
+        "wire",
+    ] {
+        for dir in ["tests", "src"] {
+            walk(&repo.join(krate).join(dir), &mut out)?;
+        }
+    }
+    out.retain(|p| {
+        let rel = p
+            .strip_prefix(repo)
+            .unwrap_or(p)
+            .to_string_lossy()
+            .into_owned();
+        // This generator and its check name ids as examples, not as evidence.
+        if rel == "testkit/src/evidence.rs" || rel == "adapter/tests/it/evidence.rs" {
+            return false;
+        }
+        let in_tests = rel.contains("/tests/");
+        let catalogue = rel.starts_with("conformance/src/catalogue/");
+        in_tests
+            || catalogue
+            || std::fs::read_to_string(p)
+                .is_ok_and(|t| t.contains("#[test]") || t.contains("::test]"))
+    });
+    out.sort();
+    Ok(out)
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> io::Result<()> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(());
+    };
+    for e in entries {
+        let path = e?.path();
+        if path.is_dir() {
+            walk(&path, out)?;
+        } else if path
+            .extension()
+            .is_some_and(|x| x == "rs" || x == "py" || x == "mjs")
+        {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// Per contract id, per class, the test files citing it.
+pub type Coverage = BTreeMap<String, BTreeMap<Class, BTreeSet<String>>>;
+
+/// The coverage of the repository at `repo`.
+pub fn coverage(repo: &Path) -> io::Result<(Vec<String>, Coverage)> {
+    let contract = std::fs::read_to_string(repo.join("docs/contract.md"))?;
+    let ids = contract_ids(&contract);
+    let known: BTreeSet<&str> = ids.iter().map(String::as_str).collect();
+    let mut cov = Coverage::new();
+    for file in test_files(repo)? {
+        let rel = file
+            .strip_prefix(repo)
+            .unwrap_or(&file)
+            .to_string_lossy()
+            .into_owned();
+        let text = std::fs::read_to_string(&file)?;
+        for id in cited(&text, &known) {
+            cov.entry(id)
+                .or_default()
+                .entry(class_of(&rel))
+                .or_default()
+                .insert(rel.clone());
+        }
+    }
+    Ok((ids, cov))
+}
+
+/// The last recorded authenticated model run (the last row of `docs/model-runs.md`'s table), or
+/// `None` when nobody recorded one.
+#[must_use]
+pub fn last_model_run(model_runs: &str) -> Option<String> {
+    model_runs
+        .lines()
+        .rfind(|l| l.starts_with("| 2"))
+        .map(str::to_owned)
+}
+
+/// `docs/evidence.md` for the repository at `repo`.
+pub fn generate(repo: &Path) -> io::Result<String> {
+    let (ids, cov) = coverage(repo)?;
+    let runs = std::fs::read_to_string(repo.join("docs/model-runs.md")).unwrap_or_default();
+    let mut s = String::new();
+    s.push_str(
+        "# Evidence by contract id\n\n\
+         <!-- Generated by testkit::evidence; checked by `cargo test -p claude-mcp-adapter --test it \
+         -- evidence::`, rewritten with BLESS=1 on that command. Do not edit by hand. -->\n\n\
+         What kind of test backs each requirement of [the contract](contract.md). A number is how \
+         many test files of that class cite the id (in a test name, comment or string); `-` is \
+         none. The classes, weakest claim first:\n\n\
+         - **Fixture protocol**: against fakes and fixtures of this repository (fake-claude, \
+         fake-cursor-agent, toy servers, replayed recordings, unit tests, the conformance \
+         catalogue run against the reference adapter).\n\
+         - **Native interface**: the real pinned native programs through our interface (claude \
+         2.1.328 against the local Messages API stand-in, real ACP agents).\n\
+         - **Exact host**: real pinned MCP hosts and peers nobody here wrote (TypeScript SDK, \
+         Inspector CLI, Python SDK, Claude Code as host, third-party servers the runner grades).\n\
+         - **Authenticated model**: a real account and model; opt-in, never in CI \
+         ([procedure and record](model-runs.md)).\n\n\
+         The class of a test is its module path (`testkit::evidence::RULES`): \
+         `adapter/tests/it/model/` authenticated model; `adapter/tests/it/hosts/` and \
+         `conformance/tests/it/real_servers.rs` exact host; `adapter/tests/it/real_claude/`, \
+         `adapter/tests/it/fidelity/`, `adapter/tests/it/cursor/real_agent.rs`, \
+         `acp-client/tests/it/real_agents.rs` and the real-CLI tests of `testkit/tests/it/` native \
+         interface; everything else fixture protocol.\n\n",
+    );
+    let _ = writeln!(s, "## Last authenticated model execution\n");
+    match last_model_run(&runs) {
+        Some(row) => {
+            let _ = writeln!(
+                s,
+                "| Date | claude | adapter | model | result |\n|---|---|---|---|---|\n{row}\n"
+            );
+        }
+        None => s.push_str(
+            "Not run here: this machine has no account. The opt-in set and its procedure are in \
+             [model-runs.md](model-runs.md); whoever runs it records the date and versions there.\n\n",
+        ),
+    }
+    s.push_str("## Coverage\n\n| Id |");
+    for c in Class::ALL {
+        let _ = write!(s, " {} |", c.title());
+    }
+    s.push_str("\n|---|");
+    for _ in Class::ALL {
+        s.push_str("---|");
+    }
+    s.push('\n');
+    let mut totals = [0usize; 4];
+    let mut uncovered = Vec::new();
+    for id in &ids {
+        let _ = write!(s, "| {id} |");
+        let by = cov.get(id);
+        for (i, c) in Class::ALL.iter().enumerate() {
+            match by.and_then(|m| m.get(c)).map(BTreeSet::len) {
+                Some(n) if n > 0 => {
+                    totals[i] += 1;
+                    let _ = write!(s, " {n} |");
+                }
+                _ => s.push_str(" - |"),
+            }
+        }
+        s.push('\n');
+        if by.is_none_or(BTreeMap::is_empty) {
+            uncovered.push(id.as_str());
+        }
+    }
+    let _ = write!(s, "\nIds covered, of {}:", ids.len());
+    for (i, c) in Class::ALL.iter().enumerate() {
+        let _ = write!(
+            s,
+            " {} {}{}",
+            c.title().to_lowercase(),
+            totals[i],
+            if i + 1 < totals.len() { ";" } else { "." }
+        );
+    }
+    s.push('\n');
+    if !uncovered.is_empty() {
+        let _ = writeln!(s, "\nCited by no test: {}.", uncovered.join(", "));
+    }
+    Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_and_ids_are_read_from_text() {
+        let known: BTreeSet<&str> = ["RUN-1", "RUN-2", "RUN-3", "T3", "T3a", "C-T9", "ACP-9"]
+            .into_iter()
+            .collect();
+        let got = cited(
+            "RUN-1..3, T3a and (C-T9); not T3aa or XRUN-1. ACP-9.",
+            &known,
+        );
+        let want: BTreeSet<String> = ["RUN-1", "RUN-2", "RUN-3", "T3a", "C-T9", "ACP-9"]
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn the_most_specific_path_rule_wins() {
+        assert_eq!(class_of("adapter/tests/it/hosts/ts_sdk.rs"), Class::Host);
+        assert_eq!(class_of("testkit/tests/it/standin_http.rs"), Class::Fixture);
+        assert_eq!(class_of("testkit/tests/it/success.rs"), Class::Native);
+        assert_eq!(class_of("adapter/tests/it/model/mod.rs"), Class::Model);
+        assert_eq!(class_of("adapter/src/engine/tests.rs"), Class::Fixture);
+    }
+
+    #[test]
+    fn contract_ids_are_the_bold_list_items() {
+        let ids = contract_ids("- **T1** a\n- **C-TOOL-6** b\n  - **T3a** c\n- **Note** d\n");
+        assert_eq!(ids, ["T1", "C-TOOL-6", "T3a"]);
+    }
+}
