@@ -355,6 +355,21 @@ impl Seen {
     }
 }
 
+/// How a client answers requests the peer sends it (ACP agents ask for permissions and files):
+/// `Some(answer)` is sent at once, `None` leaves the request for the case to answer (or not).
+/// Without one, [`reply_to_server_request`] answers.
+#[derive(Clone)]
+pub struct Responder(pub Arc<RespondFn>);
+
+/// The function a [`Responder`] wraps: the peer's request in, the answer to send (if any) out.
+pub type RespondFn = dyn Fn(&Value) -> Option<Value> + Send + Sync;
+
+impl std::fmt::Debug for Responder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Responder")
+    }
+}
+
 /// A connection to one server process.
 #[derive(Debug)]
 pub struct Client {
@@ -373,6 +388,8 @@ pub struct Client {
     /// How long the server took to give its first answer (the handshake), when known: on a
     /// loaded machine a server's exit is slow in the same measure as its start.
     start_latency: Duration,
+    /// Answers the peer's requests when set ([`Client::set_responder`]).
+    responder: Option<Responder>,
 }
 
 /// stdout lines of one server that were not valid JSON-RPC messages (T1), bounded.
@@ -455,7 +472,14 @@ impl Client {
             stdout_problems,
             observer,
             start_latency: Duration::ZERO,
+            responder: None,
         })
+    }
+
+    /// Answers the peer's requests with `responder` from now on (instead of
+    /// [`reply_to_server_request`]).
+    pub fn set_responder(&mut self, responder: Responder) {
+        self.responder = Some(responder);
     }
 
     /// Records how long the server took to give its first answer (see [`Client::start_latency`]).
@@ -778,9 +802,16 @@ impl Client {
             Ok(Some(Some(incoming))) => {
                 // Its queue budget goes back to the reader here.
                 let Incoming { frame, size, .. } = incoming;
-                if let Frame::Json(m) = &frame
-                    && let Some(reply) = reply_to_server_request(m)
-                {
+                let reply = match (&frame, &self.responder) {
+                    (Frame::Json(m), Some(r))
+                        if m.get("method").is_some() && m.get("id").is_some() =>
+                    {
+                        (r.0)(m)
+                    }
+                    (Frame::Json(m), None) => reply_to_server_request(m),
+                    _ => None,
+                };
+                if let Some(reply) = reply {
                     // Best effort: a server that stopped reading is graded elsewhere.
                     let _ = self.send(&reply).await;
                 }

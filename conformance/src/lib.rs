@@ -13,10 +13,12 @@
 pub mod acp;
 pub mod baseline;
 pub mod catalogue;
+pub mod cli;
 pub mod client;
 pub mod discovery;
 pub mod listing;
 pub mod model;
+pub mod pool;
 pub mod process;
 pub mod report;
 pub mod roles;

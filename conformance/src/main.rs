@@ -2,16 +2,15 @@
 //! 1 a required case failed or the baseline went stale, 2 the runner could not do its job).
 
 use std::ffi::OsString;
-use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::Context as _;
 use clap::Parser;
 
 use mcp_conformance::baseline::Baseline;
+use mcp_conformance::cli::{Outputs, err_line, out};
 use mcp_conformance::discovery::Discovery;
 use mcp_conformance::model::Profile;
 use mcp_conformance::report::{self, BaselineReport, Report, RunnerInfo, ServerReport};
@@ -82,27 +81,6 @@ struct Cli {
     command: Vec<OsString>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Format {
-    Pretty,
-    Json,
-    Junit,
-}
-
-/// Writes `text` to stdout, ignoring errors: a closed stdout (`| head`, a pager quit) must not
-/// turn a verdict into a panic and exit status 101 (exit statuses are 0, 1, 2 and 130 only).
-fn out(text: &str) {
-    let mut stdout = std::io::stdout().lock();
-    let _ = stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush());
-}
-
-/// Writes one line to stderr, ignoring errors (as [`out`]).
-fn err_line(text: &str) {
-    let _ = writeln!(std::io::stderr().lock(), "{text}");
-}
-
 /// A usage error found after parsing (exit 2, like clap's own).
 fn usage(msg: &str) -> ExitCode {
     err_line(&format!("mcp-conformance: {msg}"));
@@ -159,7 +137,7 @@ fn main() -> ExitCode {
     let code = runtime.block_on(async {
         tokio::select! {
             code = run(cli, profile, outputs) => code,
-            () = interrupted() => {
+            () = mcp_conformance::cli::interrupted() => {
                 // Ctrl-C or SIGTERM of the runner: every spawned server group dies with it.
                 process::kill_all();
                 err_line("mcp-conformance: interrupted; every server process group was killed");
@@ -173,52 +151,11 @@ fn main() -> ExitCode {
     code
 }
 
-async fn interrupted() {
-    let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-        Ok(s) => s,
-        Err(_) => {
-            let _ = tokio::signal::ctrl_c().await;
-            return;
-        }
-    };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = term.recv() => {}
-    }
+fn outputs(cli: &Cli) -> Result<Outputs, String> {
+    mcp_conformance::cli::outputs(&cli.formats, &cli.outs)
 }
 
-fn outputs(cli: &Cli) -> Result<Vec<(Format, Option<PathBuf>)>, String> {
-    let mut out = Vec::new();
-    let specs: Vec<String> = if cli.formats.is_empty() {
-        vec!["pretty".into()]
-    } else {
-        cli.formats.clone()
-    };
-    if cli.outs.len() > specs.len() {
-        return Err("more --out than --format".into());
-    }
-    for (i, spec) in specs.iter().enumerate() {
-        let (name, file) = match spec.split_once('=') {
-            Some((n, f)) => (n, Some(PathBuf::from(f))),
-            None => (spec.as_str(), cli.outs.get(i).cloned()),
-        };
-        let format = match name {
-            "pretty" => Format::Pretty,
-            "json" => Format::Json,
-            "junit" => Format::Junit,
-            other => return Err(format!("unknown --format {other:?} (pretty, json, junit)")),
-        };
-        out.push((format, file));
-    }
-    if out.iter().filter(|(_, f)| f.is_none()).count() > 1 {
-        return Err(
-            "only one report can go to stdout; give the others --out FILE or FORMAT=FILE".into(),
-        );
-    }
-    Ok(out)
-}
-
-async fn run(cli: Cli, profile: Profile, outputs: Vec<(Format, Option<PathBuf>)>) -> ExitCode {
+async fn run(cli: Cli, profile: Profile, outputs: Outputs) -> ExitCode {
     let shell = ErrorShell {
         command: cli
             .command
@@ -229,31 +166,18 @@ async fn run(cli: Cli, profile: Profile, outputs: Vec<(Format, Option<PathBuf>)>
         strict: cli.strict,
         baseline: cli.baseline.as_ref().map(|p| p.display().to_string()),
     };
-    let json_outputs: Vec<Option<PathBuf>> = outputs
-        .iter()
-        .filter(|(f, _)| *f == Format::Json)
-        .map(|(_, o)| o.clone())
-        .collect();
+    let error_outputs = outputs.clone();
     match run_inner(cli, profile, outputs).await {
         Ok(code) => code,
         Err(e) => {
             let msg = format!("{e:#}");
             err_line(&format!("mcp-conformance: {msg}"));
             // A CI job reading the JSON report still gets one, saying why there is no verdict.
-            let text = report::json::render(&shell.report(&msg));
-            for file in json_outputs {
-                match file {
-                    Some(path) => {
-                        if let Err(e) = std::fs::write(&path, &text) {
-                            err_line(&format!(
-                                "mcp-conformance: cannot write {}: {e}",
-                                path.display()
-                            ));
-                        }
-                    }
-                    None => out(&text),
-                }
-            }
+            mcp_conformance::cli::write_error_reports(
+                "mcp-conformance",
+                &shell.report(&msg),
+                &error_outputs,
+            );
             ExitCode::from(2)
         }
     }
@@ -298,11 +222,7 @@ impl ErrorShell {
     }
 }
 
-async fn run_inner(
-    cli: Cli,
-    profile: Profile,
-    outputs: Vec<(Format, Option<PathBuf>)>,
-) -> anyhow::Result<ExitCode> {
+async fn run_inner(cli: Cli, profile: Profile, outputs: Outputs) -> anyhow::Result<ExitCode> {
     let baseline = match &cli.baseline {
         Some(p) => Baseline::load(p)?,
         None => Baseline::default(),
@@ -332,9 +252,7 @@ async fn run_inner(
         cli.fake_cursor_agent.as_deref(),
     )?);
     let timeout = Duration::from_millis(cli.timeout_ms);
-    let progress_to_stdout = outputs
-        .iter()
-        .any(|(f, o)| *f == Format::Pretty && o.is_none());
+    let progress_to_stdout = mcp_conformance::cli::progress_to_stdout(&outputs);
 
     let transcript = mcp_conformance::transcript::Transcript::new();
     let watch = mcp_conformance::watch::Watch::new();
@@ -452,31 +370,6 @@ async fn run_inner(
         exit_code,
         error: None,
     };
-    for (format, file) in &outputs {
-        let text = match format {
-            Format::Pretty => report::pretty::render(&report),
-            Format::Json => report::json::render(&report),
-            Format::Junit => report::junit::render(&report),
-        };
-        match file {
-            Some(path) => std::fs::write(path, text)
-                .with_context(|| format!("cannot write {}", path.display()))?,
-            None => {
-                if progress_to_stdout {
-                    out("\n");
-                }
-                // A closed stdout (a pager quit) is not the server's failure.
-                out(&text);
-            }
-        }
-    }
-    if !outputs.iter().any(|(_, f)| f.is_none()) {
-        // Every report went to a file: still close with the summary line for logs.
-        out(&format!(
-            "{}\n{}\n",
-            report.summary.detail_line(),
-            report.summary.last_line()
-        ));
-    }
+    mcp_conformance::cli::write_reports(&report, &outputs, progress_to_stdout)?;
     Ok(ExitCode::from(exit_code))
 }

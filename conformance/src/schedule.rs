@@ -8,7 +8,6 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use tokio::sync::{Semaphore, mpsc};
-use tokio::task::JoinSet;
 
 use crate::client::{Client, Deadline, ProcHandle};
 use crate::discovery::{DEFAULT_VERSION, Discovery};
@@ -309,37 +308,31 @@ pub async fn run_all(
         .into_iter()
         .partition(|&i| cases[i].needs == Needs::Crosscut);
     for phase in [early, late] {
-        let mut set = JoinSet::new();
-        for index in phase {
-            let case = cases[index];
-            let permits = permits.clone();
-            let target = target.clone();
-            let discovery = discovery.clone();
-            let progress = progress.clone();
-            let watch = watch.clone();
-            let position = crate::catalogue::position(case.id);
-            set.spawn(async move {
-                // A closed semaphore cannot happen (it is never closed); run anyway if it did.
-                let _permit = permits.acquire_owned().await.ok();
-                let ran = run_one(case, position, target, discovery, watch, settings).await;
-                if let Some(p) = &progress {
-                    let _ = p.send(ran.clone());
+        let results = crate::pool::run_indexed(
+            "mcp-conformance",
+            cases.len(),
+            phase,
+            permits.clone(),
+            |index| {
+                let case = cases[index];
+                let target = target.clone();
+                let discovery = discovery.clone();
+                let progress = progress.clone();
+                let watch = watch.clone();
+                let position = crate::catalogue::position(case.id);
+                async move {
+                    let ran = run_one(case, position, target, discovery, watch, settings).await;
+                    if let Some(p) = &progress {
+                        let _ = p.send(ran.clone());
+                    }
+                    ran
                 }
-                (index, ran)
-            });
-        }
-        while let Some(joined) = set.join_next().await {
-            match joined {
-                Ok((i, ran)) => out[i] = Some(ran),
-                Err(e) => {
-                    // A panicking check is the runner's bug: reported as an error of that case
-                    // (its index is unknown here, so it is filled below).
-                    use std::io::Write as _;
-                    let _ = writeln!(
-                        std::io::stderr().lock(),
-                        "mcp-conformance: a case task failed: {e}"
-                    );
-                }
+            },
+        )
+        .await;
+        for (slot, r) in out.iter_mut().zip(results) {
+            if r.is_some() {
+                *slot = r;
             }
         }
     }

@@ -22,16 +22,68 @@ pub fn outcome(check: &Check, level: Level, strict: bool) -> Outcome {
     }
 }
 
+/// What grading needs to know of a case, whatever the protocol's catalogue looks like.
+#[derive(Debug, Clone, Copy)]
+pub struct CaseInfo<'a> {
+    /// Stable slug id.
+    pub id: &'a str,
+    /// The rule the case checks (contract id, spec or schema section).
+    pub requirement: &'a str,
+    /// One line saying what is checked.
+    pub description: &'a str,
+}
+
+/// What a finished case produced, before grading (shared by both protocols' schedulers).
+#[derive(Debug, Clone, Copy)]
+pub struct Finished<'a> {
+    /// The check's finding.
+    pub check: &'a Check,
+    /// Wall time.
+    pub duration: std::time::Duration,
+    /// Whether the case hit its timeout.
+    pub timed_out: bool,
+    /// The case's transcript.
+    pub transcript: &'a [crate::transcript::Entry],
+}
+
 /// Grades one finished case.
 #[must_use]
 pub fn grade(ran: &Ran, profile: Profile, strict: bool, baseline: &Baseline) -> CaseResult {
+    grade_finding(
+        CaseInfo {
+            id: ran.case.id,
+            requirement: ran.case.requirement,
+            description: ran.case.description,
+        },
+        ran.case.levels.get(profile).unwrap_or(Level::Info),
+        Finished {
+            check: &ran.check,
+            duration: ran.duration,
+            timed_out: ran.timed_out,
+            transcript: &ran.transcript,
+        },
+        strict,
+        baseline,
+    )
+}
+
+/// Grades a finding of case `info` at `level` (a [`Check::Violation`] is MUST whatever the
+/// level): the one grading rule both protocols use.
+#[must_use]
+pub fn grade_finding(
+    info: CaseInfo<'_>,
+    level: Level,
+    ran: Finished<'_>,
+    strict: bool,
+    baseline: &Baseline,
+) -> CaseResult {
     let level = match ran.check {
         Check::Violation { .. } => Level::Must,
-        _ => ran.case.levels.get(profile).unwrap_or(Level::Info),
+        _ => level,
     };
-    let outcome = outcome(&ran.check, level, strict);
-    let listed = baseline.lists(ran.case.id);
-    let (expected, actual, reason) = match &ran.check {
+    let outcome = outcome(ran.check, level, strict);
+    let listed = baseline.lists(info.id);
+    let (expected, actual, reason) = match ran.check {
         Check::Fail { expected, actual }
         | Check::Note { expected, actual }
         | Check::Violation { expected, actual } => {
@@ -54,26 +106,26 @@ pub fn grade(ran: &Ran, profile: Profile, strict: bool, baseline: &Baseline) -> 
         }
         Check::Pass => (None, None, None),
     };
-    let blocked_by = match &ran.check {
+    let blocked_by = match ran.check {
         Check::Blocked { by, .. } => Some((*by).to_owned()),
         _ => None,
     };
     CaseResult {
-        id: ran.case.id.to_owned(),
-        section: ran.case.section().to_owned(),
-        requirement: ran.case.requirement.to_owned(),
+        id: info.id.to_owned(),
+        section: info.id.split('/').next().unwrap_or(info.id).to_owned(),
+        requirement: info.requirement.to_owned(),
         level,
         outcome,
         baselined: listed && outcome == Outcome::Fail,
         stale_baseline: listed && outcome == Outcome::Pass,
-        description: ran.case.description.to_owned(),
+        description: info.description.to_owned(),
         expected,
         actual,
         reason,
         blocked_by,
         duration_ms: u64::try_from(ran.duration.as_millis()).unwrap_or(u64::MAX),
         timed_out: ran.timed_out,
-        transcript: ran.transcript.clone(),
+        transcript: ran.transcript.to_vec(),
     }
 }
 

@@ -5,12 +5,12 @@
 
 use std::fmt::Write as _;
 
-use super::{CaseResult, Report};
+use super::{CaseResult, ProfileName, Report};
 use crate::model::Outcome;
 
 /// Renders the report as JUnit XML.
 #[must_use]
-pub fn render(report: &Report) -> String {
+pub fn render<P: ProfileName>(report: &Report<P>) -> String {
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let total_time: u64 = report.cases.iter().map(|c| c.duration_ms).sum();
     let failures = report
@@ -31,7 +31,8 @@ pub fn render(report: &Report) -> String {
         .count();
     let _ = writeln!(
         out,
-        "<testsuites name=\"mcp-conformance\" tests=\"{}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\" time=\"{}\">",
+        "<testsuites name=\"{}\" tests=\"{}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\" time=\"{}\">",
+        esc(&report.runner.name),
         report.cases.len() + report.baseline.unknown.len(),
         secs(total_time)
     );
@@ -65,7 +66,7 @@ pub fn render(report: &Report) -> String {
             secs(t)
         );
         for c in cases {
-            case(&mut out, c);
+            case(&mut out, &report.runner.name, c);
         }
         out.push_str("  </testsuite>\n");
     }
@@ -78,7 +79,8 @@ pub fn render(report: &Report) -> String {
         for id in &report.baseline.unknown {
             let _ = writeln!(
                 out,
-                "    <testcase classname=\"mcp-conformance.baseline\" name=\"{}\" time=\"0.000\">\n      <failure message=\"baseline lists an id that names no case\" type=\"stale-baseline\"/>\n    </testcase>",
+                "    <testcase classname=\"{}.baseline\" name=\"{}\" time=\"0.000\">\n      <failure message=\"baseline lists an id that names no case\" type=\"stale-baseline\"/>\n    </testcase>",
+                esc(&report.runner.name),
                 esc(id)
             );
         }
@@ -88,10 +90,11 @@ pub fn render(report: &Report) -> String {
     out
 }
 
-fn case(out: &mut String, c: &CaseResult) {
+fn case(out: &mut String, runner: &str, c: &CaseResult) {
     let _ = write!(
         out,
-        "    <testcase classname=\"mcp-conformance.{}\" name=\"{}\" time=\"{}\"",
+        "    <testcase classname=\"{}.{}\" name=\"{}\" time=\"{}\"",
+        esc(runner),
         esc(&c.section),
         esc(&c.id),
         secs(c.duration_ms)

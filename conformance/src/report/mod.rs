@@ -16,9 +16,34 @@ use crate::transcript::Entry;
 /// optional fields keep it.
 pub const FORMAT_VERSION: u32 = 1;
 
-/// A whole run.
+/// What a report needs of a profile type: MCP's [`Profile`] and ACP's own
+/// (`crate::acp::AcpProfile`) share every writer through it.
+pub trait ProfileName: Serialize + Copy {
+    /// The lowercase name shown in reports.
+    fn name(&self) -> &'static str;
+    /// The protocol tag of the JSON report (`"acp"`), absent for MCP (its schema predates it).
+    fn protocol(&self) -> Option<&'static str> {
+        None
+    }
+    /// What the peer under test is called in the pretty report (`server`, `agent`, `client`).
+    fn peer(&self) -> &'static str {
+        "server"
+    }
+    /// The name of the peer's self-description (`serverInfo`, `agentInfo`).
+    fn info_key(&self) -> &'static str {
+        "serverInfo"
+    }
+}
+
+impl ProfileName for Profile {
+    fn name(&self) -> &'static str {
+        Profile::name(*self)
+    }
+}
+
+/// A whole run (generic over the protocol's profile type; MCP's by default).
 #[derive(Debug, Clone, Serialize)]
-pub struct Report {
+pub struct Report<P = Profile> {
     /// [`FORMAT_VERSION`].
     pub format_version: u32,
     /// Who produced the report.
@@ -26,7 +51,7 @@ pub struct Report {
     /// What was checked.
     pub server: ServerReport,
     /// The profile in force.
-    pub profile: Profile,
+    pub profile: P,
     /// Whether SHOULD deviations failed (`--strict`).
     pub strict: bool,
     /// Whether fake-claude drove the server (`--drive-fake`).

@@ -7,7 +7,7 @@
 
 use std::fmt::Write as _;
 
-use super::{CaseResult, Report};
+use super::{CaseResult, ProfileName, Report};
 use crate::model::Outcome;
 
 /// The tag shown for a case.
@@ -40,12 +40,13 @@ pub fn progress_line(done: usize, total: usize, c: &CaseResult) -> String {
 
 /// Renders the whole report.
 #[must_use]
-pub fn render(report: &Report) -> String {
+pub fn render<P: ProfileName>(report: &Report<P>) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{} {}", report.runner.name, report.runner.version);
     let _ = writeln!(
         out,
-        "server:  {}{}",
+        "{:<8} {}{}",
+        format!("{}:", report.profile.peer()),
         printable(&report.server.command.join(" ")),
         if report.server.builtin {
             "  (built-in: reference adapter wired to fake-claude)"
@@ -65,10 +66,11 @@ pub fn render(report: &Report) -> String {
     );
     let _ = writeln!(
         out,
-        "         serverInfo {info}, protocol {}",
+        "         {} {info}, protocol {}",
+        report.profile.info_key(),
         printable(report.server.protocol_version.as_deref().unwrap_or("-"))
     );
-    let mut flags = vec![report.profile.name().to_owned()];
+    let mut flags = vec![ProfileName::name(&report.profile).to_owned()];
     if report.strict {
         flags.push("strict".into());
     }

@@ -1,8 +1,10 @@
-//! Integration tests of the conformance runner: report writers against golden files, the
+//! Integration tests of the conformance runners (mcp-conformance and acp-conformance): report writers against golden files, the
 //! command line, grading of real third-party servers, the default target end to end, and
 //! deliberately broken servers (mutants) and a gateway built from the re-exporting proxy example.
 
+mod acp_agents;
 mod acp_client;
+mod acp_mutants;
 mod action;
 mod cli;
 mod default_target;

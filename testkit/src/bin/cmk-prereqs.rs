@@ -42,7 +42,7 @@ fn main() -> ExitCode {
         }
     };
     println!("cache: {}", root.display());
-    let results: [(&str, Result<String, PrereqError>); 8] = [
+    let results: [(&str, Result<String, PrereqError>); 9] = [
         (
             "claude",
             prereq::claude().map(|p| format!("{} ({})", p.display(), prereq::CLAUDE_VERSION_LINE)),
@@ -72,6 +72,16 @@ fn main() -> ExitCode {
                     "node {} (@zed-industries/claude-agent-acp {})",
                     p.display(),
                     prereq::ACP_CLAUDE_AGENT_VERSION
+                )
+            }),
+        ),
+        (
+            "acp-claude-code",
+            prereq::acp_claude_code_entry().map(|p| {
+                format!(
+                    "node {} (@zed-industries/claude-code-acp {})",
+                    p.display(),
+                    prereq::ACP_CLAUDE_CODE_VERSION
                 )
             }),
         ),

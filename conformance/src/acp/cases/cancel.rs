@@ -1,0 +1,149 @@
+//! `session/cancel` mid-turn: the pending prompt answers `stopReason: "cancelled"` within a bound,
+//! also when a permission request is pending, which the client answers `cancelled` (docs
+//! prompt-turn#cancellation: "the Agent MUST … respond to the original session/prompt request with
+//! the cancelled stop reason").
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::acp::driver::{Agent, Caps, needs_account};
+use crate::acp::responder::Permission;
+use crate::acp::{AcpCase, Ctx};
+use crate::catalogue::support::show;
+use crate::model::{Check, CheckResult};
+
+/// How long after `session/cancel` the `cancelled` answer may take.
+pub const CANCEL_BOUND: Duration = Duration::from_secs(5);
+/// A turn shorter than this (uncancelled) is too short to cancel without racing its own end:
+/// the case is a skip, whatever the machine's load did to it.
+const SHORTEST: Duration = Duration::from_millis(1500);
+
+/// The cases of this section.
+pub const CASES: &[AcpCase] = &[
+    acp_case!(
+        "cancel/mid-turn",
+        "docs prompt-turn#cancellation (MUST answer stopReason cancelled); schema CancelNotification",
+        Must,
+        "session/cancel sent a third into a turn (of one that takes 1.5 s or more uncancelled) makes the prompt answer stopReason \"cancelled\" within 5 s",
+        mid_turn,
+        3
+    ),
+    acp_case!(
+        "cancel/pending-permission",
+        "docs prompt-turn#cancellation (the client answers pending permission requests cancelled; the agent still answers cancelled)",
+        Must,
+        "session/cancel while a permission request is pending, that request answered cancelled, makes the prompt answer stopReason \"cancelled\" within 5 s",
+        pending_permission,
+        2
+    ),
+];
+
+/// Sends the cancel and grades the prompt's answer.
+async fn cancel_and_grade(agent: &mut Agent, session: &str, id: &Value) -> CheckResult {
+    agent
+        .client
+        .notify("session/cancel", Some(json!({"sessionId": session})))
+        .await?;
+    let Some(answer) = agent
+        .answer_within(id, "session/prompt after session/cancel", CANCEL_BOUND)
+        .await?
+    else {
+        return Err(Check::fail(
+            "the prompt answered stopReason \"cancelled\" within 5 s of session/cancel",
+            "no answer within 5 s",
+        ));
+    };
+    match answer.pointer("/result/stopReason").and_then(Value::as_str) {
+        Some("cancelled") => Ok(Check::Pass),
+        _ => Err(Check::fail(
+            "a result with stopReason \"cancelled\" (not an error, not another reason)",
+            show(&answer),
+        )),
+    }
+}
+
+async fn mid_turn(ctx: Ctx) -> CheckResult {
+    let (mut agent, session) = ctx.session(Caps::NONE).await?;
+    // A first turn, uncancelled, measures how long a turn takes: a cancel is sent a third of
+    // that into the second, so a fast agent's answer never races the cancel (a turn that ends
+    // in a few milliseconds cannot be cancelled, and that is no defect).
+    let started = std::time::Instant::now();
+    let prompt = Agent::text("Hello from acp-conformance: take your time.");
+    let first = agent.prompt(&session, prompt.clone()).await?;
+    let took = started.elapsed();
+    if took < SHORTEST {
+        return Err(Check::skip(format!(
+            "an uncancelled turn took {} ms (stopReason {:?}): too short to cancel mid-turn",
+            took.as_millis(),
+            first.stop_reason().unwrap_or("-")
+        )));
+    }
+    // Hold permission requests: an answer could end the turn before the cancel.
+    agent.permission(Permission::Hold);
+    let id = agent.send_prompt(&session, prompt).await?;
+    if let Some(answer) = agent.answer_within(&id, "session/prompt", took / 3).await? {
+        return Err(Check::skip(format!(
+            "the second turn ended within {} ms, before the cancel: {}",
+            (took / 3).as_millis(),
+            show(&answer)
+        )));
+    }
+    cancel_and_grade(&mut agent, &session, &id).await
+}
+
+async fn pending_permission(ctx: Ctx) -> CheckResult {
+    let (mut agent, session) = ctx.session(Caps::NONE).await?;
+    agent.permission(Permission::Hold);
+    let id = agent
+        .send_prompt(
+            &session,
+            Agent::text("Hello from acp-conformance: edit a file."),
+        )
+        .await?;
+    let request = loop {
+        if let Some(r) = agent.request_seen("session/request_permission") {
+            break r;
+        }
+        if let Some(answer) = agent
+            .answer_within(&id, "session/prompt", Duration::from_millis(100))
+            .await?
+        {
+            if let Some(skip) = needs_account(&answer) {
+                return Err(skip);
+            }
+            return Err(Check::skip(
+                "the turn asked no permission (session/request_permission) before it ended",
+            ));
+        }
+    };
+    agent
+        .client
+        .notify("session/cancel", Some(json!({"sessionId": session})))
+        .await?;
+    if let Some(rid) = request.get("id") {
+        agent
+            .client
+            .send(&mcp_wire::response(
+                rid,
+                json!({"outcome": {"outcome": "cancelled"}}),
+            ))
+            .await?;
+    }
+    let Some(answer) = agent
+        .answer_within(&id, "session/prompt after session/cancel", CANCEL_BOUND)
+        .await?
+    else {
+        return Err(Check::fail(
+            "the prompt answered stopReason \"cancelled\" within 5 s of session/cancel",
+            "no answer within 5 s",
+        ));
+    };
+    match answer.pointer("/result/stopReason").and_then(Value::as_str) {
+        Some("cancelled") => Ok(Check::Pass),
+        _ => Err(Check::fail(
+            "a result with stopReason \"cancelled\"",
+            show(&answer),
+        )),
+    }
+}

@@ -1,0 +1,230 @@
+//! JSON-RPC 2.0 under ACP: unknown methods `-32601`, unknown notifications ignored, a malformed
+//! line `-32700` (silence is a warning, as for MCP), liveness after it, and ids of every legal
+//! shape echoed exactly (JSON-RPC 2.0 §4, §5, §5.1; ACP docs overview: JSON-RPC 2.0).
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::acp::driver::{Caps, PROTOCOL_VERSION};
+use crate::acp::{AcpCase, Ctx};
+use crate::catalogue::support::{grade_error_answer, show};
+use crate::client::{Frame, error_code};
+use crate::model::{Check, CheckResult};
+
+/// The cases of this section.
+pub const CASES: &[AcpCase] = &[
+    acp_case!(
+        "jsonrpc/unknown-method",
+        "JSON-RPC 2.0 §5.1 -32601 Method not found",
+        Must,
+        "a request for a method ACP does not define (conformance/no-such-method) is answered -32601",
+        unknown_method
+    ),
+    acp_case!(
+        "jsonrpc/unknown-ext-method",
+        "docs extensibility#custom-requests (SHOULD answer Method not found)",
+        Should,
+        "an extension request the agent does not know (_conformance/no-such-method) is answered -32601",
+        unknown_ext_method
+    ),
+    acp_case!(
+        "jsonrpc/unknown-notification",
+        "JSON-RPC 2.0 §4.1 (no answer to a notification); docs extensibility (ignore unknown notifications)",
+        Must,
+        "an unknown notification gets no answer and the agent goes on serving",
+        unknown_notification
+    ),
+    acp_case!(
+        "jsonrpc/malformed/parse-error",
+        "JSON-RPC 2.0 §5.1 -32700 Parse error (id null)",
+        Should,
+        "a line that is not JSON is answered -32700 with id null (silence warns)",
+        parse_error
+    ),
+    acp_case!(
+        "jsonrpc/malformed/alive",
+        "JSON-RPC 2.0 §5 (a receiver answers every request)",
+        Must,
+        "after a line that is not JSON the agent still answers requests",
+        alive_after_malformed
+    ),
+    acp_case!(
+        "jsonrpc/ids/string",
+        "JSON-RPC 2.0 §5 (the response id is the request's)",
+        Must,
+        "initialize under a string id is answered under that exact id",
+        id_string
+    ),
+    acp_case!(
+        "jsonrpc/ids/zero",
+        "JSON-RPC 2.0 §5 (the response id is the request's)",
+        Must,
+        "initialize under id 0 is answered under id 0",
+        id_zero
+    ),
+    acp_case!(
+        "jsonrpc/ids/negative",
+        "JSON-RPC 2.0 §5 (the response id is the request's)",
+        Must,
+        "initialize under id -7 is answered under id -7",
+        id_negative
+    ),
+    acp_case!(
+        "jsonrpc/ids/max-safe",
+        "JSON-RPC 2.0 §5 (the response id is the request's)",
+        Must,
+        "initialize under id 9007199254740991 (2^53-1) is answered under that id",
+        id_max_safe
+    ),
+];
+
+async fn unknown(ctx: Ctx, method: &str) -> CheckResult {
+    let mut agent = ctx.started(Caps::NONE).await?;
+    let answer = agent.client.request(method, Some(json!({}))).await?;
+    match error_code(&answer) {
+        Some(mcp_wire::code::METHOD_NOT_FOUND) => Ok(Check::Pass),
+        _ => Err(Check::fail(
+            format!("error -32601 for {method}"),
+            show(&answer),
+        )),
+    }
+}
+
+async fn unknown_method(ctx: Ctx) -> CheckResult {
+    unknown(ctx, "conformance/no-such-method").await
+}
+
+async fn unknown_ext_method(ctx: Ctx) -> CheckResult {
+    unknown(ctx, "_conformance/no-such-method").await
+}
+
+/// Sends a probe request and waits for any answer: the agent still serves.
+async fn probe(agent: &mut crate::acp::driver::Agent, after: &str) -> Result<Value, Check> {
+    let id = json!("probe-after");
+    agent
+        .client
+        .send(&mcp_wire::request(
+            &id,
+            "conformance/probe",
+            Some(json!({})),
+        ))
+        .await?;
+    agent
+        .client
+        .response_to(&id, &format!("a probe request sent after {after}"))
+        .await
+        .map_err(|e| match Check::from(e) {
+            Check::Fail { actual, .. } => Check::fail(
+                format!("an answer (any) to a request sent after {after}"),
+                actual,
+            ),
+            other => other,
+        })
+}
+
+async fn unknown_notification(ctx: Ctx) -> CheckResult {
+    let mut agent = ctx.started(Caps::NONE).await?;
+    let _ = agent.client.take_seen();
+    agent
+        .client
+        .notify("_conformance/notice", Some(json!({"hello": true})))
+        .await?;
+    probe(&mut agent, "an unknown notification").await?;
+    let stray: Vec<Value> = agent
+        .client
+        .collect(Duration::from_millis(100))
+        .await?
+        .into_iter()
+        .filter_map(|f| match f {
+            Frame::Json(m) if m.get("method").is_none() => Some(m),
+            _ => None,
+        })
+        .collect();
+    if let Some(m) = stray.first() {
+        return Err(Check::fail(
+            "no answer to a notification",
+            format!("answered: {}", show(m)),
+        ));
+    }
+    Ok(Check::Pass)
+}
+
+async fn parse_error(ctx: Ctx) -> CheckResult {
+    let mut agent = ctx.started(Caps::NONE).await?;
+    let _ = agent.client.take_seen();
+    agent
+        .client
+        .send_raw(b"{\"jsonrpc\": \"2.0\", \"id\": 5, \"method\"\n")
+        .await?;
+    let answers: Vec<Value> = agent
+        .client
+        .collect(Duration::from_millis(500))
+        .await?
+        .into_iter()
+        .filter_map(|f| match f {
+            Frame::Json(m) if m.get("method").is_none() => Some(m),
+            _ => None,
+        })
+        .collect();
+    match grade_error_answer(&answers, mcp_wire::code::PARSE_ERROR, &Value::Null) {
+        // The shared grader's words name MCP's ping probe; this case sends none.
+        Check::Fail { expected, .. } if answers.is_empty() => Err(Check::fail(
+            expected,
+            "no answer within 500 ms: the line was dropped silently",
+        )),
+        other => Ok(other),
+    }
+}
+
+async fn alive_after_malformed(ctx: Ctx) -> CheckResult {
+    let mut agent = ctx.started(Caps::NONE).await?;
+    agent.client.send_raw(b"this is not json\n").await?;
+    probe(&mut agent, "a line that is not JSON").await?;
+    Ok(Check::Pass)
+}
+
+async fn id_echo(ctx: Ctx, id: Value) -> CheckResult {
+    let mut agent = ctx.spawn(Caps::NONE)?;
+    agent
+        .client
+        .send(&mcp_wire::request(
+            &id,
+            "initialize",
+            Some(Caps::NONE.init_params(json!(PROTOCOL_VERSION))),
+        ))
+        .await?;
+    let answer = ctx
+        .handshake(async {
+            agent
+                .client
+                .response_to(&id, "initialize")
+                .await
+                .map_err(Check::from)
+        })
+        .await?;
+    if answer.get("id") == Some(&id) {
+        Ok(Check::Pass)
+    } else {
+        Err(Check::fail(
+            format!("the answer under id {id}"),
+            show(&answer),
+        ))
+    }
+}
+
+async fn id_string(ctx: Ctx) -> CheckResult {
+    id_echo(ctx, json!("acp-conformance-id")).await
+}
+
+async fn id_zero(ctx: Ctx) -> CheckResult {
+    id_echo(ctx, json!(0)).await
+}
+
+async fn id_negative(ctx: Ctx) -> CheckResult {
+    id_echo(ctx, json!(-7)).await
+}
+
+async fn id_max_safe(ctx: Ctx) -> CheckResult {
+    id_echo(ctx, json!(9_007_199_254_740_991_i64)).await
+}

@@ -1,0 +1,112 @@
+//! A prompt turn: `session/prompt {sessionId, prompt: ContentBlock[]}` ends with a `stopReason`
+//! of the enum, and every `session/update` has the session's id and a `sessionUpdate` variant
+//! with its required fields (schema PromptResponse, SessionNotification, SessionUpdate,
+//! ToolCall, ToolCallUpdate, Plan, AvailableCommandsUpdate; docs prompt-turn).
+
+use serde_json::Value;
+
+use super::conforms;
+use crate::acp::driver::{Agent, Caps, Turn};
+use crate::acp::schema::known_update_variants;
+use crate::acp::{AcpCase, Ctx};
+use crate::catalogue::support::show;
+use crate::model::{Check, CheckResult};
+
+/// The cases of this section.
+pub const CASES: &[AcpCase] = &[
+    acp_case!(
+        "prompt/stop-reason",
+        "schema PromptResponse.stopReason (StopReason enum); docs prompt-turn#stop-reasons",
+        Must,
+        "a text prompt ends with a result whose stopReason is one of the enum",
+        stop_reason
+    ),
+    acp_case!(
+        "prompt/update-shape",
+        "schema SessionNotification / SessionUpdate (plan, available_commands_update, chunks …)",
+        Must,
+        "every session/update of a turn carries the session's sessionId and a sessionUpdate variant with its required fields (tool calls: prompt/tool-call-shape; unknown variants are not graded)",
+        update_shape
+    ),
+    acp_case!(
+        "prompt/tool-call-shape",
+        "schema ToolCall / ToolCallUpdate (toolCallId, title; kind, status enums); docs tool-calls",
+        Must,
+        "every tool_call and tool_call_update of a turn has the schema's shape",
+        tool_call_shape
+    ),
+];
+
+/// One turn of a fresh session, with `fs/*` advertised and served.
+pub async fn one_turn(ctx: &Ctx) -> Result<(Agent, String, Turn), Check> {
+    let (mut agent, session) = ctx.session(Caps::FS).await?;
+    let turn = agent
+        .prompt(
+            &session,
+            Agent::text("Hello from acp-conformance. Read README.txt and say hello."),
+        )
+        .await?;
+    Ok((agent, session, turn))
+}
+
+async fn stop_reason(ctx: Ctx) -> CheckResult {
+    let (_agent, _, turn) = one_turn(&ctx).await?;
+    let Some(result) = turn.answer.get("result") else {
+        return Err(Check::fail(
+            "a session/prompt result with a stopReason",
+            show(&turn.answer),
+        ));
+    };
+    conforms("PromptResponse", result, "the session/prompt result")?;
+    Ok(Check::Pass)
+}
+
+fn variant(update: &Value) -> Option<&str> {
+    update
+        .pointer("/update/sessionUpdate")
+        .and_then(Value::as_str)
+}
+
+fn is_tool(update: &Value) -> bool {
+    matches!(variant(update), Some("tool_call" | "tool_call_update"))
+}
+
+/// Grades the updates `pick` selects: the session id, then the schema for known variants.
+fn grade_updates(turn: &Turn, session: &str, pick: fn(&Value) -> bool) -> CheckResult {
+    let known = known_update_variants();
+    for u in turn.updates.iter().filter(|u| pick(u)) {
+        if u.get("sessionId").and_then(Value::as_str) != Some(session) {
+            return Err(Check::fail(
+                format!("sessionId {session:?} on every session/update"),
+                show(u),
+            ));
+        }
+        match variant(u) {
+            None => {
+                return Err(Check::fail(
+                    "update.sessionUpdate naming the variant",
+                    show(u),
+                ));
+            }
+            Some(v) if known.iter().any(|k| k == v) => {
+                conforms("SessionNotification", u, &format!("a {v} session/update"))?;
+            }
+            // Unknown variants are the protocol's extension room: clients ignore them.
+            Some(_) => {}
+        }
+    }
+    Ok(Check::Pass)
+}
+
+async fn update_shape(ctx: Ctx) -> CheckResult {
+    let (_agent, session, turn) = one_turn(&ctx).await?;
+    grade_updates(&turn, &session, |u| !is_tool(u))
+}
+
+async fn tool_call_shape(ctx: Ctx) -> CheckResult {
+    let (_agent, session, turn) = one_turn(&ctx).await?;
+    if !turn.updates.iter().any(is_tool) {
+        return Err(Check::skip("the turn had no tool_call or tool_call_update"));
+    }
+    grade_updates(&turn, &session, is_tool)
+}

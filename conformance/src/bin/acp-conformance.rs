@@ -1,0 +1,371 @@
+//! The `acp-conformance` binary: agent mode (`-- AGENT_COMMAND…`) and client mode (`--client --
+//! CLIENT_COMMAND…`, [`mcp_conformance::acp::client`]) on the shared runner core. Exit statuses as
+//! `mcp-conformance`: 0 conformant, 1 a required case failed or the baseline went stale, 2 the
+//! runner could not do its job, 130 interrupted.
+
+use std::collections::BTreeSet;
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Parser;
+
+use mcp_conformance::acp::report::{RunInfo, build};
+use mcp_conformance::acp::schedule::{self, Settings};
+use mcp_conformance::acp::{self, AcpProfile};
+use mcp_conformance::baseline::Baseline;
+use mcp_conformance::cli::{self, Outputs, err_line, out};
+use mcp_conformance::client::ServerSpec;
+use mcp_conformance::process;
+use mcp_conformance::report::{self, BaselineReport, Report, RunnerInfo, ServerReport};
+
+/// Conformance gate for ACP (Agent Client Protocol) agents over stdio: initialize, sessions,
+/// prompt turns, cancel, permissions, JSON-RPC, extensions, exit, content and capabilities,
+/// graded MUST / SHOULD as the ACP v1 schema and docs say.
+#[derive(Debug, Parser)]
+#[command(name = "acp-conformance", version)]
+struct Cli {
+    /// Client mode: the runner plays a scripted agent that the client under test launches
+    /// (`{agent}` in CLIENT_COMMAND, or env ACP_CONFORMANCE_AGENT) and grades the client.
+    #[arg(long)]
+    client: bool,
+    /// Client mode: the scripted agent (fake-cursor-agent; default: next to this executable).
+    #[arg(long, value_name = "PATH", requires = "client")]
+    agent_program: Option<PathBuf>,
+    /// Client mode: how the client is told to cancel a turn: none, sigint, sigterm,
+    /// client-timeout (its own turn timeout, set in CLIENT_COMMAND).
+    #[arg(long, value_name = "HOW", default_value = "none", requires = "client")]
+    cancel: String,
+    /// Client mode: text written to the client's stdin (then closed); default /dev/null.
+    #[arg(long, value_name = "TEXT", requires = "client")]
+    client_stdin: Option<String>,
+    /// Report format, repeatable: pretty, json, junit; `FORMAT=FILE` writes it to FILE.
+    #[arg(long = "format", value_name = "FORMAT[=FILE]")]
+    formats: Vec<String>,
+    /// Output file of the --format in the same position (repeatable).
+    #[arg(long = "out", value_name = "FILE")]
+    outs: Vec<PathBuf>,
+    /// SHOULD deviations fail instead of warn.
+    #[arg(long)]
+    strict: bool,
+    /// Expected failures, one case id per line (`#` comments); strict both ways.
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
+    /// Select cases by id glob (`*` within a segment, `**` across; a bare prefix selects its group).
+    #[arg(long = "case", value_name = "GLOB")]
+    cases: Vec<String>,
+    /// Print the catalogue and exit without running anything.
+    #[arg(long)]
+    list: bool,
+    /// Base per-case timeout in milliseconds (turn cases use a multiple).
+    #[arg(long, value_name = "MS", default_value_t = 20_000,
+          value_parser = clap::value_parser!(u64).range(100..))]
+    timeout_ms: u64,
+    /// Cases run at once.
+    #[arg(long, value_name = "N", default_value_t = 2,
+          value_parser = clap::value_parser!(u64).range(1..=64))]
+    jobs: u64,
+    /// The agent command and its arguments.
+    #[arg(last = true, value_name = "AGENT_COMMAND")]
+    command: Vec<OsString>,
+}
+
+fn usage(msg: &str) -> ExitCode {
+    err_line(&format!("acp-conformance: {msg}"));
+    ExitCode::from(2)
+}
+
+fn listing(cases: &[acp::AcpCase]) -> String {
+    let width = cases.iter().map(|c| c.id.len()).max().unwrap_or(0);
+    cases
+        .iter()
+        .map(|c| {
+            format!(
+                "{:<width$}  {:<6}  {}\n",
+                c.id,
+                c.level.name(),
+                c.description
+            )
+        })
+        .collect()
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let outputs = match cli::outputs(&cli.formats, &cli.outs) {
+        Ok(o) => o,
+        Err(msg) => return usage(&msg),
+    };
+    if cli.client {
+        return client_mode(&cli, &outputs);
+    }
+    let all = acp::all();
+    let cases = acp::select(&all, &cli.cases);
+    if cli.list {
+        out(&listing(&cases));
+        return ExitCode::SUCCESS;
+    }
+    if cli.command.is_empty() {
+        return usage("no agent command: acp-conformance [OPTIONS] -- AGENT_COMMAND...");
+    }
+    if cases.is_empty() {
+        return usage(&format!("no case matches --case {:?}", cli.cases));
+    }
+    let runtime = match runtime() {
+        Ok(rt) => rt,
+        Err(code) => return code,
+    };
+    let code = runtime.block_on(async {
+        tokio::select! {
+            code = run(&cli, cases, &all, &outputs) => code,
+            () = cli::interrupted() => {
+                process::kill_all();
+                err_line("acp-conformance: interrupted; every agent process group was killed");
+                ExitCode::from(130)
+            }
+        }
+    });
+    process::kill_all();
+    runtime.shutdown_timeout(Duration::from_millis(200));
+    code
+}
+
+/// The tokio runtime both modes run on.
+fn runtime() -> Result<tokio::runtime::Runtime, ExitCode> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| usage(&format!("cannot start the runtime: {e}")))
+}
+
+/// `--client`: the client catalogue, run one case after the other, graded and reported like
+/// agent mode's (profile `client`).
+fn client_mode(cli: &Cli, outputs: &Outputs) -> ExitCode {
+    use mcp_conformance::acp::client::{CASES, CancelDriver, ClientModeConfig, run_client_mode};
+    let ids: Vec<String> = CASES
+        .iter()
+        .filter(|c| {
+            cli.cases.is_empty()
+                || cli
+                    .cases
+                    .iter()
+                    .any(|g| mcp_conformance::select::glob_match(g, c.id))
+        })
+        .map(|c| c.id.to_owned())
+        .collect();
+    if cli.list {
+        let width = CASES.iter().map(|c| c.id.len()).max().unwrap_or(0);
+        for c in CASES.iter().filter(|c| ids.iter().any(|i| i == c.id)) {
+            out(&format!(
+                "{:<width$}  {:<6}  {}\n",
+                c.id,
+                c.level.name(),
+                c.description
+            ));
+        }
+        return ExitCode::SUCCESS;
+    }
+    if cli.command.is_empty() {
+        return usage("no client command: acp-conformance --client [OPTIONS] -- CLIENT_COMMAND...");
+    }
+    if ids.is_empty() {
+        return usage(&format!("no client case matches --case {:?}", cli.cases));
+    }
+    let baseline = match &cli.baseline {
+        Some(p) => match Baseline::load(p) {
+            Ok(b) => b,
+            Err(e) => return usage(&e.to_string()),
+        },
+        None => Baseline::default(),
+    };
+    let cancel = match cli.cancel.as_str() {
+        "none" => CancelDriver::None,
+        "sigint" => CancelDriver::Signal(nix::sys::signal::Signal::SIGINT),
+        "sigterm" => CancelDriver::Signal(nix::sys::signal::Signal::SIGTERM),
+        "client-timeout" => CancelDriver::ClientTimeout,
+        other => {
+            return usage(&format!(
+                "unknown --cancel {other:?} (none, sigint, sigterm, client-timeout)"
+            ));
+        }
+    };
+    let agent = cli.agent_program.clone().unwrap_or_else(|| {
+        std::env::current_exe()
+            .ok()
+            .and_then(|p| Some(p.parent()?.join("fake-cursor-agent")))
+            .unwrap_or_else(|| PathBuf::from("fake-cursor-agent"))
+    });
+    let mut cfg = ClientModeConfig::new(command_words(cli), agent);
+    cfg.cancel = cancel;
+    cfg.client_stdin = cli.client_stdin.clone().map(String::into_bytes);
+    cfg.cases = ids;
+    cfg.strict = cli.strict;
+    cfg.case_timeout = Duration::from_millis(cli.timeout_ms.max(30_000));
+    let rt = match runtime() {
+        Ok(rt) => rt,
+        Err(code) => return code,
+    };
+    let results = rt.block_on(async {
+        tokio::select! {
+            r = run_client_mode(&cfg) => Some(r),
+            () = cli::interrupted() => None,
+        }
+    });
+    process::kill_all();
+    rt.shutdown_timeout(Duration::from_millis(200));
+    let Some(mut cases) = results else {
+        err_line("acp-conformance: interrupted; every process group was killed");
+        return ExitCode::from(130);
+    };
+    for c in &mut cases {
+        let listed = baseline.lists(&c.id);
+        c.baselined = listed && c.outcome == mcp_conformance::model::Outcome::Fail;
+        c.stale_baseline = listed && c.outcome == mcp_conformance::model::Outcome::Pass;
+    }
+    let known: BTreeSet<&str> = CASES.iter().map(|c| c.id).collect();
+    let unknown = mcp_conformance::verdict::unknown_baseline_ids(&baseline, &known);
+    let summary = mcp_conformance::verdict::summarize(&cases, unknown.len());
+    let mut report = error_report(cli, "");
+    report.profile = AcpProfile::Client;
+    report.error = None;
+    report.baseline.listed = baseline.ids.len();
+    report.baseline.unknown = unknown;
+    report.cases = cases;
+    report.summary = summary;
+    report.exit_code = mcp_conformance::verdict::exit_code(&summary);
+    if let Err(e) = cli::write_reports(&report, outputs, false) {
+        return usage(&format!("{e:#}"));
+    }
+    ExitCode::from(report.exit_code)
+}
+
+fn command_words(cli: &Cli) -> Vec<String> {
+    cli.command
+        .iter()
+        .map(|s| s.to_string_lossy().into_owned())
+        .collect()
+}
+
+/// The report of a run that could not start (exit 2), for JSON readers.
+fn error_report(cli: &Cli, error: &str) -> Report<AcpProfile> {
+    Report {
+        format_version: report::FORMAT_VERSION,
+        runner: RunnerInfo {
+            name: "acp-conformance".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        },
+        server: ServerReport {
+            command: command_words(cli),
+            builtin: false,
+            server_info: None,
+            protocol_version: None,
+        },
+        profile: AcpProfile::Agent,
+        strict: cli.strict,
+        drive_fake: false,
+        baseline: BaselineReport {
+            file: cli.baseline.as_ref().map(|p| p.display().to_string()),
+            listed: 0,
+            unknown: Vec::new(),
+        },
+        cases: Vec::new(),
+        summary: report::Summary::default(),
+        exit_code: 2,
+        error: Some(error.to_owned()),
+    }
+}
+
+async fn run(
+    cli: &Cli,
+    cases: Vec<acp::AcpCase>,
+    all: &[acp::AcpCase],
+    outputs: &Outputs,
+) -> ExitCode {
+    match run_inner(cli, cases, all, outputs).await {
+        Ok(code) => code,
+        Err(e) => {
+            let msg = format!("{e:#}");
+            err_line(&format!("acp-conformance: {msg}"));
+            cli::write_error_reports("acp-conformance", &error_report(cli, &msg), outputs);
+            ExitCode::from(2)
+        }
+    }
+}
+
+async fn run_inner(
+    cli: &Cli,
+    cases: Vec<acp::AcpCase>,
+    all: &[acp::AcpCase],
+    outputs: &Outputs,
+) -> anyhow::Result<ExitCode> {
+    let baseline = match &cli.baseline {
+        Some(p) => Baseline::load(p)?,
+        None => Baseline::default(),
+    };
+    let Some((program, args)) = cli.command.split_first() else {
+        anyhow::bail!("no agent command");
+    };
+    let spec = Arc::new(ServerSpec {
+        program: program.clone(),
+        args: args.to_vec(),
+        env: Vec::new(),
+    });
+    let timeout = Duration::from_millis(cli.timeout_ms);
+    let init = match schedule::discover(spec.clone(), timeout).await {
+        Ok(init) => init,
+        Err((why, transcript)) => {
+            err_line("acp-conformance: discovery transcript:");
+            for entry in transcript {
+                err_line(&format!(
+                    "  {:>6} ms {:<6} {}",
+                    entry.ms,
+                    entry.dir,
+                    report::pretty::printable(&entry.line)
+                ));
+            }
+            anyhow::bail!("the agent would not start or initialize: {why}");
+        }
+    };
+    let progress_to_stdout = cli::progress_to_stdout(outputs);
+    let total = cases.len();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<acp::Ran>();
+    let strict = cli.strict;
+    let printer_baseline = baseline.clone();
+    let printer = tokio::spawn(async move {
+        let mut done = 0;
+        while let Some(ran) = rx.recv().await {
+            done += 1;
+            let graded = acp::report::grade(&ran, strict, &printer_baseline);
+            let line = report::pretty::progress_line(done, total, &graded);
+            if progress_to_stdout {
+                out(&format!("{line}\n"));
+            } else {
+                err_line(&line);
+            }
+        }
+    });
+    let settings = Settings {
+        timeout,
+        jobs: usize::try_from(cli.jobs).unwrap_or(2),
+    };
+    let ran = schedule::run_all(cases, spec, settings, Some(tx)).await;
+    let _ = printer.await;
+    let ids: BTreeSet<&str> = all.iter().map(|c| c.id).collect();
+    let report = build(
+        RunInfo {
+            profile: AcpProfile::Agent,
+            command: command_words(cli),
+            peer_info: init.get("agentInfo").cloned(),
+            protocol_version: init.get("protocolVersion").map(|v| v.to_string()),
+            strict: cli.strict,
+            baseline_file: cli.baseline.as_ref().map(|p| p.display().to_string()),
+        },
+        &ran,
+        &baseline,
+        &ids,
+    );
+    cli::write_reports(&report, outputs, progress_to_stdout)?;
+    Ok(ExitCode::from(report.exit_code))
+}

@@ -1,0 +1,148 @@
+//! What both runner binaries (`mcp-conformance`, `acp-conformance`) share around the catalogue:
+//! writing to a stdout that may be closed, the `--format`/`--out` routing of reports, Ctrl-C and
+//! SIGTERM, and writing the finished reports. Exit statuses are 0, 1, 2 and 130 only.
+
+use std::io::Write as _;
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+
+use crate::report::{self, ProfileName, Report};
+
+/// A report format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// For people.
+    Pretty,
+    /// For machines.
+    Json,
+    /// For CI dashboards.
+    Junit,
+}
+
+/// Where each requested report goes: `None` is stdout.
+pub type Outputs = Vec<(Format, Option<PathBuf>)>;
+
+/// Writes `text` to stdout, ignoring errors: a closed stdout (`| head`, a pager quit) must not
+/// turn a verdict into a panic and exit status 101.
+pub fn out(text: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush());
+}
+
+/// Writes one line to stderr, ignoring errors (as [`out`]).
+pub fn err_line(text: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{text}");
+}
+
+/// Parses the repeatable `--format FORMAT[=FILE]` and `--out FILE` options (pretty by default):
+/// at most one report may go to stdout.
+pub fn outputs(formats: &[String], outs: &[PathBuf]) -> Result<Outputs, String> {
+    let mut out = Vec::new();
+    let specs: Vec<String> = if formats.is_empty() {
+        vec!["pretty".into()]
+    } else {
+        formats.to_vec()
+    };
+    if outs.len() > specs.len() {
+        return Err("more --out than --format".into());
+    }
+    for (i, spec) in specs.iter().enumerate() {
+        let (name, file) = match spec.split_once('=') {
+            Some((n, f)) => (n, Some(PathBuf::from(f))),
+            None => (spec.as_str(), outs.get(i).cloned()),
+        };
+        let format = match name {
+            "pretty" => Format::Pretty,
+            "json" => Format::Json,
+            "junit" => Format::Junit,
+            other => return Err(format!("unknown --format {other:?} (pretty, json, junit)")),
+        };
+        out.push((format, file));
+    }
+    if out.iter().filter(|(_, f)| f.is_none()).count() > 1 {
+        return Err(
+            "only one report can go to stdout; give the others --out FILE or FORMAT=FILE".into(),
+        );
+    }
+    Ok(out)
+}
+
+/// Whether the pretty report goes to stdout (then progress lines go there too).
+#[must_use]
+pub fn progress_to_stdout(outputs: &Outputs) -> bool {
+    outputs
+        .iter()
+        .any(|(f, o)| *f == Format::Pretty && o.is_none())
+}
+
+/// Resolves on Ctrl-C or SIGTERM of the runner.
+pub async fn interrupted() {
+    let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        Ok(s) => s,
+        Err(_) => {
+            let _ = tokio::signal::ctrl_c().await;
+            return;
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term.recv() => {}
+    }
+}
+
+/// Writes every requested report; when none went to stdout, closes stdout with the summary
+/// lines for logs.
+pub fn write_reports<P: ProfileName>(
+    report: &Report<P>,
+    outputs: &Outputs,
+    progress_to_stdout: bool,
+) -> anyhow::Result<()> {
+    for (format, file) in outputs {
+        let text = match format {
+            Format::Pretty => report::pretty::render(report),
+            Format::Json => report::json::render(report),
+            Format::Junit => report::junit::render(report),
+        };
+        match file {
+            Some(path) => std::fs::write(path, text)
+                .with_context(|| format!("cannot write {}", path.display()))?,
+            None => {
+                if progress_to_stdout {
+                    out("\n");
+                }
+                // A closed stdout (a pager quit) is not the peer's failure.
+                out(&text);
+            }
+        }
+    }
+    if !outputs.iter().any(|(_, f)| f.is_none()) {
+        out(&format!(
+            "{}\n{}\n",
+            report.summary.detail_line(),
+            report.summary.last_line()
+        ));
+    }
+    Ok(())
+}
+
+/// Writes the JSON reports of a run that ended in a runner error (`runner` prefixes messages),
+/// so a CI job reading the JSON report still gets one, saying why there is no verdict.
+pub fn write_error_reports<P: ProfileName>(runner: &str, report: &Report<P>, outputs: &Outputs) {
+    let text = report::json::render(report);
+    for (format, file) in outputs {
+        if *format != Format::Json {
+            continue;
+        }
+        match file {
+            Some(path) => {
+                if let Err(e) = std::fs::write(path, &text) {
+                    err_line(&format!("{runner}: cannot write {}: {e}", path.display()));
+                }
+            }
+            None => out(&text),
+        }
+    }
+}

@@ -1,0 +1,100 @@
+//! One-defect mutant agents: scenarios of fake-cursor-agent (`mutant-*.json`), each differing
+//! from `conformance-clean` by one deliberate defect. Each must fail (or, for a SHOULD, warn)
+//! exactly its own case; every other case keeps the clean scenario's verdict or gets better (a
+//! case that was not applicable may now apply and pass).
+
+use std::collections::BTreeMap;
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::acp_agents::{fake_cursor_agent, non_pass, run_acp};
+
+fn verdicts(scenario: &str) -> (Option<i32>, BTreeMap<String, String>, Value) {
+    let mut agent = Command::new(fake_cursor_agent());
+    agent.arg("acp").env("FAKE_CURSOR_SCENARIO", scenario);
+    let (out, report) = run_acp(&["--jobs", "3", "--timeout-ms", "20000"], &agent);
+    let all: BTreeMap<String, String> = report["cases"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .map(|c| {
+            (
+                c["id"].as_str().expect("id").to_owned(),
+                c["outcome"].as_str().expect("outcome").to_owned(),
+            )
+        })
+        .collect();
+    (out.status.code(), all, report)
+}
+
+fn rank(outcome: &str) -> u8 {
+    match outcome {
+        "pass" => 0,
+        "skip" | "info" => 1,
+        "warn" => 2,
+        _ => 3,
+    }
+}
+
+const MUTANTS: &[(&str, &str, &str)] = &[
+    ("mutant-bad-stop-reason", "prompt/stop-reason", "fail"),
+    (
+        "mutant-update-missing-content",
+        "prompt/update-shape",
+        "fail",
+    ),
+    (
+        "mutant-tool-call-missing-id",
+        "prompt/tool-call-shape",
+        "fail",
+    ),
+    ("mutant-stdout-garbage", "stdout/protocol-only", "fail"),
+    (
+        "mutant-fs-unadvertised",
+        "capabilities/unadvertised-fs-terminal",
+        "fail",
+    ),
+    (
+        "mutant-permission-no-kind",
+        "permission/request-shape",
+        "fail",
+    ),
+    ("mutant-meta-outside", "extensions/meta-only", "warn"),
+    ("mutant-slow-cancel", "cancel/mid-turn", "fail"),
+];
+
+#[test]
+fn each_mutant_fails_exactly_its_own_case() {
+    let (_, clean, clean_report) = verdicts("conformance-clean");
+    // The reference has no defect of its own beyond the fake's code-level choices (warnings).
+    assert!(
+        !non_pass(&clean_report)
+            .values()
+            .any(|o| o == "fail" || o == "error"),
+        "conformance-clean fails: {:?}",
+        non_pass(&clean_report)
+    );
+    for (scenario, own, outcome) in MUTANTS {
+        let (code, got, report) = verdicts(scenario);
+        assert_eq!(
+            got.get(*own).map(String::as_str),
+            Some(*outcome),
+            "{scenario}: {own}: {}",
+            crate::support::case(&report, own)
+        );
+        let worse: Vec<String> = got
+            .iter()
+            .filter(|(id, o)| id.as_str() != *own && rank(o) > rank(&clean[id.as_str()]))
+            .map(|(id, o)| format!("{id}: {} -> {o}", clean[id.as_str()]))
+            .collect();
+        assert!(worse.is_empty(), "{scenario} also worsens {worse:?}");
+        let rule = crate::support::case(&report, own);
+        assert!(rule["requirement"].is_string() && rule["actual"].is_string());
+        assert_eq!(
+            code,
+            Some(if *outcome == "fail" { 1 } else { 0 }),
+            "{scenario}"
+        );
+    }
+}
