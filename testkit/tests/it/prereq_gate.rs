@@ -54,6 +54,7 @@ case "$(cat package.json)" in
     pkg @anthropic-ai/claude-agent-sdk 0.0.0 index.js;;
   *cmk-pin-mcp-ts-sdk\"*) pkg @modelcontextprotocol/sdk 1.32.2 dist/esm/client/index.js;;
   *cmk-pin-mcp-inspector\"*) pkg @modelcontextprotocol/inspector 0.15.0 cli/build/index.js;;
+  *cmk-pin-claude-code-acp\"*) pkg @zed-industries/claude-code-acp 0.16.2 dist/index.js;;
   *) echo "fake npm: unknown package.json" >&2; exit 9;;
 esac"#,
             calls = dir.join("calls").display()
@@ -90,11 +91,12 @@ exit 0"#,
 }
 
 /// The npm installs `cmk-prereqs` makes (one `npm ci` each).
-const NPM_INSTALLS: [&str; 6] = [
+const NPM_INSTALLS: [&str; 7] = [
     "claude-code-2.1.328",
     "server-everything-2026.8.31",
     "acp-ts-sdk-0.12.0",
     "claude-agent-acp-0.23.1",
+    "claude-code-acp-0.16.2",
     "mcp-ts-sdk-1.32.2",
     "mcp-inspector-0.15.0",
 ];
