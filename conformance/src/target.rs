@@ -29,6 +29,14 @@ pub enum TargetError {
         /// The runner's own directory.
         beside: String,
     },
+    /// A fake given on the command line is not an executable file.
+    #[error("{flag} {path}: not an executable file")]
+    NotExecutable {
+        /// The option that named it.
+        flag: &'static str,
+        /// The path as given.
+        path: String,
+    },
     /// The temporary PATH directory could not be made.
     #[error("cannot prepare the fake-claude PATH directory {dir}: {source}")]
     FakeDir {
@@ -111,11 +119,11 @@ impl Target {
         let mut fake_cursor_exe = None;
         if drive_fake {
             let fake = match fake_claude {
-                Some(p) => p.to_path_buf(),
+                Some(p) => given(p, "--fake-claude")?,
                 None => find_binary(FAKE_CLAUDE_BIN)?,
             };
             let cursor = match fake_cursor {
-                Some(p) => Some(p.to_path_buf()),
+                Some(p) => Some(given(p, "--fake-cursor-agent")?),
                 None if builtin => Some(find_binary(FAKE_CURSOR_BIN)?),
                 None => find_binary(FAKE_CURSOR_BIN).ok(),
             };
@@ -180,6 +188,19 @@ fn on_path(name: &str, path: Option<&OsStr>) -> Option<PathBuf> {
     std::env::split_paths(path?)
         .map(|d| d.join(name))
         .find(|p| is_executable(p))
+}
+
+/// A fake named on the command line: it must be an executable file (a typo would otherwise turn
+/// every run case into a failure or a skip that blames the server).
+fn given(p: &Path, flag: &'static str) -> Result<PathBuf, TargetError> {
+    if is_executable(p) {
+        Ok(p.to_path_buf())
+    } else {
+        Err(TargetError::NotExecutable {
+            flag,
+            path: p.display().to_string(),
+        })
+    }
 }
 
 fn is_executable(p: &Path) -> bool {

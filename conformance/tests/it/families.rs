@@ -84,3 +84,20 @@ fn a_server_with_only_the_cursor_family_is_graded_as_cursor() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
 }
+
+#[test]
+fn a_fake_given_on_the_command_line_must_be_an_executable() {
+    // A typo in --fake-cursor-agent is a usage error (exit 2) naming the flag, never a run of
+    // skips or failures blamed on the server.
+    let out = crate::support::runner()
+        .args(["--fake-cursor-agent", "/nonexistent/fake-cursor-agent"])
+        .output()
+        .expect("run the runner");
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr
+            .contains("--fake-cursor-agent /nonexistent/fake-cursor-agent: not an executable file"),
+        "{stderr}"
+    );
+}
