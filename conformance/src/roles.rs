@@ -83,12 +83,11 @@ impl Role {
     }
 }
 
-/// The role of one listed tool, or `None`.
-#[must_use]
-pub fn role_of(tool: &Value) -> Option<Role> {
-    let name = tool.get("name")?.as_str()?;
-    let norm: String = name
-        .chars()
+/// `name` with the separators hosts use (`.`, `-`, `/`, `:`) turned into `_`: the underscore
+/// projection's form, in which role suffixes are matched. ASCII to ASCII, so byte offsets agree
+/// with the original name.
+fn normalise(name: &str) -> String {
+    name.chars()
         .map(|c| {
             if matches!(c, '.' | '-' | '/' | ':') {
                 '_'
@@ -96,7 +95,14 @@ pub fn role_of(tool: &Value) -> Option<Role> {
                 c
             }
         })
-        .collect();
+        .collect()
+}
+
+/// The role of one listed tool, or `None`.
+#[must_use]
+pub fn role_of(tool: &Value) -> Option<Role> {
+    let name = tool.get("name")?.as_str()?;
+    let norm = normalise(name);
     // Longest suffix first, so `…run_start` is not taken for `…run`.
     let by_name = [
         Role::Start,
@@ -196,20 +202,9 @@ pub struct Family {
 /// not end with the suffix (a role found by metadata).
 fn family_prefix(name: &str, role: Role) -> Option<String> {
     let suffix = role.suffix();
-    let norm: String = name
-        .chars()
-        .map(|c| {
-            if matches!(c, '.' | '-' | '/' | ':') {
-                '_'
-            } else {
-                c
-            }
-        })
-        .collect();
-    if !norm.ends_with(suffix) {
+    if !normalise(name).ends_with(suffix) {
         return None;
     }
-    // The normalisation maps ASCII to ASCII, so byte offsets agree with the original name.
     let cut = name.len().checked_sub(suffix.len())?;
     let prefix = name.get(..cut)?;
     Some(
