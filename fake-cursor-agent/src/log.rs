@@ -38,6 +38,11 @@ impl Log {
         }
     }
 
+    /// Whether events are logged at all.
+    pub fn enabled(&self) -> bool {
+        self.path.is_some()
+    }
+
     fn ms(&self) -> u64 {
         u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX)
     }

@@ -29,6 +29,7 @@ fn main() -> ExitCode {
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
     let log = log::Log::from_env();
+    input::guard_sigterm(&log);
     log.start(&args);
     let code = run(&args, log);
     ExitCode::from(u8::try_from(code.rem_euclid(256)).unwrap_or(1))

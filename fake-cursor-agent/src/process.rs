@@ -45,6 +45,10 @@ pub fn die_by(sig: Signal) -> ! {
     let _ = nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_CORE, 0, 0);
     // SAFETY: restoring SIG_DFL installs no handler, so no code runs in signal context.
     let _ = unsafe { signal::signal(sig, SigHandler::SigDfl) };
+    // SIGTERM may be blocked (see `input::guard_sigterm`): this thread takes it.
+    let mut set = signal::SigSet::empty();
+    set.add(sig);
+    let _ = signal::pthread_sigmask(signal::SigmaskHow::SIG_UNBLOCK, Some(&set), None);
     let _ = signal::kill(Pid::this(), sig);
     std::thread::sleep(Duration::from_millis(200));
     let _ = signal::kill(Pid::this(), Signal::SIGKILL);

@@ -105,3 +105,45 @@ fn log_shows_authenticate_and_allow_always_when_a_client_sends_them() {
             .any(|m| m.pointer("/result/outcome/optionId") == Some(&"allow-always".into()))
     );
 }
+
+/// A client that writes its last line and SIGTERMs us before we read it still finds the line in
+/// the log, and we still die by SIGTERM. The fake is stopped (SIGSTOP) across the write and the
+/// SIGTERM so it cannot have read the line first.
+#[test]
+fn a_line_written_just_before_sigterm_is_logged_and_the_fake_dies_by_sigterm() {
+    use std::io::{BufRead as _, Write as _};
+    use std::os::unix::process::ExitStatusExt as _;
+
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("log.jsonl");
+    let mut child = crate::command(&["acp"])
+        .env("FAKE_CURSOR_LOG", &path)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let pid = Pid::from_raw(i32::try_from(child.id()).expect("pid"));
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    let init = serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                                  "params": initialize_params()});
+    writeln!(stdin, "{init}").expect("write");
+    // Its answer comes after its line is logged: the fake is past the start.
+    let mut answer = String::new();
+    stdout.read_line(&mut answer).expect("answer");
+    assert!(answer.contains("\"id\":0"), "{answer}");
+    kill(pid, Signal::SIGSTOP).expect("stop");
+    stdin
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"session/cancel\",\"params\":{\"sessionId\":\"s\"}}\n")
+        .expect("write");
+    kill(pid, Signal::SIGTERM).expect("term");
+    kill(pid, Signal::SIGCONT).expect("cont");
+    let status = child.wait().expect("wait");
+    assert_eq!(status.signal(), Some(Signal::SIGTERM as i32), "{status:?}");
+    let sent = client_messages(&read_log(&path));
+    let methods: Vec<_> = sent.iter().filter_map(|m| m["method"].as_str()).collect();
+    assert_eq!(methods, ["initialize", "session/cancel"]);
+}

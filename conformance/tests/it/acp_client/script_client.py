@@ -12,6 +12,10 @@ request answered cancelled); after the prompt's answer it ends the agent and exi
 Defects: --select-kind allow_always; --ignore-method M (never answers M); --authenticate (calls
 authenticate unprompted); --bogus-option (selects an optionId nobody offered);
 --no-cancel-answer (on cancel leaves pending permission requests unanswered).
+Not a defect: --end-agent-at-cancel stops the agent (SIGSTOP) before it cancels, so the agent
+cannot read what follows, then ends it (SIGTERM, SIGCONT) and exits 0 without waiting for the
+prompt's answer: its session/cancel and cancelled answer are still in the agent's stdin when the
+SIGTERM comes.
 --think-ms N: permission requests are answered N ms after they arrive (a person deciding),
 unless a cancel comes first.
 """
@@ -32,6 +36,7 @@ def main():
     p.add_argument("--authenticate", action="store_true")
     p.add_argument("--bogus-option", action="store_true")
     p.add_argument("--no-cancel-answer", action="store_true")
+    p.add_argument("--end-agent-at-cancel", action="store_true")
     p.add_argument("--think-ms", type=int, default=0)
     p.add_argument("agent", nargs="*")
     a = p.parse_args()
@@ -51,6 +56,7 @@ def main():
     prompt_id = [None]
     thinking = {}  # agent request id -> (deadline, msg)
     cancelled = [False]
+    want_cancel = [False]
 
     def send(msg):
         proc.stdin.write((json.dumps(msg) + "\n").encode())
@@ -96,11 +102,18 @@ def main():
         if cancelled[0] or session["id"] is None:
             return
         cancelled[0] = True
+        if a.end_agent_at_cancel:
+            os.kill(proc.pid, signal.SIGSTOP)
         send({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": session["id"]}})
         if not a.no_cancel_answer:
             for _, msg in list(thinking.values()):
                 send({"jsonrpc": "2.0", "id": msg["id"], "result": {"outcome": {"outcome": "cancelled"}}})
         thinking.clear()
+        if a.end_agent_at_cancel:
+            proc.terminate()
+            os.kill(proc.pid, signal.SIGCONT)
+            proc.wait()
+            sys.exit(0)
 
     def end(code):
         try:
@@ -119,13 +132,18 @@ def main():
                                   "clientCapabilities": {"fs": {"readTextFile": False, "writeTextFile": False}, "terminal": False},
                                   "clientInfo": {"name": "script-client", "version": "0.1.0"}})
     while True:
+        if want_cancel[0] and thinking:
+            cancel()
         timeout = None
         if thinking:
             timeout = max(0.0, min(d for d, _ in thinking.values()) - time.monotonic())
         ready, _, _ = select.select([out_fd, wake_r], [], [], timeout)
         if wake_r in ready:
             os.read(wake_r, 64)
-            cancel()
+            if a.end_agent_at_cancel:
+                want_cancel[0] = True  # once the permission request is read (below)
+            else:
+                cancel()
         now = time.monotonic()
         for key, (deadline, msg) in list(thinking.items()):
             if deadline <= now:
