@@ -1,5 +1,5 @@
 //! The gateway profile exercised by a real gateway: the re-exporting proxy
-//! (`examples/mcp_proxy.rs --gateway`) in front of the reference adapter strips work and
+//! (`examples/mcp_proxy/ --gateway`) in front of the reference adapter strips work and
 //! continuation declarations and keeps risk (META-CONN-1), and passes; a pass-through proxy, or
 //! one that forgets one tool, fails exactly `gateway/connection-local-stripped`. The proxy's own
 //! containment is checked too: it ends its upstream on stdin EOF and on SIGTERM.
