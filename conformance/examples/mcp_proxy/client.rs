@@ -11,7 +11,7 @@ use crate::listing::unhex_name;
 use crate::mutation::Mutation;
 use crate::proxy::{
     Action, Batch, CLIENT_NOTIFICATIONS, INVOCATION_KEY, MAX_PENDING, Pending, Proxy, WORK_URI,
-    error_answer, id_key, tool_is,
+    error_answer, id_key, rewrite_batch, tool_is,
 };
 
 impl Proxy {
@@ -37,24 +37,12 @@ impl Proxy {
                 if let Some(lines) = self.split_batch(&items) {
                     return (lines, Vec::new());
                 }
-                let mut changed = false;
-                let mut out = Vec::with_capacity(items.len());
-                for item in items {
-                    match self.client_message(item.clone(), false, &mut to_client) {
-                        Action::Keep => out.push(item),
-                        Action::Replace(v) => {
-                            changed = true;
-                            out.push(v);
-                        }
-                        Action::Drop => changed = true,
-                    }
-                }
-                if !changed {
-                    (vec![line.to_vec()], to_client)
-                } else if out.is_empty() {
-                    (Vec::new(), to_client)
-                } else {
-                    (vec![Value::Array(out).to_string().into_bytes()], to_client)
+                match rewrite_batch(items, |item| {
+                    self.client_message(item, false, &mut to_client)
+                }) {
+                    None => (vec![line.to_vec()], to_client),
+                    Some(out) if out.is_empty() => (Vec::new(), to_client),
+                    Some(out) => (vec![Value::Array(out).to_string().into_bytes()], to_client),
                 }
             }
             single => match self.client_message(single, true, &mut to_client) {

@@ -102,6 +102,27 @@ impl Proxy {
     }
 }
 
+/// Applies `each` to every element of a batch: `None` when every element is kept as it was,
+/// else the elements that remain (kept or replaced; dropped ones left out).
+pub(crate) fn rewrite_batch(
+    items: Vec<Value>,
+    mut each: impl FnMut(Value) -> Action,
+) -> Option<Vec<Value>> {
+    let mut changed = false;
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        match each(item.clone()) {
+            Action::Keep => out.push(item),
+            Action::Replace(v) => {
+                changed = true;
+                out.push(v);
+            }
+            Action::Drop => changed = true,
+        }
+    }
+    changed.then_some(out)
+}
+
 /// Whether `line` is the answer to a tools/call (a result with a content array).
 pub(crate) fn is_call_result(line: &[u8]) -> bool {
     serde_json::from_slice::<Value>(line).is_ok_and(|m| {

@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 use crate::mutation::Mutation;
 use crate::proxy::{
     Action, Pending, Proxy, error_answer, error_code, id_key, is_call_result, is_progress,
+    rewrite_batch,
 };
 
 impl Proxy {
@@ -29,27 +30,11 @@ impl Proxy {
                     .collect();
                 Some(Value::Array(errors).to_string().into_bytes())
             }
-            Value::Array(items) => {
-                let mut changed = false;
-                let mut out = Vec::with_capacity(items.len());
-                for item in items {
-                    match self.upstream_message(item.clone()) {
-                        Action::Keep => out.push(item),
-                        Action::Replace(v) => {
-                            changed = true;
-                            out.push(v);
-                        }
-                        Action::Drop => changed = true,
-                    }
-                }
-                if !changed {
-                    Some(line.to_vec())
-                } else if out.is_empty() {
-                    None
-                } else {
-                    Some(Value::Array(out).to_string().into_bytes())
-                }
-            }
+            Value::Array(items) => match rewrite_batch(items, |item| self.upstream_message(item)) {
+                None => Some(line.to_vec()),
+                Some(out) if out.is_empty() => None,
+                Some(out) => Some(Value::Array(out).to_string().into_bytes()),
+            },
             single => match self.upstream_message(single) {
                 Action::Keep
                     if self.is(Mutation::ProgressRepeated)
