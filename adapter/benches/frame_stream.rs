@@ -9,6 +9,8 @@
 //! The adapter gets `--claude` pointing at a path that does not exist: a mutated frame that
 //! happens to be a valid `claude.run` ends `native_not_found` without starting a process.
 
+mod common;
+
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -16,6 +18,8 @@ use std::process::{Command, ExitCode, Stdio};
 use std::time::Instant;
 
 use serde_json::Value;
+
+use crate::common::Rng;
 
 /// Peak RSS goal (issue 13 item 3).
 const PEAK_GOAL_KIB: u64 = 32 * 1024;
@@ -29,21 +33,6 @@ fn main() -> ExitCode {
             eprintln!("frame_stream: FAILED: {e}");
             ExitCode::FAILURE
         }
-    }
-}
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        usize::try_from(self.next() % (n as u64)).unwrap_or(0)
     }
 }
 

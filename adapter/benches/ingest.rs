@@ -9,6 +9,8 @@
 //! event buffer alone on a stream held in memory. Not a timed test: nothing here fails on a slow machine except a run
 //! that does not succeed.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
@@ -16,6 +18,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use testkit::procs::vm_hwm_kib;
+
+use crate::common::{fake_claude, machine};
 
 const PROMPT: &str = "fake-claude:scenario=flood\nflood";
 /// Rounds per side (best counts).
@@ -96,31 +100,6 @@ fn run() -> Result<(), String> {
         mbs / raw_mbs
     );
     Ok(())
-}
-
-/// fake-claude next to the adapter binary, built in the same profile when missing.
-fn fake_claude(adapter: &Path) -> Result<PathBuf, String> {
-    let fake = adapter.with_file_name("fake-claude");
-    if fake.is_file() {
-        return Ok(fake);
-    }
-    let profile_dir = adapter.parent().ok_or("adapter binary has no directory")?;
-    let release = profile_dir.file_name().is_some_and(|n| n == "release");
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let mut cmd = Command::new(cargo);
-    cmd.args(["build", "-p", "fake-claude"]);
-    if release {
-        cmd.arg("--release");
-    }
-    let st = cmd.status().map_err(|e| format!("cannot run cargo: {e}"))?;
-    if !st.success() || !fake.is_file() {
-        return Err(format!(
-            "fake-claude is not built at {} (cargo build -p fake-claude{})",
-            fake.display(),
-            if release { " --release" } else { "" }
-        ));
-    }
-    Ok(fake)
 }
 
 fn stream_args() -> Vec<&'static str> {
@@ -309,20 +288,4 @@ fn cpu_secs(pid: u32) -> Option<f64> {
     let ticks: u64 = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
     let hz = nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK).ok()??;
     (hz > 0).then(|| ticks as f64 / hz as f64)
-}
-
-fn machine() -> String {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|t| {
-            t.lines()
-                .find_map(|l| l.strip_prefix("model name"))
-                .map(|r| r.trim_start_matches([' ', '\t', ':']).to_owned())
-        })
-        .unwrap_or_else(|| "unknown cpu".into());
-    let cores = std::thread::available_parallelism().map_or(0, usize::from);
-    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
-        .map(|s| s.trim().to_owned())
-        .unwrap_or_default();
-    format!("{cpu}, {cores} cores available, Linux {kernel}")
 }

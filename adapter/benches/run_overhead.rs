@@ -14,12 +14,17 @@
 //! (fake-claude is built in the same profile when missing). Not a timed test: nothing here fails
 //! on a slow machine except a run that does not succeed.
 
-use std::io::{BufRead, BufReader, Read, Write};
+mod common;
+
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
+use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+
+use crate::common::session::Adapter;
+use crate::common::{fake_claude, machine, percentile};
 
 const PROMPT: &str = "hi";
 /// Warm-up iterations per side, not counted (page cache, first-exec costs).
@@ -86,14 +91,6 @@ fn run() -> Result<(), String> {
     Ok(())
 }
 
-/// The `p`th percentile (nearest rank) of `v`, in the same unit.
-fn percentile(v: &[f64], p: f64) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    let rank = ((p / 100.0) * s.len() as f64).ceil() as usize;
-    s[rank.clamp(1, s.len()) - 1]
-}
-
 /// One direct iteration, in ms: the version check, then the print-mode run read to EOF.
 fn direct(fake: &Path, argv: &[String]) -> Result<f64, String> {
     let started = Instant::now();
@@ -117,17 +114,10 @@ fn direct(fake: &Path, argv: &[String]) -> Result<f64, String> {
     Ok(ms)
 }
 
-/// The adapter over MCP stdio, initialized.
-struct Adapter {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    stdout: BufReader<ChildStdout>,
-    next_id: i64,
-}
-
 impl Adapter {
+    /// Starts the adapter and initializes it.
     fn start(exe: &Path, fake: &Path, dump: &Path) -> Result<Self, String> {
-        let mut child = Command::new(exe)
+        let child = Command::new(exe)
             .arg("--claude")
             .arg(fake)
             // Read by the dump-invocation scenario only (passed through, NAT-8).
@@ -137,52 +127,7 @@ impl Adapter {
             .stderr(Stdio::inherit())
             .spawn()
             .map_err(|e| format!("cannot start the adapter: {e}"))?;
-        let stdin = child.stdin.take().ok_or("no stdin")?;
-        let stdout = BufReader::new(child.stdout.take().ok_or("no stdout")?);
-        let mut a = Self {
-            child,
-            stdin: Some(stdin),
-            stdout,
-            next_id: 1,
-        };
-        a.call(
-            "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": {},
-                   "clientInfo": {"name": "run-overhead-bench", "version": "1"}}),
-        )?;
-        a.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
-        Ok(a)
-    }
-
-    fn send(&mut self, v: &Value) -> Result<(), String> {
-        let mut line = v.to_string();
-        line.push('\n');
-        self.stdin
-            .as_mut()
-            .ok_or("stdin closed")?
-            .write_all(line.as_bytes())
-            .map_err(|e| e.to_string())
-    }
-
-    fn call(&mut self, method: &str, params: Value) -> Result<Value, String> {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))?;
-        loop {
-            let mut line = String::new();
-            if self
-                .stdout
-                .read_line(&mut line)
-                .map_err(|e| e.to_string())?
-                == 0
-            {
-                return Err("the adapter closed stdout".into());
-            }
-            let v: Value = serde_json::from_str(&line).map_err(|e| e.to_string())?;
-            if v["id"] == id {
-                return Ok(v);
-            }
-        }
+        Self::initialized(child, "run-overhead-bench")
     }
 
     /// One `claude.run`, in ms; fails unless the run succeeded.
@@ -244,48 +189,4 @@ impl Adapter {
         let _ = self.child.wait();
         Ok(())
     }
-}
-
-/// fake-claude next to the adapter binary, built in the same profile when missing.
-fn fake_claude(adapter: &Path) -> Result<PathBuf, String> {
-    let fake = adapter.with_file_name("fake-claude");
-    if fake.is_file() {
-        return Ok(fake);
-    }
-    let profile_dir = adapter.parent().ok_or("adapter binary has no directory")?;
-    let release = profile_dir.file_name().is_some_and(|n| n == "release");
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let mut cmd = Command::new(cargo);
-    cmd.args(["build", "-p", "fake-claude"]);
-    if release {
-        cmd.arg("--release");
-    }
-    let st = cmd.status().map_err(|e| format!("cannot run cargo: {e}"))?;
-    if !st.success() || !fake.is_file() {
-        return Err(format!(
-            "fake-claude is not built at {} (cargo build -p fake-claude{})",
-            fake.display(),
-            if release { " --release" } else { "" }
-        ));
-    }
-    Ok(fake)
-}
-
-fn machine() -> String {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|t| {
-            t.lines()
-                .find_map(|l| l.strip_prefix("model name"))
-                .map(|r| r.trim_start_matches([' ', '\t', ':']).to_owned())
-        })
-        .unwrap_or_else(|| "unknown cpu".into());
-    let cores = std::thread::available_parallelism().map_or(0, usize::from);
-    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
-        .map(|s| s.trim().to_owned())
-        .unwrap_or_default();
-    let load = std::fs::read_to_string("/proc/loadavg")
-        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_default();
-    format!("{cpu}, {cores} cores available, Linux {kernel}, load average {load}")
 }

@@ -16,14 +16,18 @@
 //!   and none at all, zombie or alive, whenever no run is active; after it exits, no process of the soak is alive (this process
 //!   is a subreaper, so every orphaned descendant would re-parent here and be seen).
 
+mod common;
+
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
+use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+
+use crate::common::session::Adapter;
+use crate::common::{Rng, machine};
 
 /// The adapter's active-run limit (RUN-8): the soak keeps exactly this many runs active.
 const ACTIVE: usize = 4;
@@ -86,22 +90,6 @@ fn main() -> ExitCode {
             eprintln!("soak: FAILED: {e}");
             ExitCode::FAILURE
         }
-    }
-}
-
-/// xorshift64*: reproducible from `SOAK_SEED`, no dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
     }
 }
 
@@ -331,7 +319,7 @@ impl std::fmt::Debug for Sample {
 }
 
 fn pick(rng: &mut Rng, total_weight: u32) -> &'static Case {
-    let mut w = u32::try_from(rng.below(u64::from(total_weight))).unwrap_or(0);
+    let mut w = u32::try_from(rng.below(total_weight as usize)).unwrap_or(0);
     for c in CASES {
         if w < c.weight {
             return c;
@@ -427,17 +415,10 @@ fn check_events(a: &mut Adapter, run: &Active, r: &Value) -> Result<(), String> 
     Ok(())
 }
 
-/// The adapter over MCP stdio, initialized, in its own process group.
-struct Adapter {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    stdout: BufReader<ChildStdout>,
-    next_id: i64,
-}
-
 impl Adapter {
+    /// Starts the adapter in its own process group and initializes it.
     fn start(exe: &Path, fake: &Path, log: &Path) -> Result<Self, String> {
-        let mut child = Command::new(exe)
+        let child = Command::new(exe)
             .arg("--claude")
             .arg(fake)
             .env("FAKE_CLAUDE_LOG", log)
@@ -449,52 +430,7 @@ impl Adapter {
             .process_group(0)
             .spawn()
             .map_err(|e| format!("cannot start the adapter: {e}"))?;
-        let stdin = child.stdin.take().ok_or("no stdin")?;
-        let stdout = BufReader::new(child.stdout.take().ok_or("no stdout")?);
-        let mut a = Self {
-            child,
-            stdin: Some(stdin),
-            stdout,
-            next_id: 1,
-        };
-        a.call(
-            "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": {},
-                   "clientInfo": {"name": "soak", "version": "1"}}),
-        )?;
-        a.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
-        Ok(a)
-    }
-
-    fn send(&mut self, v: &Value) -> Result<(), String> {
-        let mut line = v.to_string();
-        line.push('\n');
-        self.stdin
-            .as_mut()
-            .ok_or("stdin closed")?
-            .write_all(line.as_bytes())
-            .map_err(|e| e.to_string())
-    }
-
-    fn call(&mut self, method: &str, params: Value) -> Result<Value, String> {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))?;
-        loop {
-            let mut line = String::new();
-            if self
-                .stdout
-                .read_line(&mut line)
-                .map_err(|e| e.to_string())?
-                == 0
-            {
-                return Err("the adapter closed stdout".into());
-            }
-            let v: Value = serde_json::from_str(&line).map_err(|e| e.to_string())?;
-            if v["id"] == id {
-                return Ok(v);
-            }
-        }
+        Self::initialized(child, "soak")
     }
 
     /// A tool call: (`isError`, `structuredContent.result`, or the whole answer when absent).
@@ -605,16 +541,4 @@ fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
-}
-
-fn machine() -> String {
-    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    let cores = std::thread::available_parallelism().map_or(0, usize::from);
-    format!(
-        "{cores} cores available, load average {}",
-        load.split_whitespace()
-            .take(3)
-            .collect::<Vec<_>>()
-            .join(" ")
-    )
 }

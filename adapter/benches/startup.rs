@@ -18,6 +18,8 @@
 //! `cargo bench -p claude-mcp-adapter --bench startup`. Not a timed test: nothing here fails on a
 //! slow machine except a server that does not answer.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -25,6 +27,8 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+
+use crate::common::{machine, percentile};
 
 const TRIVIAL: &str = include_str!("trivial_server.py");
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"startup-bench","version":"0"}}}"#;
@@ -346,34 +350,4 @@ impl Drop for Server {
             let _ = self.child.wait();
         }
     }
-}
-
-fn percentile(v: &[f64], p: f64) -> f64 {
-    let mut s: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
-    if s.is_empty() {
-        return f64::NAN;
-    }
-    s.sort_by(f64::total_cmp);
-    let i = ((p / 100.0) * (s.len() - 1) as f64).round() as usize;
-    s[i.min(s.len() - 1)]
-}
-
-fn machine() -> String {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|t| {
-            t.lines()
-                .find_map(|l| l.strip_prefix("model name"))
-                .map(|l| l.trim_start_matches([' ', '\t', ':']).to_owned())
-        })
-        .unwrap_or_default();
-    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    format!(
-        "{cpu}, {} cpus available, load {}",
-        std::thread::available_parallelism().map_or(0, |n| n.get()),
-        load.split_whitespace()
-            .take(3)
-            .collect::<Vec<_>>()
-            .join(" ")
-    )
 }

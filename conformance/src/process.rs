@@ -207,7 +207,7 @@ mod tests {
                 .windows(marker.len())
                 .any(|w| w == marker.as_bytes())
             {
-                exe = std::fs::read_link(format!("/proc/{pid}/exe")).ok();
+                exe = testkit::procs::exe(child.id());
                 break;
             }
             std::thread::sleep(std::time::Duration::from_millis(10));

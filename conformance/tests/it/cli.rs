@@ -3,6 +3,8 @@
 
 use std::time::{Duration, Instant};
 
+use testkit::procs;
+
 use crate::support::{describe, outcome, run_json, runner, toy};
 
 fn toy_str() -> String {
@@ -342,17 +344,6 @@ fn a_short_timeout_still_waits_for_a_fast_server() {
     panic!("a fast server failed under --timeout-ms 250 three times: {last}");
 }
 
-fn alive(pid: i32) -> bool {
-    // Zombies count as dead: they are reaped by their parent, not running.
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
-        !s.rsplit(')')
-            .next()
-            .unwrap_or("")
-            .trim_start()
-            .starts_with('Z')
-    })
-}
-
 /// A wrapper that records its pid and a grandchild's pid, then becomes the toy server.
 fn recording_server(dir: &std::path::Path, extra: &str) -> Vec<String> {
     let pids = dir.join("pids");
@@ -364,7 +355,7 @@ fn recording_server(dir: &std::path::Path, extra: &str) -> Vec<String> {
     vec!["sh".into(), "-c".into(), script]
 }
 
-fn recorded_pids(dir: &std::path::Path) -> Vec<i32> {
+fn recorded_pids(dir: &std::path::Path) -> Vec<u32> {
     std::fs::read_to_string(dir.join("pids"))
         .unwrap_or_default()
         .lines()
@@ -388,7 +379,7 @@ fn every_server_process_group_is_killed_after_its_case() {
         "discovery + 3 cases, 2 pids each: {pids:?}"
     );
     std::thread::sleep(Duration::from_millis(200));
-    let living: Vec<i32> = pids.into_iter().filter(|p| alive(*p)).collect();
+    let living: Vec<u32> = pids.into_iter().filter(|p| procs::alive(*p)).collect();
     assert!(living.is_empty(), "survivors: {living:?}");
 }
 
@@ -430,7 +421,7 @@ fn ctrl_c_of_the_runner_kills_every_server_group() {
     std::thread::sleep(Duration::from_millis(200));
     let pids = recorded_pids(dir.path());
     assert!(pids.len() >= 6, "{pids:?}");
-    let living: Vec<i32> = pids.into_iter().filter(|p| alive(*p)).collect();
+    let living: Vec<u32> = pids.into_iter().filter(|p| procs::alive(*p)).collect();
     assert!(living.is_empty(), "survivors after Ctrl-C: {living:?}");
 }
 
@@ -610,13 +601,7 @@ fn an_invalid_request_answered_with_id_null_is_info_outside_the_provider_profile
 fn peak_rss_kib(child: &mut std::process::Child) -> u64 {
     let mut peak = 0;
     while child.try_wait().expect("try_wait").is_none() {
-        if let Ok(status) = std::fs::read_to_string(format!("/proc/{}/status", child.id())) {
-            let rss = status
-                .lines()
-                .find(|l| l.starts_with("VmRSS:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|n| n.parse().ok())
-                .unwrap_or(0);
+        if let Some(rss) = procs::vm_rss_kib(child.id()) {
             peak = peak.max(rss);
         }
         std::thread::sleep(Duration::from_millis(20));

@@ -41,7 +41,7 @@ fn catalogue_table_in_the_docs_matches_the_registry() {
     let current = &doc[s + START.len()..e];
     if current != table {
         let fixed = format!("{}{START}{table}{}", &doc[..s], &doc[e..]);
-        crate::support::golden(&path, &fixed);
+        testkit::golden::check(&path, &fixed);
     }
 }
 
@@ -60,6 +60,6 @@ fn acp_catalogue_table_in_the_docs_matches_the_registry() {
     let current = &doc[s + ACP_START.len()..e];
     if current != table {
         let fixed = format!("{}{ACP_START}{table}{}", &doc[..s], &doc[e..]);
-        crate::support::golden(&path, &fixed);
+        testkit::golden::check(&path, &fixed);
     }
 }

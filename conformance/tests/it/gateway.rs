@@ -1,5 +1,5 @@
 //! The gateway profile exercised by a real gateway: the re-exporting proxy
-//! (`examples/mcp_proxy.rs --gateway`) in front of the reference adapter strips work and
+//! (`examples/mcp_proxy/ --gateway`) in front of the reference adapter strips work and
 //! continuation declarations and keeps risk (META-CONN-1), and passes; a pass-through proxy, or
 //! one that forgets one tool, fails exactly `gateway/connection-local-stripped`. The proxy's own
 //! containment is checked too: it ends its upstream on stdin EOF and on SIGTERM.
@@ -8,6 +8,8 @@ use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+
+use testkit::procs;
 
 use crate::mutants::{Suite, adapter, proxy};
 
@@ -123,26 +125,6 @@ fn a_gateway_lowering_a_risk_fails_the_risk_checks_behind_any_names() {
     }
 }
 
-/// Processes whose process group is `pgid`, from `/proc/*/stat` (fields after the last `)`:
-/// state, ppid, pgrp).
-fn group_members(pgid: i32) -> Vec<i32> {
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    dir.flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|pid| {
-            std::fs::read_to_string(format!("/proc/{pid}/stat"))
-                .ok()
-                .and_then(|s| {
-                    let rest = &s[s.rfind(')')? + 1..];
-                    rest.split_whitespace().nth(2)?.parse::<i32>().ok()
-                })
-                == Some(pgid)
-        })
-        .collect()
-}
-
 /// Starts `mcp_proxy --gateway -- claude-mcp-adapter` leading its own group, initializes it and
 /// returns it with its stdin and stdout, once the upstream answered (so both processes run).
 fn started_gateway() -> (
@@ -180,9 +162,8 @@ fn started_proxy(
     let mut line = String::new();
     stdout.read_line(&mut line).expect("read initialize");
     assert!(line.contains("\"protocolVersion\""), "{line}");
-    let pgid = i32::try_from(child.id()).expect("pid");
     assert!(
-        group_members(pgid).len() >= 2,
+        procs::group_members_with_zombies(child.id()).len() >= 2,
         "the upstream runs in the proxy's group"
     );
     (child, stdin, stdout)
@@ -190,27 +171,22 @@ fn started_proxy(
 
 /// Waits (bounded) for the proxy to exit, then for its group to be empty.
 fn exits_and_leaves_nothing(child: &mut std::process::Child) -> std::process::ExitStatus {
-    let pgid = i32::try_from(child.id()).expect("pid");
+    let pgid = child.id();
     let until = Instant::now() + Duration::from_secs(20);
     let status = loop {
         if let Some(status) = child.try_wait().expect("try_wait") {
             break status;
         }
         if Instant::now() > until {
-            let _ = nix::sys::signal::killpg(
-                nix::unistd::Pid::from_raw(pgid),
-                nix::sys::signal::Signal::SIGKILL,
-            );
+            procs::kill_group(pgid);
             panic!("the proxy did not exit");
         }
         std::thread::sleep(Duration::from_millis(20));
     };
-    let left = group_members(pgid);
+    // Zombies count: the proxy reaps its upstream before it exits.
+    let left = procs::group_members_with_zombies(pgid);
     if !left.is_empty() {
-        let _ = nix::sys::signal::killpg(
-            nix::unistd::Pid::from_raw(pgid),
-            nix::sys::signal::Signal::SIGKILL,
-        );
+        procs::kill_group(pgid);
     }
     assert!(left.is_empty(), "left in the proxy's group: {left:?}");
     status

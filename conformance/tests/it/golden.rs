@@ -7,8 +7,9 @@ use mcp_conformance::report::{self, BaselineReport, CaseResult, Report, RunnerIn
 use mcp_conformance::transcript::Entry;
 use mcp_conformance::verdict;
 use serde_json::json;
+use testkit::golden::check as golden;
 
-use crate::support::{golden, golden_dir};
+use crate::support::golden_dir;
 
 fn case(id: &str, req: &str, level: Level, outcome: Outcome) -> CaseResult {
     CaseResult {

@@ -1,4 +1,4 @@
-//! Mutants: the re-exporting proxy (`examples/mcp_proxy.rs`) in front of the reference adapter
+//! Mutants: the re-exporting proxy (`examples/mcp_proxy/`) in front of the reference adapter
 //! breaks exactly one rule each (`--mutate NAME`) and passes everything else through, so the
 //! provider profile's run-lifecycle cases still run through the real adapter and fake-claude.
 //! For each mutant the whole provider suite runs (`--drive-fake --strict`) and the set of

@@ -1,5 +1,5 @@
-//! Shared helpers: the runner binary, the toy server example, reading JSON reports, and golden
-//! comparison with a write mode (`BLESS=1`) and a unified diff on mismatch.
+//! Shared helpers: the runner binary, the toy server example, reading JSON reports, and where
+//! the golden files are (compared with `testkit::golden::check`, one meaning of `BLESS`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -71,30 +71,6 @@ pub fn describe(out: &Output) -> String {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     )
-}
-
-/// Compares `actual` with the golden file; `BLESS=1` rewrites it. On mismatch writes
-/// `<golden>.actual` beside it and panics with a unified diff.
-pub fn golden(path: &Path, actual: &str) {
-    if std::env::var_os("BLESS").is_some() {
-        std::fs::write(path, actual).expect("write golden");
-        return;
-    }
-    let expected = std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("{}: {e} (regenerate with BLESS=1)", path.display()));
-    if expected != actual {
-        let mut actual_path = path.as_os_str().to_owned();
-        actual_path.push(".actual");
-        std::fs::write(&actual_path, actual).expect("write .actual");
-        let diff = similar::TextDiff::from_lines(&expected, actual)
-            .unified_diff()
-            .header("golden", "actual")
-            .to_string();
-        panic!(
-            "{} differs from the golden file (BLESS=1 regenerates it):\n{diff}",
-            path.display()
-        );
-    }
 }
 
 /// The directory of golden files.

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use mcp_conformance::acp::client::run_client_mode;
 use mcp_conformance::model::Outcome;
+use testkit::procs;
 
 use super::{config, describe};
 
@@ -55,11 +56,7 @@ async fn a_hung_client_and_its_agent_are_killed_at_the_case_timeout() {
         describe(&results)
     );
     for pid in pids {
-        assert!(
-            !std::path::Path::new(&format!("/proc/{pid}")).exists()
-                || std::fs::read_to_string(format!("/proc/{pid}/stat"))
-                    .is_ok_and(|s| s.contains(") Z")),
-            "pid {pid} survived the run"
-        );
+        // Gone, or a zombie (dead, not yet reaped).
+        assert!(!procs::alive(pid), "pid {pid} survived the run");
     }
 }
