@@ -62,7 +62,40 @@ const MUTANTS: &[(&str, &str, &str)] = &[
     ),
     ("mutant-meta-outside", "extensions/meta-only", "warn"),
     ("mutant-slow-cancel", "cancel/mid-turn", "fail"),
+    // Defects on `terminal-use` (the fixture below): both stay clean elsewhere.
+    (
+        "mutant-terminal-unadvertised",
+        "capabilities/unadvertised-fs-terminal",
+        "fail",
+    ),
+    (
+        "mutant-terminal-unreleased",
+        "capabilities/terminal-requests",
+        "fail",
+    ),
 ];
+
+/// The fixture that uses terminals correctly when (and only when) they are advertised passes
+/// the terminal case and is nowhere worse than `conformance-clean`.
+#[test]
+fn the_terminal_fixture_passes_the_terminal_case() {
+    let (_, clean, _) = verdicts("conformance-clean");
+    let (code, got, report) = verdicts("terminal-use");
+    assert_eq!(
+        got.get("capabilities/terminal-requests")
+            .map(String::as_str),
+        Some("pass"),
+        "{}",
+        crate::support::case(&report, "capabilities/terminal-requests")
+    );
+    let worse: Vec<String> = got
+        .iter()
+        .filter(|(id, o)| rank(o) > rank(&clean[id.as_str()]))
+        .map(|(id, o)| format!("{id}: {} -> {o}", clean[id.as_str()]))
+        .collect();
+    assert!(worse.is_empty(), "terminal-use worsens {worse:?}");
+    assert_eq!(code, Some(0));
+}
 
 #[test]
 fn each_mutant_fails_exactly_its_own_case() {
