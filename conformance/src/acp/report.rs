@@ -62,6 +62,17 @@ pub fn build(
         .iter()
         .map(|r| grade(r, info.strict, baseline))
         .collect();
+    assemble(info, cases, baseline, catalogue_ids)
+}
+
+/// The whole report of cases graded already ([`grade`]): summarised, with the exit status.
+#[must_use]
+pub fn assemble(
+    info: RunInfo,
+    cases: Vec<CaseResult>,
+    baseline: &Baseline,
+    catalogue_ids: &BTreeSet<&str>,
+) -> Report<AcpProfile> {
     let unknown = verdict::unknown_baseline_ids(baseline, catalogue_ids);
     let summary = verdict::summarize(&cases, unknown.len());
     Report {

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use clap::Parser;
 
-use mcp_conformance::acp::report::{RunInfo, build};
+use mcp_conformance::acp::report::{RunInfo, assemble, build};
 use mcp_conformance::acp::schedule::{self, Settings};
 use mcp_conformance::acp::{self, AcpProfile};
 use mcp_conformance::baseline::Baseline;
@@ -202,6 +202,7 @@ fn client_mode(cli: &Cli, outputs: &Outputs) -> ExitCode {
     cfg.client_stdin = cli.client_stdin.clone().map(String::into_bytes);
     cfg.cases = ids;
     cfg.strict = cli.strict;
+    cfg.baseline = baseline;
     cfg.case_timeout = Duration::from_millis(cli.timeout_ms.max(30_000));
     let rt = match runtime() {
         Ok(rt) => rt,
@@ -215,26 +216,24 @@ fn client_mode(cli: &Cli, outputs: &Outputs) -> ExitCode {
     });
     process::kill_all();
     rt.shutdown_timeout(Duration::from_millis(200));
-    let Some(mut cases) = results else {
+    let Some(cases) = results else {
         err_line("acp-conformance: interrupted; every process group was killed");
         return ExitCode::from(130);
     };
-    for c in &mut cases {
-        let listed = baseline.lists(&c.id);
-        c.baselined = listed && c.outcome == mcp_conformance::model::Outcome::Fail;
-        c.stale_baseline = listed && c.outcome == mcp_conformance::model::Outcome::Pass;
-    }
     let known: BTreeSet<&str> = CASES.iter().map(|c| c.id).collect();
-    let unknown = mcp_conformance::verdict::unknown_baseline_ids(&baseline, &known);
-    let summary = mcp_conformance::verdict::summarize(&cases, unknown.len());
-    let mut report = error_report(cli, "");
-    report.profile = AcpProfile::Client;
-    report.error = None;
-    report.baseline.listed = baseline.ids.len();
-    report.baseline.unknown = unknown;
-    report.cases = cases;
-    report.summary = summary;
-    report.exit_code = mcp_conformance::verdict::exit_code(&summary);
+    let report = assemble(
+        RunInfo {
+            profile: AcpProfile::Client,
+            command: command_words(cli),
+            peer_info: None,
+            protocol_version: None,
+            strict: cli.strict,
+            baseline_file: cli.baseline.as_ref().map(|p| p.display().to_string()),
+        },
+        cases,
+        &cfg.baseline,
+        &known,
+    );
     if let Err(e) = cli::write_reports(&report, outputs, false) {
         return usage(&format!("{e:#}"));
     }
