@@ -36,6 +36,7 @@ pub mod responder;
 pub mod schedule;
 pub mod schema;
 pub mod terminal;
+pub mod words;
 
 use std::time::Duration;
 

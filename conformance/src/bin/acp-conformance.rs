@@ -316,7 +316,7 @@ async fn run_inner(
         Ok(init) => init,
         Err((why, transcript)) => {
             err_line("acp-conformance: discovery transcript:");
-            for entry in transcript {
+            for entry in transcript.into_iter().map(acp::words::entry) {
                 err_line(&format!(
                     "  {:>6} ms {:<6} {}",
                     entry.ms,
@@ -324,7 +324,10 @@ async fn run_inner(
                     report::pretty::printable(&entry.line)
                 ));
             }
-            anyhow::bail!("the agent would not start or initialize: {why}");
+            anyhow::bail!(
+                "the agent would not start or initialize: {}",
+                acp::words::text(&why)
+            );
         }
     };
     let progress_to_stdout = cli::progress_to_stdout(outputs);
@@ -336,7 +339,7 @@ async fn run_inner(
         let mut done = 0;
         while let Some(ran) = rx.recv().await {
             done += 1;
-            let graded = acp::report::grade(&ran, strict, &printer_baseline);
+            let graded = acp::report::grade(&ran, AcpProfile::Agent, strict, &printer_baseline);
             let line = report::pretty::progress_line(done, total, &graded);
             if progress_to_stdout {
                 out(&format!("{line}\n"));

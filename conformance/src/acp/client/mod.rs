@@ -70,6 +70,7 @@ fn grade(cfg: &ClientModeConfig, case: &ClientCase, ran: &run::Ran, check: &Chec
             timed_out: ran.timed_out,
             transcript: ran.transcript.entries(),
         },
+        crate::acp::AcpProfile::Client,
         cfg.strict,
         &cfg.baseline,
     )
