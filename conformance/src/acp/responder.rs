@@ -72,6 +72,18 @@ impl State {
             .unwrap_or_else(PoisonError::into_inner) = Some(Terminals::new(scratch, wait_until));
     }
 
+    /// Bounds `terminal/wait_for_exit` by `at` from now on (see [`Terminals::set_wait_until`]).
+    pub fn bound_terminal_waits(&self, at: std::time::Instant) {
+        if let Some(t) = self
+            .terminals
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_mut()
+        {
+            t.set_wait_until(at);
+        }
+    }
+
     /// What the agent did with its terminals (empty when none were served).
     #[must_use]
     pub fn terminal_audit(&self) -> Audit {

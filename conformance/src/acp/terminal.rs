@@ -168,6 +168,12 @@ impl Terminals {
         }
     }
 
+    /// Moves the bound of `terminal/wait_for_exit` to `at` (the case's deadline once the
+    /// handshake, whose time is not the case's, is over).
+    pub fn set_wait_until(&mut self, at: Instant) {
+        self.wait_until = at;
+    }
+
     /// What the agent did so far.
     #[must_use]
     pub fn audit(&self) -> Audit {

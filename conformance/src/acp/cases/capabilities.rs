@@ -50,6 +50,11 @@ fn terminal_def(method: &str) -> Option<&'static str> {
 
 async fn terminal_requests(ctx: Ctx) -> CheckResult {
     let (mut agent, session) = ctx.session(Caps::TERMINAL).await?;
+    // The handshake is over: a wait for a command's exit ends with the case, so nothing the
+    // agent started outlives it.
+    agent
+        .state
+        .bound_terminal_waits(std::time::Instant::now() + agent.client.remaining());
     let turn = agent
         .prompt(
             &session,

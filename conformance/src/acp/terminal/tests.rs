@@ -202,3 +202,28 @@ async fn a_cwd_outside_the_scratch_directory_or_a_missing_command_is_refused() {
     assert!(msg.contains("cannot run"), "{msg}");
     assert!(t.audit().issued.is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wait_ends_at_the_cases_deadline_and_the_end_kills_the_command() {
+    let dir = tempfile::tempdir().expect("dir");
+    let mut t = terminals(dir.path());
+    t.set_wait_until(Instant::now() + Duration::from_millis(200));
+    let id = create(
+        &mut t,
+        json!({"sessionId": "s", "command": "sleep", "args": ["30"]}),
+    );
+    let pgid = t.live[&id].pgid;
+    let Pending::Wait(rx, until) = t.serve("terminal/wait_for_exit", &json!({"terminalId": id}))
+    else {
+        panic!("expected a wait");
+    };
+    let err = wait(rx, until)
+        .await
+        .expect_err("the deadline passes first");
+    assert!(err.message.contains("deadline"), "{}", err.message);
+    t.end();
+    assert!(
+        until_gone(pgid).await,
+        "the case's end left the command running"
+    );
+}
