@@ -1,6 +1,7 @@
 //! What both runner binaries (`mcp-conformance`, `acp-conformance`) share around the catalogue:
-//! writing to a stdout that may be closed, the `--format`/`--out` routing of reports, Ctrl-C and
-//! SIGTERM, and writing the finished reports. Exit statuses are 0, 1, 2 and 130 only.
+//! the shared options ([`CommonArgs`], flattened into each binary's parser, which adds only its
+//! own flags), writing to a stdout that may be closed, the `--format`/`--out` routing of reports,
+//! Ctrl-C and SIGTERM, and writing the finished reports. Exit statuses are 0, 1, 2 and 130 only.
 
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -8,6 +9,59 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 
 use crate::report::{self, ProfileName, Report};
+
+/// The options both runners take, with each runner's defaults for `--timeout-ms` and `--jobs`
+/// (`#[command(flatten)] common: CommonArgs<10_000, 4>`). A binary whose help says more about
+/// one of them changes it with `#[command(mut_arg("list", …))]`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct CommonArgs<const TIMEOUT_MS: u64, const JOBS: u64> {
+    /// Report format, repeatable: pretty, json, junit; `FORMAT=FILE` writes it to FILE.
+    #[arg(long = "format", value_name = "FORMAT[=FILE]")]
+    pub formats: Vec<String>,
+    /// Output file of the --format in the same position (repeatable).
+    #[arg(long = "out", value_name = "FILE")]
+    pub outs: Vec<PathBuf>,
+    /// SHOULD deviations fail instead of warn.
+    #[arg(long)]
+    pub strict: bool,
+    /// Expected failures, one case id per line (`#` comments). Strict both ways: an unlisted
+    /// failure fails, and a listed case that passes fails too.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Select cases by id glob (`*` within a segment, `**` across; a bare prefix selects its group).
+    #[arg(long = "case", value_name = "GLOB")]
+    pub cases: Vec<String>,
+    /// Print the catalogue and exit without running anything.
+    #[arg(long)]
+    pub list: bool,
+    /// Base per-case timeout in milliseconds (some cases use a multiple).
+    #[arg(long, value_name = "MS", default_value_t = TIMEOUT_MS,
+          value_parser = clap::value_parser!(u64).range(100..))]
+    pub timeout_ms: u64,
+    /// Cases run at once.
+    #[arg(long, value_name = "N", default_value_t = JOBS,
+          value_parser = clap::value_parser!(u64).range(1..=64))]
+    pub jobs: u64,
+}
+
+impl<const TIMEOUT_MS: u64, const JOBS: u64> CommonArgs<TIMEOUT_MS, JOBS> {
+    /// Where the reports go (`--format` / `--out`, see [`outputs`]).
+    pub fn outputs(&self) -> Result<Outputs, String> {
+        outputs(&self.formats, &self.outs)
+    }
+
+    /// The base per-case timeout.
+    #[must_use]
+    pub fn timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(self.timeout_ms)
+    }
+
+    /// Cases at once.
+    #[must_use]
+    pub fn jobs(&self) -> usize {
+        usize::try_from(self.jobs).unwrap_or(1)
+    }
+}
 
 /// A report format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,5 +198,41 @@ pub fn write_error_reports<P: ProfileName>(runner: &str, report: &Report<P>, out
             }
             None => out(&text),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::CommonArgs;
+
+    #[derive(Debug, Parser)]
+    struct Runner {
+        #[command(flatten)]
+        common: CommonArgs<20_000, 2>,
+    }
+
+    #[test]
+    fn each_runner_keeps_its_own_defaults_and_the_shared_bounds() {
+        let r = Runner::try_parse_from(["r"]).expect("parses");
+        assert_eq!((r.common.timeout_ms, r.common.jobs), (20_000, 2));
+        assert!(r.common.outputs().is_ok() && !r.common.list && !r.common.strict);
+        let r = Runner::try_parse_from([
+            "r",
+            "--case",
+            "a/*",
+            "--case",
+            "b",
+            "--jobs",
+            "3",
+            "--format",
+            "json=x.json",
+        ])
+        .expect("parses");
+        assert_eq!(r.common.cases, ["a/*", "b"]);
+        assert_eq!(r.common.jobs(), 3);
+        assert!(Runner::try_parse_from(["r", "--jobs", "0"]).is_err());
+        assert!(Runner::try_parse_from(["r", "--timeout-ms", "99"]).is_err());
     }
 }

@@ -10,7 +10,7 @@ use std::time::Duration;
 use clap::Parser;
 
 use mcp_conformance::baseline::Baseline;
-use mcp_conformance::cli::{Outputs, err_line, out};
+use mcp_conformance::cli::{CommonArgs, Outputs, err_line, out};
 use mcp_conformance::discovery::Discovery;
 use mcp_conformance::model::Profile;
 use mcp_conformance::report::{self, BaselineReport, Report, RunnerInfo, ServerReport};
@@ -25,38 +25,20 @@ use mcp_conformance::{catalogue, listing, process, select, verdict};
 /// fake-claude, both found next to this executable or on PATH.
 #[derive(Debug, Parser)]
 #[command(name = "mcp-conformance", version)]
+#[command(mut_arg("list", |a| a.help(
+    "Print the catalogue (of --profile when given) and exit without running anything"
+)))]
+#[command(mut_arg("timeout_ms", |a| a.help(
+    "Base per-case timeout in milliseconds (long cases use a multiple)"
+)))]
 struct Cli {
     /// plain (base protocol; metadata informational), provider (every META rule MUST, run
     /// lifecycle), gateway (META-CONN-1). Default: provider for the built-in target, else plain.
     #[arg(long, value_enum)]
     profile: Option<Profile>,
-    /// Report format, repeatable: pretty, json, junit; `FORMAT=FILE` writes it to FILE.
-    #[arg(long = "format", value_name = "FORMAT[=FILE]")]
-    formats: Vec<String>,
-    /// Output file of the --format in the same position (repeatable).
-    #[arg(long = "out", value_name = "FILE")]
-    outs: Vec<PathBuf>,
-    /// SHOULD deviations fail instead of warn.
-    #[arg(long)]
-    strict: bool,
-    /// Expected failures, one case id per line (`#` comments). Strict both ways: an unlisted
-    /// failure fails, and a listed case that passes fails too.
-    #[arg(long, value_name = "FILE")]
-    baseline: Option<PathBuf>,
-    /// Select cases by id glob (`*` within a segment, `**` across; a bare prefix selects its group).
-    #[arg(long = "case", value_name = "GLOB")]
-    cases: Vec<String>,
-    /// Print the catalogue (of --profile when given) and exit without running anything.
-    #[arg(long)]
-    list: bool,
-    /// Base per-case timeout in milliseconds (long cases use a multiple).
-    #[arg(long, value_name = "MS", default_value_t = 10_000,
-          value_parser = clap::value_parser!(u64).range(100..))]
-    timeout_ms: u64,
-    /// Cases run at once.
-    #[arg(long, value_name = "N", default_value_t = 4,
-          value_parser = clap::value_parser!(u64).range(1..=64))]
-    jobs: u64,
+    /// The options both runners share.
+    #[command(flatten)]
+    common: CommonArgs<10_000, 4>,
     /// Put fake-claude first on the server's PATH as `claude` and run the provider lifecycle
     /// cases (default for the built-in target).
     #[arg(long, overrides_with = "no_drive_fake")]
@@ -107,8 +89,8 @@ fn main() -> ExitCode {
         Profile::Plain
     });
     let all = catalogue::all();
-    if cli.list {
-        let chosen = select::select(&all, profile, &cli.cases);
+    if cli.common.list {
+        let chosen = select::select(&all, profile, &cli.common.cases);
         let shown = if cli.profile.is_some() {
             listing::text(&chosen, cli.profile)
         } else {
@@ -116,9 +98,9 @@ fn main() -> ExitCode {
             let every: Vec<_> = all
                 .iter()
                 .filter(|c| {
-                    cli.cases.is_empty()
+                    cli.common.cases.is_empty()
                         || ids.contains(&c.id)
-                        || cli.cases.iter().any(|g| select::glob_match(g, c.id))
+                        || cli.common.cases.iter().any(|g| select::glob_match(g, c.id))
                 })
                 .copied()
                 .collect();
@@ -152,7 +134,7 @@ fn main() -> ExitCode {
 }
 
 fn outputs(cli: &Cli) -> Result<Outputs, String> {
-    mcp_conformance::cli::outputs(&cli.formats, &cli.outs)
+    cli.common.outputs()
 }
 
 async fn run(cli: Cli, profile: Profile, outputs: Outputs) -> ExitCode {
@@ -163,8 +145,12 @@ async fn run(cli: Cli, profile: Profile, outputs: Outputs) -> ExitCode {
             .map(|s| s.to_string_lossy().into_owned())
             .collect(),
         profile,
-        strict: cli.strict,
-        baseline: cli.baseline.as_ref().map(|p| p.display().to_string()),
+        strict: cli.common.strict,
+        baseline: cli
+            .common
+            .baseline
+            .as_ref()
+            .map(|p| p.display().to_string()),
     };
     let error_outputs = outputs.clone();
     match run_inner(cli, profile, outputs).await {
@@ -223,7 +209,7 @@ impl ErrorShell {
 }
 
 async fn run_inner(cli: Cli, profile: Profile, outputs: Outputs) -> anyhow::Result<ExitCode> {
-    let baseline = match &cli.baseline {
+    let baseline = match &cli.common.baseline {
         Some(p) => Baseline::load(p)?,
         None => Baseline::default(),
     };
@@ -237,11 +223,15 @@ async fn run_inner(cli: Cli, profile: Profile, outputs: Outputs) -> anyhow::Resu
     let all = catalogue::all();
     // `ID@FAMILY` globs select their case here; the family part applies once discovery has
     // listed the families.
-    let cases = select::select(&all, profile, &catalogue::families::base_globs(&cli.cases));
+    let cases = select::select(
+        &all,
+        profile,
+        &catalogue::families::base_globs(&cli.common.cases),
+    );
     if cases.is_empty() {
         anyhow::bail!(
             "no case matches --case {:?} under --profile {}",
-            cli.cases,
+            cli.common.cases,
             profile.name()
         );
     }
@@ -251,7 +241,7 @@ async fn run_inner(cli: Cli, profile: Profile, outputs: Outputs) -> anyhow::Resu
         cli.fake_claude.as_deref(),
         cli.fake_cursor_agent.as_deref(),
     )?);
-    let timeout = Duration::from_millis(cli.timeout_ms);
+    let timeout = cli.common.timeout();
     let progress_to_stdout = mcp_conformance::cli::progress_to_stdout(&outputs);
 
     let transcript = mcp_conformance::transcript::Transcript::new();
@@ -282,11 +272,11 @@ async fn run_inner(cli: Cli, profile: Profile, outputs: Outputs) -> anyhow::Resu
     handle.shutdown().await;
     let discovery = Arc::new(discovery);
     // C-PROV-3: the run lifecycle of every tool family the server lists.
-    let cases = catalogue::families::expand(cases, &discovery.roles.families(), &cli.cases);
+    let cases = catalogue::families::expand(cases, &discovery.roles.families(), &cli.common.cases);
     if cases.is_empty() {
         anyhow::bail!(
             "no case matches --case {:?} under --profile {} (tool families: {})",
-            cli.cases,
+            cli.common.cases,
             profile.name(),
             discovery
                 .roles
@@ -304,10 +294,10 @@ async fn run_inner(cli: Cli, profile: Profile, outputs: Outputs) -> anyhow::Resu
         profile,
         drive_fake,
         timeout,
-        jobs: usize::try_from(cli.jobs).unwrap_or(4),
+        jobs: cli.common.jobs(),
         allow_tool_calls: cli.allow_tool_calls,
     };
-    let strict = cli.strict;
+    let strict = cli.common.strict;
     let printer_baseline = baseline.clone();
     let printer = tokio::spawn(async move {
         let mut done = 0;
@@ -361,7 +351,11 @@ async fn run_inner(cli: Cli, profile: Profile, outputs: Outputs) -> anyhow::Resu
         strict,
         drive_fake,
         baseline: BaselineReport {
-            file: cli.baseline.as_ref().map(|p| p.display().to_string()),
+            file: cli
+                .common
+                .baseline
+                .as_ref()
+                .map(|p| p.display().to_string()),
             listed: baseline.ids.len(),
             unknown,
         },

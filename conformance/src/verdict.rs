@@ -31,6 +31,8 @@ pub struct CaseInfo<'a> {
     pub requirement: &'a str,
     /// One line saying what is checked.
     pub description: &'a str,
+    /// What the peer under test is called in reasons (`server`, `agent`, `client`).
+    pub peer: &'a str,
 }
 
 /// What a finished case produced, before grading (shared by both protocols' schedulers).
@@ -54,6 +56,7 @@ pub fn grade(ran: &Ran, profile: Profile, strict: bool, baseline: &Baseline) -> 
             id: ran.case.id,
             requirement: ran.case.requirement,
             description: ran.case.description,
+            peer: "server",
         },
         ran.case.levels.get(profile).unwrap_or(Level::Info),
         Finished {
@@ -99,8 +102,9 @@ pub fn grade_finding(
                 None,
                 None,
                 Some(format!(
-                    "blocked by {by}, which failed: the server does not provide what this case \
-                     needs{what}"
+                    "blocked by {by}, which failed: the {} does not provide what this case \
+                     needs{what}",
+                    info.peer
                 )),
             )
         }

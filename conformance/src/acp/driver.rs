@@ -21,13 +21,26 @@ pub const PROTOCOL_VERSION: u64 = 1;
 pub struct Caps {
     /// `fs.readTextFile` and `fs.writeTextFile` (served in the scratch directory).
     pub fs: bool,
+    /// `terminal` (every `terminal/*` method, served in the scratch directory).
+    pub terminal: bool,
 }
 
 impl Caps {
     /// Nothing advertised: the agent must not call `fs/*` or `terminal/*`.
-    pub const NONE: Self = Self { fs: false };
+    pub const NONE: Self = Self {
+        fs: false,
+        terminal: false,
+    };
     /// `fs/*` advertised and served.
-    pub const FS: Self = Self { fs: true };
+    pub const FS: Self = Self {
+        fs: true,
+        terminal: false,
+    };
+    /// `terminal/*` advertised and served (only in the case that grades its use).
+    pub const TERMINAL: Self = Self {
+        fs: false,
+        terminal: true,
+    };
 
     /// The `initialize` params proposing `version`.
     #[must_use]
@@ -36,7 +49,7 @@ impl Caps {
             "protocolVersion": version,
             "clientCapabilities": {
                 "fs": {"readTextFile": self.fs, "writeTextFile": self.fs},
-                "terminal": false
+                "terminal": self.terminal
             },
             "clientInfo": {"name": "acp-conformance", "version": env!("CARGO_PKG_VERSION")}
         })
@@ -101,6 +114,11 @@ impl Agent {
     /// Sends `initialize` proposing `version` and returns the whole answer (the result is kept
     /// in [`Agent::init`] when there is one).
     pub async fn initialize(&mut self, caps: Caps, version: Value) -> Result<Value, Check> {
+        if caps.terminal {
+            // Served from the moment it is advertised; a wait never outlasts the case.
+            self.state
+                .serve_terminals(std::time::Instant::now() + self.client.remaining());
+        }
         let answer = self
             .client
             .request("initialize", Some(caps.init_params(version)))

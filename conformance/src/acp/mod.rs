@@ -1,7 +1,7 @@
 //! ACP (Agent Client Protocol) on the shared runner core: the `acp-conformance` binary's
 //! catalogue, driver and scheduler. Agent mode (`-- AGENT_COMMAND…`) starts a fresh agent per
-//! case in its own process group, plays the client (serving `fs/*` in a scratch directory when it
-//! advertises it, answering permission requests by `kind`), and grades the agent against the ACP
+//! case in its own process group, plays the client (serving `fs/*` and `terminal/*` in a scratch
+//! directory when it advertises them, answering permission requests by `kind`), and grades the agent against the ACP
 //! v1 schema (`assets/acp-schema-v1-stable.json`) and the protocol docs.
 //!
 //! Shared with `mcp-conformance`: [`crate::client`] (raw stdio, bounded frames, transcripts),
@@ -35,6 +35,8 @@ pub mod report;
 pub mod responder;
 pub mod schedule;
 pub mod schema;
+pub mod terminal;
+pub mod words;
 
 use std::time::Duration;
 

@@ -11,14 +11,17 @@ use crate::baseline::Baseline;
 use crate::report::{self, BaselineReport, CaseResult, Report, RunnerInfo, ServerReport};
 use crate::verdict::{self, CaseInfo, Finished};
 
-/// Grades one finished case.
+/// Grades one finished case of `profile`'s mode (agent mode's result in ACP's words, see
+/// [`super::words`]).
 #[must_use]
-pub fn grade(ran: &Ran, strict: bool, baseline: &Baseline) -> CaseResult {
-    verdict::grade_finding(
+pub fn grade(ran: &Ran, profile: AcpProfile, strict: bool, baseline: &Baseline) -> CaseResult {
+    use crate::report::ProfileName as _;
+    let graded = verdict::grade_finding(
         CaseInfo {
             id: ran.id,
             requirement: ran.requirement,
             description: ran.description,
+            peer: profile.peer(),
         },
         ran.level,
         Finished {
@@ -29,7 +32,11 @@ pub fn grade(ran: &Ran, strict: bool, baseline: &Baseline) -> CaseResult {
         },
         strict,
         baseline,
-    )
+    );
+    match profile {
+        AcpProfile::Agent => super::words::result(graded),
+        AcpProfile::Client => graded,
+    }
 }
 
 /// What the report says of the peer and the run besides the cases.
@@ -60,8 +67,19 @@ pub fn build(
 ) -> Report<AcpProfile> {
     let cases: Vec<CaseResult> = ran
         .iter()
-        .map(|r| grade(r, info.strict, baseline))
+        .map(|r| grade(r, info.profile, info.strict, baseline))
         .collect();
+    assemble(info, cases, baseline, catalogue_ids)
+}
+
+/// The whole report of cases graded already ([`grade`]): summarised, with the exit status.
+#[must_use]
+pub fn assemble(
+    info: RunInfo,
+    cases: Vec<CaseResult>,
+    baseline: &Baseline,
+    catalogue_ids: &BTreeSet<&str>,
+) -> Report<AcpProfile> {
     let unknown = verdict::unknown_baseline_ids(baseline, catalogue_ids);
     let summary = verdict::summarize(&cases, unknown.len());
     Report {

@@ -1,14 +1,15 @@
 //! The runner's answers to the agent's requests while it plays the client: permission requests
 //! by `kind` (or held for the case to answer), `fs/*` served inside the case's scratch
-//! directory when the runner advertised them, `-32601` for everything else (vendor `cursor/*`
-//! requests included: a client answers every request). Every agent request and notification
-//! method is logged for the capability cases.
+//! directory and `terminal/*` ([`super::terminal`]) when the runner advertised them, `-32601`
+//! for everything else (vendor `cursor/*` requests included: a client answers every request).
+//! Every agent request is logged for the capability cases.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::{Value, json};
 
+use super::terminal::{Audit, Pending, Terminals};
 use crate::client::Responder;
 
 /// How permission requests are answered.
@@ -41,6 +42,8 @@ const MAX_LOGGED: usize = 200;
 pub struct State {
     served: Mutex<Served>,
     requests: Mutex<Vec<Value>>,
+    /// The agent's terminals, once `terminal` was advertised ([`State::serve_terminals`]).
+    terminals: Mutex<Option<Terminals>>,
 }
 
 impl State {
@@ -50,6 +53,87 @@ impl State {
         Arc::new(Self {
             served: Mutex::new(served),
             requests: Mutex::new(Vec::new()),
+            terminals: Mutex::new(None),
+        })
+    }
+
+    /// Serves `terminal/*` from now on (the runner advertised `terminal`), in the scratch
+    /// directory; `terminal/wait_for_exit` blocks at most until `wait_until`.
+    pub fn serve_terminals(&self, wait_until: std::time::Instant) {
+        let scratch = self
+            .served
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .scratch
+            .clone();
+        *self
+            .terminals
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(Terminals::new(scratch, wait_until));
+    }
+
+    /// Bounds `terminal/wait_for_exit` by `at` from now on (see [`Terminals::set_wait_until`]).
+    pub fn bound_terminal_waits(&self, at: std::time::Instant) {
+        if let Some(t) = self
+            .terminals
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_mut()
+        {
+            t.set_wait_until(at);
+        }
+    }
+
+    /// What the agent did with its terminals (empty when none were served).
+    #[must_use]
+    pub fn terminal_audit(&self) -> Audit {
+        self.terminals
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+            .map(Terminals::audit)
+            .unwrap_or_default()
+    }
+
+    /// Kills every terminal still live (the case's explicit cleanup; `Drop` is the backstop
+    /// for an aborted case).
+    pub fn end_terminals(&self) {
+        if let Some(t) = self
+            .terminals
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_mut()
+        {
+            t.end();
+        }
+    }
+
+    /// A `terminal/*` request's answer, `None` when terminals are not served.
+    fn terminal(
+        &self,
+        method: &str,
+        params: &Value,
+    ) -> Option<Result<Value, mcp_wire::ErrorObject>> {
+        let pending = self
+            .terminals
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_mut()?
+            .serve(method, params);
+        Some(match pending {
+            Pending::Now(r) => r,
+            // The responder answers synchronously from the case's task: the wait moves the
+            // task's other work off this worker thread meanwhile (the agent waits for this
+            // answer anyway), and is bounded by the case's deadline.
+            Pending::Wait(exit, until) => match tokio::runtime::Handle::try_current() {
+                Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+                    tokio::task::block_in_place(|| h.block_on(super::terminal::wait(exit, until)))
+                }
+                _ => Err(mcp_wire::ErrorObject::new(
+                    mcp_wire::code::INTERNAL_ERROR,
+                    "the runner cannot wait for a terminal outside a multi-threaded runtime",
+                )),
+            },
         })
     }
 
@@ -100,6 +184,9 @@ impl State {
             },
             "fs/read_text_file" if served.fs => read(&served.scratch, &params),
             "fs/write_text_file" if served.fs => write(&served.scratch, &params),
+            m if m.starts_with("terminal/") => self
+                .terminal(m, &params)
+                .unwrap_or_else(|| Err(mcp_wire::ErrorObject::method_not_found(m))),
             other => Err(mcp_wire::ErrorObject::method_not_found(other)),
         };
         Some(match result {
@@ -208,6 +295,32 @@ mod tests {
             select_allow_once(&only_always)["outcome"]["outcome"],
             "cancelled"
         );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn terminals_are_served_only_once_advertised_and_a_wait_answers_the_exit() {
+        let dir = tempfile::tempdir().expect("dir");
+        let state = State::new(Served {
+            fs: false,
+            permission: Permission::AllowOnce,
+            scratch: dir.path().to_path_buf(),
+        });
+        let create = json!({"jsonrpc": "2.0", "id": 1, "method": "terminal/create",
+            "params": {"sessionId": "s", "command": "sh", "args": ["-c", "exit 7"]}});
+        let refused = state.answer(&create).expect("an answer");
+        assert_eq!(refused["error"]["code"], mcp_wire::code::METHOD_NOT_FOUND);
+        state.serve_terminals(std::time::Instant::now() + std::time::Duration::from_secs(20));
+        let created = state.answer(&create).expect("an answer");
+        let id = created["result"]["terminalId"].clone();
+        let waited = state
+            .answer(
+                &json!({"jsonrpc": "2.0", "id": 2, "method": "terminal/wait_for_exit",
+                "params": {"sessionId": "s", "terminalId": id}}),
+            )
+            .expect("an answer");
+        assert_eq!(waited["result"]["exitCode"], 7, "{waited}");
+        state.end_terminals();
+        assert_eq!(state.terminal_audit().issued.len(), 1);
     }
 
     #[test]

@@ -12,11 +12,11 @@ use std::time::Duration;
 
 use clap::Parser;
 
-use mcp_conformance::acp::report::{RunInfo, build};
+use mcp_conformance::acp::report::{RunInfo, assemble, build};
 use mcp_conformance::acp::schedule::{self, Settings};
 use mcp_conformance::acp::{self, AcpProfile};
 use mcp_conformance::baseline::Baseline;
-use mcp_conformance::cli::{self, Outputs, err_line, out};
+use mcp_conformance::cli::{self, CommonArgs, Outputs, err_line, out};
 use mcp_conformance::client::ServerSpec;
 use mcp_conformance::process;
 use mcp_conformance::report::{self, BaselineReport, Report, RunnerInfo, ServerReport};
@@ -26,6 +26,9 @@ use mcp_conformance::report::{self, BaselineReport, Report, RunnerInfo, ServerRe
 /// graded MUST / SHOULD as the ACP v1 schema and docs say.
 #[derive(Debug, Parser)]
 #[command(name = "acp-conformance", version)]
+#[command(mut_arg("timeout_ms", |a| a.help(
+    "Base per-case timeout in milliseconds (turn cases use a multiple)"
+)))]
 struct Cli {
     /// Client mode: the runner plays a scripted agent that the client under test launches
     /// (`{agent}` in CLIENT_COMMAND, or env ACP_CONFORMANCE_AGENT) and grades the client.
@@ -41,32 +44,9 @@ struct Cli {
     /// Client mode: text written to the client's stdin (then closed); default /dev/null.
     #[arg(long, value_name = "TEXT", requires = "client")]
     client_stdin: Option<String>,
-    /// Report format, repeatable: pretty, json, junit; `FORMAT=FILE` writes it to FILE.
-    #[arg(long = "format", value_name = "FORMAT[=FILE]")]
-    formats: Vec<String>,
-    /// Output file of the --format in the same position (repeatable).
-    #[arg(long = "out", value_name = "FILE")]
-    outs: Vec<PathBuf>,
-    /// SHOULD deviations fail instead of warn.
-    #[arg(long)]
-    strict: bool,
-    /// Expected failures, one case id per line (`#` comments); strict both ways.
-    #[arg(long, value_name = "FILE")]
-    baseline: Option<PathBuf>,
-    /// Select cases by id glob (`*` within a segment, `**` across; a bare prefix selects its group).
-    #[arg(long = "case", value_name = "GLOB")]
-    cases: Vec<String>,
-    /// Print the catalogue and exit without running anything.
-    #[arg(long)]
-    list: bool,
-    /// Base per-case timeout in milliseconds (turn cases use a multiple).
-    #[arg(long, value_name = "MS", default_value_t = 20_000,
-          value_parser = clap::value_parser!(u64).range(100..))]
-    timeout_ms: u64,
-    /// Cases run at once.
-    #[arg(long, value_name = "N", default_value_t = 2,
-          value_parser = clap::value_parser!(u64).range(1..=64))]
-    jobs: u64,
+    /// The options both runners share.
+    #[command(flatten)]
+    common: CommonArgs<20_000, 2>,
     /// The agent command and its arguments.
     #[arg(last = true, value_name = "AGENT_COMMAND")]
     command: Vec<OsString>,
@@ -94,7 +74,7 @@ fn listing(cases: &[acp::AcpCase]) -> String {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let outputs = match cli::outputs(&cli.formats, &cli.outs) {
+    let outputs = match cli.common.outputs() {
         Ok(o) => o,
         Err(msg) => return usage(&msg),
     };
@@ -102,8 +82,8 @@ fn main() -> ExitCode {
         return client_mode(&cli, &outputs);
     }
     let all = acp::all();
-    let cases = acp::select(&all, &cli.cases);
-    if cli.list {
+    let cases = acp::select(&all, &cli.common.cases);
+    if cli.common.list {
         out(&listing(&cases));
         return ExitCode::SUCCESS;
     }
@@ -111,7 +91,7 @@ fn main() -> ExitCode {
         return usage("no agent command: acp-conformance [OPTIONS] -- AGENT_COMMAND...");
     }
     if cases.is_empty() {
-        return usage(&format!("no case matches --case {:?}", cli.cases));
+        return usage(&format!("no case matches --case {:?}", cli.common.cases));
     }
     let runtime = match runtime() {
         Ok(rt) => rt,
@@ -147,15 +127,16 @@ fn client_mode(cli: &Cli, outputs: &Outputs) -> ExitCode {
     let ids: Vec<String> = CASES
         .iter()
         .filter(|c| {
-            cli.cases.is_empty()
+            cli.common.cases.is_empty()
                 || cli
+                    .common
                     .cases
                     .iter()
                     .any(|g| mcp_conformance::select::glob_match(g, c.id))
         })
         .map(|c| c.id.to_owned())
         .collect();
-    if cli.list {
+    if cli.common.list {
         let width = CASES.iter().map(|c| c.id.len()).max().unwrap_or(0);
         for c in CASES.iter().filter(|c| ids.iter().any(|i| i == c.id)) {
             out(&format!(
@@ -171,9 +152,12 @@ fn client_mode(cli: &Cli, outputs: &Outputs) -> ExitCode {
         return usage("no client command: acp-conformance --client [OPTIONS] -- CLIENT_COMMAND...");
     }
     if ids.is_empty() {
-        return usage(&format!("no client case matches --case {:?}", cli.cases));
+        return usage(&format!(
+            "no client case matches --case {:?}",
+            cli.common.cases
+        ));
     }
-    let baseline = match &cli.baseline {
+    let baseline = match &cli.common.baseline {
         Some(p) => match Baseline::load(p) {
             Ok(b) => b,
             Err(e) => return usage(&e.to_string()),
@@ -201,8 +185,9 @@ fn client_mode(cli: &Cli, outputs: &Outputs) -> ExitCode {
     cfg.cancel = cancel;
     cfg.client_stdin = cli.client_stdin.clone().map(String::into_bytes);
     cfg.cases = ids;
-    cfg.strict = cli.strict;
-    cfg.case_timeout = Duration::from_millis(cli.timeout_ms.max(30_000));
+    cfg.strict = cli.common.strict;
+    cfg.baseline = baseline;
+    cfg.case_timeout = Duration::from_millis(cli.common.timeout_ms.max(30_000));
     let rt = match runtime() {
         Ok(rt) => rt,
         Err(code) => return code,
@@ -215,26 +200,28 @@ fn client_mode(cli: &Cli, outputs: &Outputs) -> ExitCode {
     });
     process::kill_all();
     rt.shutdown_timeout(Duration::from_millis(200));
-    let Some(mut cases) = results else {
+    let Some(cases) = results else {
         err_line("acp-conformance: interrupted; every process group was killed");
         return ExitCode::from(130);
     };
-    for c in &mut cases {
-        let listed = baseline.lists(&c.id);
-        c.baselined = listed && c.outcome == mcp_conformance::model::Outcome::Fail;
-        c.stale_baseline = listed && c.outcome == mcp_conformance::model::Outcome::Pass;
-    }
     let known: BTreeSet<&str> = CASES.iter().map(|c| c.id).collect();
-    let unknown = mcp_conformance::verdict::unknown_baseline_ids(&baseline, &known);
-    let summary = mcp_conformance::verdict::summarize(&cases, unknown.len());
-    let mut report = error_report(cli, "");
-    report.profile = AcpProfile::Client;
-    report.error = None;
-    report.baseline.listed = baseline.ids.len();
-    report.baseline.unknown = unknown;
-    report.cases = cases;
-    report.summary = summary;
-    report.exit_code = mcp_conformance::verdict::exit_code(&summary);
+    let report = assemble(
+        RunInfo {
+            profile: AcpProfile::Client,
+            command: command_words(cli),
+            peer_info: None,
+            protocol_version: None,
+            strict: cli.common.strict,
+            baseline_file: cli
+                .common
+                .baseline
+                .as_ref()
+                .map(|p| p.display().to_string()),
+        },
+        cases,
+        &cfg.baseline,
+        &known,
+    );
     if let Err(e) = cli::write_reports(&report, outputs, false) {
         return usage(&format!("{e:#}"));
     }
@@ -263,10 +250,14 @@ fn error_report(cli: &Cli, error: &str) -> Report<AcpProfile> {
             protocol_version: None,
         },
         profile: AcpProfile::Agent,
-        strict: cli.strict,
+        strict: cli.common.strict,
         drive_fake: false,
         baseline: BaselineReport {
-            file: cli.baseline.as_ref().map(|p| p.display().to_string()),
+            file: cli
+                .common
+                .baseline
+                .as_ref()
+                .map(|p| p.display().to_string()),
             listed: 0,
             unknown: Vec::new(),
         },
@@ -300,7 +291,7 @@ async fn run_inner(
     all: &[acp::AcpCase],
     outputs: &Outputs,
 ) -> anyhow::Result<ExitCode> {
-    let baseline = match &cli.baseline {
+    let baseline = match &cli.common.baseline {
         Some(p) => Baseline::load(p)?,
         None => Baseline::default(),
     };
@@ -312,12 +303,12 @@ async fn run_inner(
         args: args.to_vec(),
         env: Vec::new(),
     });
-    let timeout = Duration::from_millis(cli.timeout_ms);
+    let timeout = cli.common.timeout();
     let init = match schedule::discover(spec.clone(), timeout).await {
         Ok(init) => init,
         Err((why, transcript)) => {
             err_line("acp-conformance: discovery transcript:");
-            for entry in transcript {
+            for entry in transcript.into_iter().map(acp::words::entry) {
                 err_line(&format!(
                     "  {:>6} ms {:<6} {}",
                     entry.ms,
@@ -325,19 +316,22 @@ async fn run_inner(
                     report::pretty::printable(&entry.line)
                 ));
             }
-            anyhow::bail!("the agent would not start or initialize: {why}");
+            anyhow::bail!(
+                "the agent would not start or initialize: {}",
+                acp::words::text(&why)
+            );
         }
     };
     let progress_to_stdout = cli::progress_to_stdout(outputs);
     let total = cases.len();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<acp::Ran>();
-    let strict = cli.strict;
+    let strict = cli.common.strict;
     let printer_baseline = baseline.clone();
     let printer = tokio::spawn(async move {
         let mut done = 0;
         while let Some(ran) = rx.recv().await {
             done += 1;
-            let graded = acp::report::grade(&ran, strict, &printer_baseline);
+            let graded = acp::report::grade(&ran, AcpProfile::Agent, strict, &printer_baseline);
             let line = report::pretty::progress_line(done, total, &graded);
             if progress_to_stdout {
                 out(&format!("{line}\n"));
@@ -348,7 +342,7 @@ async fn run_inner(
     });
     let settings = Settings {
         timeout,
-        jobs: usize::try_from(cli.jobs).unwrap_or(2),
+        jobs: cli.common.jobs(),
     };
     let ran = schedule::run_all(cases, spec, settings, Some(tx)).await;
     let _ = printer.await;
@@ -359,8 +353,12 @@ async fn run_inner(
             command: command_words(cli),
             peer_info: init.get("agentInfo").cloned(),
             protocol_version: init.get("protocolVersion").map(|v| v.to_string()),
-            strict: cli.strict,
-            baseline_file: cli.baseline.as_ref().map(|p| p.display().to_string()),
+            strict: cli.common.strict,
+            baseline_file: cli
+                .common
+                .baseline
+                .as_ref()
+                .map(|p| p.display().to_string()),
         },
         &ran,
         &baseline,

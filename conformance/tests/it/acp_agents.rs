@@ -162,6 +162,7 @@ fn the_fake_cursor_agent_shows_cursors_deviations_as_warnings() {
         ("content/audio/advertised", "skip"),
         ("content/resource/advertised", "skip"),
         ("capabilities/fs-requests", "skip"),
+        ("capabilities/terminal-requests", "skip"),
     ];
     want.extend(LENIENT_SESSION_NEW);
     assert_pinned(&report, &want);
@@ -199,6 +200,7 @@ fn the_typescript_sdk_example_agent_keeps_the_turn_going_after_a_cancelled_permi
         ("content/audio/advertised", "skip"),
         ("content/resource/advertised", "skip"),
         ("capabilities/fs-requests", "skip"),
+        ("capabilities/terminal-requests", "skip"),
     ];
     want.extend(LENIENT_SESSION_NEW);
     assert_pinned(&report, &want);
@@ -232,6 +234,7 @@ fn the_python_sdk_echo_agent_echoes_an_unsupported_protocol_version() {
         ("content/audio/advertised", "skip"),
         ("content/resource/advertised", "skip"),
         ("capabilities/fs-requests", "skip"),
+        ("capabilities/terminal-requests", "skip"),
     ];
     want.extend(LENIENT_SESSION_NEW);
     assert_pinned(&report, &want);
@@ -262,6 +265,7 @@ const ACCOUNT_SKIPS: &[&str] = &[
     "content/resource/advertised",
     "capabilities/unadvertised-fs-terminal",
     "capabilities/fs-requests",
+    "capabilities/terminal-requests",
 ];
 
 #[test]

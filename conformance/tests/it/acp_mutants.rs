@@ -62,7 +62,40 @@ const MUTANTS: &[(&str, &str, &str)] = &[
     ),
     ("mutant-meta-outside", "extensions/meta-only", "warn"),
     ("mutant-slow-cancel", "cancel/mid-turn", "fail"),
+    // Defects on `terminal-use` (the fixture below): both stay clean elsewhere.
+    (
+        "mutant-terminal-unadvertised",
+        "capabilities/unadvertised-fs-terminal",
+        "fail",
+    ),
+    (
+        "mutant-terminal-unreleased",
+        "capabilities/terminal-requests",
+        "fail",
+    ),
 ];
+
+/// The fixture that uses terminals correctly when (and only when) they are advertised passes
+/// the terminal case and is nowhere worse than `conformance-clean`.
+#[test]
+fn the_terminal_fixture_passes_the_terminal_case() {
+    let (_, clean, _) = verdicts("conformance-clean");
+    let (code, got, report) = verdicts("terminal-use");
+    assert_eq!(
+        got.get("capabilities/terminal-requests")
+            .map(String::as_str),
+        Some("pass"),
+        "{}",
+        crate::support::case(&report, "capabilities/terminal-requests")
+    );
+    let worse: Vec<String> = got
+        .iter()
+        .filter(|(id, o)| rank(o) > rank(&clean[id.as_str()]))
+        .map(|(id, o)| format!("{id}: {} -> {o}", clean[id.as_str()]))
+        .collect();
+    assert!(worse.is_empty(), "terminal-use worsens {worse:?}");
+    assert_eq!(code, Some(0));
+}
 
 #[test]
 fn each_mutant_fails_exactly_its_own_case() {
@@ -97,4 +130,44 @@ fn each_mutant_fails_exactly_its_own_case() {
             "{scenario}"
         );
     }
+}
+
+/// Containment: a terminal the agent never releases, running a command that backgrounds a
+/// grandchild, is killed by group, so nothing of it outlives the run (that the case's end does
+/// it, not only the runner's exit, is the unit test `release_and_the_cases_end_kill_what_still_runs`).
+#[test]
+fn a_terminal_left_running_and_its_grandchild_do_not_outlive_the_run() {
+    let marker = format!("{}", 40_000 + std::process::id() % 20_000);
+    let dir = tempfile::tempdir().expect("dir");
+    let scenario = dir.path().join("leak.json");
+    let create = serde_json::json!({"request": {"method": "terminal/create", "params": {
+        "sessionId": "{{session_id}}", "command": "sh",
+        "args": ["-c", format!("sleep {marker} & sleep {marker}")]}}});
+    std::fs::write(
+        &scenario,
+        serde_json::json!({"kind": "injection", "description": "test-only", "steps": [
+            {"capability": {"terminal": [create], "*": []}},
+            {"answer": {"stopReason": "end_turn"}}]})
+        .to_string(),
+    )
+    .expect("write");
+    let mut agent = Command::new(fake_cursor_agent());
+    agent.arg("acp").env("FAKE_CURSOR_SCENARIO", &scenario);
+    let (_, report) = run_acp(&["--case", "capabilities/terminal-requests"], &agent);
+    let case = crate::support::case(&report, "capabilities/terminal-requests");
+    assert_eq!(case["outcome"], "fail", "{case}");
+    assert!(
+        case["actual"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("never released")
+    );
+    let needle = format!("sleep\0{marker}");
+    let survivors: Vec<String> = std::fs::read_dir("/proc")
+        .expect("/proc")
+        .filter_map(|e| std::fs::read(e.ok()?.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).into_owned())
+        .filter(|c| c.contains(&needle))
+        .collect();
+    assert!(survivors.is_empty(), "survived the case: {survivors:?}");
 }

@@ -1,6 +1,7 @@
 //! `initialize`: the profile's result (protocol version 1, capabilities, the `cursor_login` auth
 //! method) with `loadSession` as the process scenario says, after its delay; or never (hang).
-//! Works without credentials, as the real agent's does.
+//! Works without credentials, as the real agent's does. The client's `clientCapabilities` are
+//! kept for the scenarios' `capability` branches.
 
 use std::time::Duration;
 
@@ -9,8 +10,12 @@ use serde_json::Value;
 use super::Agent;
 use crate::process;
 
-/// Answers `initialize` request `id`.
-pub fn handle(agent: &mut Agent, id: &Value) {
+/// Answers `initialize` request `id` with `params`.
+pub fn handle(agent: &mut Agent, id: &Value, params: &Value) {
+    agent.client_caps = params
+        .get("clientCapabilities")
+        .cloned()
+        .unwrap_or(Value::Null);
     let phase = agent.base.handshake.initialize.clone();
     if phase.hang {
         process::hang();

@@ -81,6 +81,8 @@ pub struct Agent {
     pub sessions: Vec<Session>,
     /// Prompt turns answered so far.
     pub turns_answered: u64,
+    /// The `clientCapabilities` of the client's `initialize` (null before it).
+    pub client_caps: Value,
     next_request_id: u64,
     eof: bool,
 }
@@ -102,6 +104,7 @@ impl Agent {
             base,
             sessions: Vec::new(),
             turns_answered: 0,
+            client_caps: Value::Null,
             next_request_id: 0,
             eof: false,
         }
@@ -169,6 +172,13 @@ impl Agent {
         self.sessions.iter().position(|s| s.id == id)
     }
 
+    /// Whether the client advertised capability `name` as `true` (a dotted path inside
+    /// `clientCapabilities`: `terminal`, `fs.readTextFile`).
+    pub fn advertised(&self, name: &str) -> bool {
+        let pointer = format!("/{}", name.replace('.', "/"));
+        self.client_caps.pointer(&pointer) == Some(&Value::Bool(true))
+    }
+
     /// Answers `id` with `result`.
     pub fn reply(&mut self, id: &Value, result: Value) {
         self.out.send(&rpc::result(id, result));
@@ -193,7 +203,7 @@ impl Agent {
             return Handled::Done; // other notifications: ignored
         };
         match method.as_str() {
-            "initialize" => initialize::handle(self, &id),
+            "initialize" => initialize::handle(self, &id, &params),
             "authenticate" => authenticate::handle(self, &id),
             "session/new" => session_new::handle(self, &id, &params),
             "session/load" => session_load::handle(self, &id, &params),

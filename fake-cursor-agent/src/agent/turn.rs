@@ -128,6 +128,17 @@ impl<'a> Turn<'a> {
                     self.run(steps)?;
                 }
             }
+            Step::Capability(branches) => {
+                let key = branches
+                    .iter()
+                    .map(|(k, _)| k.as_str())
+                    .find(|k| *k != "*" && self.agent.advertised(k))
+                    .unwrap_or("*")
+                    .to_owned();
+                if let Some(steps) = pick(branches, &key) {
+                    self.run(steps)?;
+                }
+            }
             Step::Mode(branches) => {
                 let mode = self.agent.sessions[self.session].mode.clone();
                 self.vars.set("mode", &mode);
@@ -152,6 +163,13 @@ impl<'a> Turn<'a> {
             return Ok(());
         }
         let answer = self.wait(None, Some(&id))?.unwrap_or(Value::Null);
+        for (name, pointer) in &r.bind {
+            match answer.pointer(pointer) {
+                Some(Value::String(s)) => self.vars.set(name, s),
+                Some(other) => self.vars.set(name, &other.to_string()),
+                None => {}
+            }
+        }
         if let Some(steps) = pick(&r.on, &branch_key(&answer)) {
             self.run(steps)?;
         }

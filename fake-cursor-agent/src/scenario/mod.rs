@@ -94,6 +94,9 @@ pub enum Step {
     Repeat { n: u64, steps: Vec<Step> },
     /// Branch on the session's current mode (`"*"` matches any).
     Mode(Vec<(String, Vec<Step>)>),
+    /// Branch on what the client advertised in `initialize`: the first branch (in key order)
+    /// naming a capability it set `true` (`terminal`, `fs.readTextFile`), else `"*"`.
+    Capability(Vec<(String, Vec<Step>)>),
 }
 
 /// An agent → client request step.
@@ -110,6 +113,10 @@ pub struct RequestStep {
     pub wait: bool,
     /// Steps by answer: the selected `optionId`, `cancelled`, `error`, `result`, or `*`.
     pub on: Vec<(String, Vec<Step>)>,
+    /// Placeholders set from the answer: name and a JSON pointer into the whole answer
+    /// (`{"terminal_id": "/result/terminalId"}` makes `{{terminal_id}}`); a string is used as it
+    /// is, other values as JSON text, a missing one leaves the placeholder unset.
+    pub bind: Vec<(String, String)>,
 }
 
 /// How `session/prompt` is answered.

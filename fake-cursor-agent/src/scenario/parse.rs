@@ -203,13 +203,17 @@ fn step(v: &Value) -> Result<Step, String> {
         only(&["mode"])?;
         return Ok(Step::Mode(branches(m, "mode")?));
     }
+    if let Some(c) = obj.get("capability") {
+        only(&["capability"])?;
+        return Ok(Step::Capability(branches(c, "capability")?));
+    }
     Err(format!("unknown step {v}"))
 }
 
 fn request(v: &Value) -> Result<RequestStep, String> {
     let r = object(v, "request")?;
     for k in r.keys() {
-        if !["method", "params", "id", "wait", "on"].contains(&k.as_str()) {
+        if !["method", "params", "id", "wait", "on", "bind"].contains(&k.as_str()) {
             return Err(format!("unknown key {k:?} in request {v}"));
         }
     }
@@ -223,6 +227,13 @@ fn request(v: &Value) -> Result<RequestStep, String> {
         on: match r.get("on") {
             None => Vec::new(),
             Some(on) => branches(on, "request.on")?,
+        },
+        bind: match r.get("bind") {
+            None => Vec::new(),
+            Some(b) => object(b, "request.bind")?
+                .iter()
+                .map(|(k, p)| Ok((k.clone(), str_of(Some(p), "request.bind's pointer")?)))
+                .collect::<Result<_, String>>()?,
         },
     })
 }

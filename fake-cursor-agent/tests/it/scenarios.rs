@@ -334,6 +334,63 @@ fn fs_and_terminal_requests_wait_for_answers_and_go_on() {
     assert_eq!(last(&msgs)["result"]["stopReason"], "end_turn");
 }
 
+/// The terminal fixture for acp-conformance: terminal/* only when the client advertised
+/// `terminal` (a `capability` branch), and the later calls name the id the client returned (a
+/// request's `bind`).
+#[test]
+fn terminal_use_calls_terminals_only_when_advertised_with_the_returned_id() {
+    for advertised in [true, false] {
+        let mut agent = Agent::start(&[("FAKE_CURSOR_SCENARIO", "terminal-use")]);
+        let mut init = crate::initialize_params();
+        init["clientCapabilities"]["terminal"] = json!(advertised);
+        let id = agent.request("initialize", init);
+        agent.until_answer(&id);
+        let id = agent.request(
+            "session/new",
+            json!({"cwd": "/workspace", "mcpServers": []}),
+        );
+        let sid = agent.until_answer(&id).pop().expect("answer")["result"]["sessionId"]
+            .as_str()
+            .expect("sid")
+            .to_owned();
+        let msgs = agent.turn(&sid, "go", |req| {
+            Some(if req["method"] == "terminal/create" {
+                json!({"result": {"terminalId": "t-9"}})
+            } else {
+                json!({"result": {}})
+            })
+        });
+        let called: Vec<(&str, &Value)> = msgs
+            .iter()
+            .filter(|m| {
+                m["method"]
+                    .as_str()
+                    .is_some_and(|x| x.starts_with("terminal/"))
+            })
+            .map(|m| {
+                (
+                    m["method"].as_str().expect("method"),
+                    &m["params"]["terminalId"],
+                )
+            })
+            .collect();
+        if advertised {
+            assert_eq!(
+                called,
+                [
+                    ("terminal/create", &Value::Null),
+                    ("terminal/wait_for_exit", &json!("t-9")),
+                    ("terminal/output", &json!("t-9")),
+                    ("terminal/release", &json!("t-9")),
+                ]
+            );
+        } else {
+            assert!(called.is_empty(), "{called:?}");
+        }
+        assert_eq!(last(&msgs)["result"]["stopReason"], "end_turn");
+    }
+}
+
 #[test]
 fn string_and_large_integer_request_ids_are_sent_as_given() {
     let msgs = run("string-ids", "reject_once");

@@ -50,6 +50,8 @@ pub struct ClientModeConfig {
     pub cases: Vec<String>,
     /// SHOULD deviations fail instead of warning.
     pub strict: bool,
+    /// Expected failures (`--baseline`), graded as in agent mode; empty by default.
+    pub baseline: crate::baseline::Baseline,
     /// Where each case's folder (scripted agent, scenario, wire log) is made; the system's
     /// temporary folder when `None`. Folders are removed after the case.
     pub work_dir: Option<PathBuf>,
@@ -70,6 +72,7 @@ impl ClientModeConfig {
             end_grace: Duration::from_secs(3),
             cases: Vec::new(),
             strict: false,
+            baseline: crate::baseline::Baseline::default(),
             work_dir: None,
         }
     }

@@ -10,8 +10,9 @@
 //! client has exited and the agent is gone (or the grace passed), or at the case timeout; then
 //! the client's group and every agent's group are killed.
 //!
-//! Flow: [`cases`] (the catalogue) → [`run`] (one client run) → [`checks`] → graded
-//! [`CaseResult`]s ready for the report writers. Documented in `docs/acp-conformance-client.md`.
+//! Flow: [`cases`] (the catalogue) → [`run`] (one client run) → [`checks`] → graded by the
+//! shared grading rule ([`crate::verdict::grade_finding`], as agent mode and `mcp-conformance`)
+//! into [`CaseResult`]s ready for the report writers. Documented in `docs/acp-conformance-client.md`.
 
 pub mod cases;
 pub mod checks;
@@ -55,37 +56,22 @@ async fn run_one(cfg: &ClientModeConfig, case: &ClientCase) -> CaseResult {
     grade(cfg, case, &ran, &check)
 }
 
+/// Grades one client case through the shared grading rule ([`crate::acp::report::grade`], the
+/// one agent mode and `mcp-conformance` use), with the run's baseline.
 fn grade(cfg: &ClientModeConfig, case: &ClientCase, ran: &run::Ran, check: &Check) -> CaseResult {
-    let level = match check {
-        Check::Violation { .. } => crate::model::Level::Must,
-        _ => case.level,
-    };
-    let outcome = crate::verdict::outcome(check, level, cfg.strict);
-    let (expected, actual, reason) = match check {
-        Check::Fail { expected, actual }
-        | Check::Note { expected, actual }
-        | Check::Violation { expected, actual } => {
-            (Some(expected.clone()), Some(actual.clone()), None)
-        }
-        Check::Skip(r) | Check::Error(r) => (None, None, Some(r.clone())),
-        Check::Blocked { by, .. } => (None, None, Some(format!("blocked by {by}"))),
-        Check::Pass => (None, None, None),
-    };
-    CaseResult {
-        id: case.id.to_owned(),
-        section: "client".to_owned(),
-        requirement: case.requirement.to_owned(),
-        level,
-        outcome,
-        baselined: false,
-        stale_baseline: false,
-        description: case.description.to_owned(),
-        expected,
-        actual,
-        reason,
-        blocked_by: None,
-        duration_ms: u64::try_from(ran.duration.as_millis()).unwrap_or(u64::MAX),
-        timed_out: ran.timed_out,
-        transcript: ran.transcript.entries(),
-    }
+    crate::acp::report::grade(
+        &crate::acp::Ran {
+            id: case.id,
+            requirement: case.requirement,
+            level: case.level,
+            description: case.description,
+            check: check.clone(),
+            duration: ran.duration,
+            timed_out: ran.timed_out,
+            transcript: ran.transcript.entries(),
+        },
+        crate::acp::AcpProfile::Client,
+        cfg.strict,
+        &cfg.baseline,
+    )
 }
