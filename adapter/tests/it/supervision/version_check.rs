@@ -44,7 +44,7 @@ async fn the_pinned_version_passes_and_another_is_version_mismatch() {
     let dir = tempfile::tempdir().expect("dir");
     let good = script(dir.path(), "good", "echo '2.1.328 (Claude Code)'");
     let p = provider(&good);
-    assert_eq!(p.preflight(far()).await, Ok(Checked { program: good }));
+    assert_eq!(p.preflight(far()).await, Ok(Checked::new(good)));
 
     let bad = script(dir.path(), "bad", "echo '2.1.329 (Claude Code)'");
     let e = refused(provider(&bad).preflight(far()).await);
