@@ -251,7 +251,8 @@ pub trait Provider: Send + Sync + fmt::Debug {
     fn check(&self, spec: &RunSpec) -> Result<(), ToolError>;
 
     /// NAT-2: asserts the native version before each run, bounded by its own limit and by
-    /// `deadline`. On failure nothing else is executed.
+    /// `deadline`. On failure nothing else is executed. A passing [`Checked`] may carry the
+    /// check's supervisor, waiting for [`Provider::spawn`] to start the run (C-SUP-1).
     fn preflight(
         &self,
         deadline: tokio::time::Instant,
