@@ -525,6 +525,63 @@ mod tests {
     }
 
     #[test]
+    fn parse_args_reads_the_run_descriptors_after_a_check() {
+        let a = parse_args(&os(&[
+            "--grace-ms",
+            "10",
+            "--then-run",
+            "7,8,9",
+            "--cwd",
+            "/",
+            "--",
+            "claude",
+            "--version",
+        ]))
+        .unwrap();
+        assert_eq!(a.then_run, Some([7, 8, 9]));
+        for bad in ["7,8", "7,8,9,10", "1,8,9", "7,x,9", ""] {
+            let argv = os(&[
+                "--grace-ms",
+                "1",
+                "--then-run",
+                bad,
+                "--cwd",
+                "/",
+                "--",
+                "c",
+            ]);
+            assert!(parse_args(&argv).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn await_order_takes_the_run_line_and_its_order_or_eof_as_the_no_go() {
+        let spec = SpawnSpec::new("/bin/true", vec!["x".into()], "/", vec![]);
+        let order = order::encode(&spec).unwrap();
+        let (theirs, mut ours) = UnixStream::pair().unwrap();
+        // An ignored command first, then the go; the order arrives in the same writes.
+        ours.write_all(&protocol::encode(&Command::Terminate))
+            .unwrap();
+        ours.write_all(&protocol::encode(&Command::Run {
+            bytes: u64::try_from(order.len()).unwrap(),
+        }))
+        .unwrap();
+        ours.write_all(&order).unwrap();
+        let got = await_order(&theirs).unwrap().expect("a go");
+        assert_eq!(got.program, spec.program);
+        assert_eq!(got.args, spec.args);
+
+        drop(ours);
+        assert!(await_order(&theirs).unwrap().is_none(), "EOF is the no-go");
+
+        let (theirs, mut ours) = UnixStream::pair().unwrap();
+        let over = u64::try_from(order::MAX_ORDER_BYTES).unwrap() + 1;
+        ours.write_all(&protocol::encode(&Command::Run { bytes: over }))
+            .unwrap();
+        assert!(await_order(&theirs).is_err(), "an order over the bound");
+    }
+
+    #[test]
     fn parse_args_rejects_incomplete_argv() {
         assert!(parse_args(&os(&["--cwd", "/", "--", "x"])).is_err());
         assert!(parse_args(&os(&["--grace-ms", "1", "--", "x"])).is_err());
