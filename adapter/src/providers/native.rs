@@ -1,7 +1,7 @@
 //! What every native CLI provider does the same way (NAT-2, NAT-8, SUP-1): finding the program,
 //! asserting its version against the pinned tree's line under the run's supervisor, starting the
-//! run under that same supervisor, and the scrubbed environment. A provider holds a [`NativeBinary`] and adds its own
-//! argv, stdin and dialect.
+//! run under that same supervisor, and the scrubbed environment. A provider holds a
+//! [`NativeBinary`] and adds its own argv, stdin and dialect.
 
 use std::ffi::{OsStr, OsString};
 use std::os::unix::fs::PermissionsExt;
