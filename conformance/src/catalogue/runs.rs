@@ -91,6 +91,27 @@ impl Runs {
         }
     }
 
+    /// Waits until a native process of this case's runs is alive (the provider has taken a run
+    /// request and started its run), at most `within`; whether one was seen. `/proc` gives no
+    /// event for a process that is not the runner's child, so it is looked at every few
+    /// milliseconds; without the fake's path nothing can be seen and the whole `within` is waited.
+    pub async fn native_started(&self, within: Duration) -> bool {
+        let until = Instant::now() + within.min(self.c.remaining());
+        let Some(exe) = self.ctx.fake_exe() else {
+            tokio::time::sleep_until(until.into()).await;
+            return false;
+        };
+        loop {
+            if !crate::process::live_with_marker(self.marker.as_bytes(), exe).is_empty() {
+                return true;
+            }
+            if Instant::now() >= until {
+                return false;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
     /// Calls the tool of `role`: `(isError, structuredContent.result, whole answer)`.
     pub async fn call(
         &mut self,
@@ -344,16 +365,16 @@ pub const CASES: &[Case] = &[
         "An oversized non-final event is omitted and counted; the run still succeeds", oversized_event[], RUN_FACTOR),
     case!("runs/bounds/event-buffer", "BND-2", Levels::PROVIDER_ONLY, Fake,
         "300 events: pages stay within limit and the buffer (256), events_total counts all, drops are reported",
-        event_buffer[], RUN_FACTOR),
+        event_buffer[], RUN_FACTOR; cost_ms 1200),
     case!("runs/events/stale-cursor", "RUN-5", Levels::PROVIDER_ONLY, Fake,
         "A cursor older than the buffer reports stale_cursor with the number of missed events",
         stale_cursor[], RUN_FACTOR),
     case!("runs/timeout/hang-after-final", "OUT-2", Levels::PROVIDER_ONLY, Fake,
         "A final followed by a process that does not exit is a timeout; the final stays available (OUT-3)",
-        timeout_after_final[], RUN_FACTOR),
+        timeout_after_final[], RUN_FACTOR; cost_ms 1100),
     case!("runs/run/detach", "RUN-1", Levels::PROVIDER_ONLY, Fake,
         "claude.run with detach_after_s returns the still-active run's handle, not an error",
-        detach[], RUN_FACTOR),
+        detach[], RUN_FACTOR; cost_ms 1100),
     case!("runs/read/failed-run-read-succeeds", "TOOL-5", Levels::PROVIDER_ONLY, Fake,
         "Reading a failed run with .result is isError false with is_error true",
         failed_read[], RUN_FACTOR),
@@ -376,7 +397,7 @@ pub const CASES: &[Case] = &[
         Fake,
         "A native process that ignores SIGTERM is still killed on cancel (SIGKILL after a grace) and cleanup confirmed",
         cancel_active["ignore-sigterm"],
-        RUN_FACTOR
+        RUN_FACTOR; cost_ms 2400
     ),
     case!("runs/cancel/already-settled", "RUN-6", Levels::PROVIDER_ONLY, Fake,
         "Cancelling a settled run changes nothing: already_settled true, not an error",
@@ -403,7 +424,7 @@ pub const CASES: &[Case] = &[
         Fake,
         "A descendant that left the group and holds stdout does not keep the run from settling",
         settles["escaped-grandchild"],
-        RUN_FACTOR
+        RUN_FACTOR; cost_ms 1200
     ),
     case!(
         "runs/supervision/stdout-closed-early",
@@ -412,11 +433,11 @@ pub const CASES: &[Case] = &[
         Fake,
         "A native process that closes stdout early and keeps running still lets the run settle",
         settles["stdout-closed-early"],
-        RUN_FACTOR
+        RUN_FACTOR; cost_ms 3200
     ),
     case!("runs/progress", "T9", Levels::PROVIDER_ONLY, Fake,
         "A claude.run with a progressToken gets notifications/progress while events arrive, with a progress value that increases",
-        progress[], RUN_FACTOR),
+        progress[], RUN_FACTOR; cost_ms 2600),
     case!("runs/eof/cancels-runs", "T8", Levels::PROVIDER_ONLY, Fake,
         "stdin EOF with an active run: the run is cancelled and the server exits 0",
         eof_with_run[], RUN_FACTOR),
