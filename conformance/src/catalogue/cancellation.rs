@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::runs::Runs;
+use super::run_session::Runs;
 use super::support::{SILENCE, ensure, send_bad_line, show, str_at};
 use crate::client::is_response_to;
 use crate::model::{Case, Check, CheckResult, Level, Levels, Profile};

@@ -37,6 +37,7 @@ pub mod meta_continuation;
 pub mod meta_risk;
 pub mod meta_work;
 pub mod resources;
+pub mod run_session;
 pub mod runs;
 pub mod support;
 pub mod tools;
