@@ -11,7 +11,7 @@ use anyhow::Context as _;
 use crate::report::{self, ProfileName, Report};
 
 /// The options both runners take, with each runner's defaults for `--timeout-ms` and `--jobs`
-/// (`#[command(flatten)] common: CommonArgs<10_000, 4>`). A binary whose help says more about
+/// (`#[command(flatten)] common: CommonArgs<10_000, 8>`). A binary whose help says more about
 /// one of them changes it with `#[command(mut_arg("list", …))]`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct CommonArgs<const TIMEOUT_MS: u64, const JOBS: u64> {

@@ -305,6 +305,10 @@ pub struct Case {
     pub needs: Needs,
     /// Timeout as a multiple of `--timeout-ms` (1 for most cases; long for run lifecycle).
     pub timeout_factor: u32,
+    /// The case's declared cost in milliseconds: about what it takes against the reference
+    /// target on an idle machine (`--jobs 1`), declared where it is well above its kind's
+    /// ([`Case::cost`]). It orders the start (longest first), nothing else: never a bound.
+    pub cost_ms: u32,
     /// The check.
     pub check: fn(Ctx) -> CheckFuture,
     /// The tool family a run-lifecycle case checks when the server lists several
@@ -325,6 +329,19 @@ impl Case {
     #[must_use]
     pub fn section(&self) -> &'static str {
         self.id.split('/').next().unwrap_or(self.id)
+    }
+
+    /// The expected cost of the case, for the start order only: the declared
+    /// [`Case::cost_ms`], else its kind's (a run through the fake, a fresh server, nothing).
+    #[must_use]
+    pub fn cost(&self) -> Duration {
+        let ms = match (self.cost_ms, self.needs) {
+            (0, Needs::Fake) => 400,
+            (0, Needs::Server) => 200,
+            (0, Needs::Discovery | Needs::Crosscut) => 0,
+            (declared, _) => declared,
+        };
+        Duration::from_millis(u64::from(ms))
     }
 
     /// The case's timeout for a base timeout.

@@ -12,6 +12,7 @@ use tokio::sync::{Semaphore, mpsc};
 use crate::client::{Client, Deadline, ProcHandle};
 use crate::discovery::{DEFAULT_VERSION, Discovery};
 use crate::model::{Case, Check, Needs, Profile};
+use crate::pool::Guarded;
 use crate::roles::{FakeKind, Family, Role, Roles};
 use crate::target::Target;
 use crate::transcript::{Entry, Transcript};
@@ -288,10 +289,10 @@ pub struct Settings {
 }
 
 /// Runs `cases`; `progress` receives each result as it finishes. Results come back in the
-/// order of `cases`. Cases start longest first (by timeout factor; ties in catalogue order) so
-/// the slowest do not start last; cross-cutting cases ([`Needs::Crosscut`]) start once every
-/// other case has finished, and blocked cases are resolved against the verdicts of the cases
-/// that block them ([`resolve_blocked`]).
+/// order of `cases`. Cases start longest first (by their expected cost, [`Case::cost`]; ties in
+/// catalogue order) so the slowest do not start last; cross-cutting cases ([`Needs::Crosscut`])
+/// start once every other case has finished, and blocked cases are resolved against the
+/// verdicts of the cases that block them ([`crate::pool::resolve_blocked`]).
 pub async fn run_all(
     cases: Vec<Case>,
     target: Arc<Target>,
@@ -302,9 +303,8 @@ pub async fn run_all(
 ) -> Vec<Ran> {
     let permits = Arc::new(Semaphore::new(settings.jobs.max(1)));
     let mut out: Vec<Option<Ran>> = vec![None; cases.len()];
-    let mut order: Vec<usize> = (0..cases.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(cases[i].timeout_factor));
-    let (late, early): (Vec<usize>, Vec<usize>) = order
+    let costs: Vec<Duration> = cases.iter().map(Case::cost).collect();
+    let (late, early): (Vec<usize>, Vec<usize>) = crate::pool::longest_first(&costs)
         .into_iter()
         .partition(|&i| cases[i].needs == Needs::Crosscut);
     for phase in [early, late] {
@@ -313,20 +313,14 @@ pub async fn run_all(
             cases.len(),
             phase,
             permits.clone(),
+            progress.as_ref(),
             |index| {
                 let case = cases[index];
                 let target = target.clone();
                 let discovery = discovery.clone();
-                let progress = progress.clone();
                 let watch = watch.clone();
                 let position = crate::catalogue::position(case.id);
-                async move {
-                    let ran = run_one(case, position, target, discovery, watch, settings).await;
-                    if let Some(p) = &progress {
-                        let _ = p.send(ran.clone());
-                    }
-                    ran
-                }
+                run_one(case, position, target, discovery, watch, settings)
             },
         )
         .await;
@@ -349,26 +343,16 @@ pub async fn run_all(
             })
         })
         .collect();
-    resolve_blocked(&mut ran);
+    crate::pool::resolve_blocked(&mut ran);
     ran
 }
 
-/// One defect, one verdict: a case blocked by another stays a `skip` (with `blocked_by`) only
-/// when that case ran and failed in this run; otherwise (not selected, passed, skipped) it is
-/// graded by the failure it would have been, so a selection never turns a defect green.
-pub fn resolve_blocked(ran: &mut [Ran]) {
-    let failed: std::collections::HashSet<&'static str> = ran
-        .iter()
-        .filter(|r| r.check.is_fail())
-        .map(|r| r.case.id)
-        .collect();
-    for r in ran.iter_mut() {
-        while let Check::Blocked { by, fallback } = &r.check {
-            if failed.contains(by) {
-                break;
-            }
-            r.check = (**fallback).clone();
-        }
+impl crate::pool::Blockable for Ran {
+    fn case_id(&self) -> &'static str {
+        self.case.id
+    }
+    fn verdict(&mut self) -> &mut Check {
+        &mut self.check
     }
 }
 
@@ -405,29 +389,12 @@ async fn run_one(
         servers: Arc::new(AtomicU32::new(0)),
         init_timed_out: init_timed_out.clone(),
     };
-    // The check runs in a task of its own so a panic is contained and reported.
-    let task = tokio::spawn((case.check)(ctx));
-    let abort = task.abort_handle();
-    let mut task = task;
-    let outcome = loop {
-        let at = hard.get();
-        tokio::select! {
-            joined = &mut task => break Some(joined),
-            () = tokio::time::sleep_until(at.into()) => {
-                // The deadline may have moved while this slept (a handshake's time).
-                if hard.get() <= Instant::now() {
-                    break None;
-                }
-            }
-        }
-    };
-    let (check, timed_out) = match outcome {
-        Some(Ok(Ok(c) | Err(c))) => (c, false),
-        Some(Err(e)) => (Check::Error(format!("the check panicked: {e}")), false),
-        None => {
-            abort.abort();
-            let ms = started.elapsed().as_millis();
-            transcript.note(&format!("case timed out after {ms} ms"));
+    let guarded = crate::pool::guard((case.check)(ctx), started, &hard, &procs, &transcript);
+    let (check, timed_out) = match guarded.await {
+        Guarded::Finished(c) => (c, false),
+        Guarded::Panicked(e) => (Check::Error(format!("the check panicked: {e}")), false),
+        Guarded::TimedOut(after) => {
+            let ms = after.as_millis();
             (
                 Check::fail(
                     format!(
@@ -440,14 +407,6 @@ async fn run_one(
             )
         }
     };
-    let handles: Vec<ProcHandle> = procs
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .drain(..)
-        .collect();
-    for h in handles {
-        h.shutdown().await;
-    }
     let timed_out = timed_out || init_timed_out.load(Ordering::Relaxed);
     let mut entries = if case.needs == Needs::Discovery {
         discovery.transcript.clone()

@@ -16,6 +16,7 @@ use super::{AcpCase, Ran};
 use crate::catalogue::support::show;
 use crate::client::{Client, Deadline, ProcHandle, ServerSpec};
 use crate::model::Check;
+use crate::pool::Guarded;
 use crate::transcript::Transcript;
 
 /// What a case's check gets: a way to start agents that the scheduler kills afterwards.
@@ -130,8 +131,9 @@ pub struct Settings {
 }
 
 /// Runs `cases` against the agent `spec`; `progress` receives each result as it finishes.
-/// Results come back in catalogue order; blocked cases are resolved against the cases that
-/// block them (one defect, one verdict).
+/// Cases start longest first (by timeout factor, ties in catalogue order: the shared
+/// [`crate::pool`]); results come back in catalogue order; blocked cases are resolved against
+/// the cases that block them (one defect, one verdict).
 pub async fn run_all(
     cases: Vec<AcpCase>,
     spec: Arc<ServerSpec>,
@@ -139,20 +141,16 @@ pub async fn run_all(
     progress: Option<mpsc::UnboundedSender<Ran>>,
 ) -> Vec<Ran> {
     let permits = Arc::new(Semaphore::new(settings.jobs.max(1)));
-    let mut order: Vec<usize> = (0..cases.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(cases[i].timeout_factor));
-    let results = crate::pool::run_indexed("acp-conformance", cases.len(), order, permits, |i| {
-        let case = cases[i];
-        let spec = spec.clone();
-        let progress = progress.clone();
-        async move {
-            let ran = run_one(case, spec, settings).await;
-            if let Some(p) = &progress {
-                let _ = p.send(ran.clone());
-            }
-            ran
-        }
-    })
+    let factors: Vec<u32> = cases.iter().map(|c| c.timeout_factor).collect();
+    let order = crate::pool::longest_first(&factors);
+    let results = crate::pool::run_indexed(
+        "acp-conformance",
+        cases.len(),
+        order,
+        permits,
+        progress.as_ref(),
+        |i| run_one(cases[i], spec.clone(), settings),
+    )
     .await;
     let mut ran: Vec<Ran> = results
         .into_iter()
@@ -169,25 +167,16 @@ pub async fn run_all(
             })
         })
         .collect();
-    resolve_blocked(&mut ran);
+    crate::pool::resolve_blocked(&mut ran);
     ran
 }
 
-/// One defect, one verdict: a case blocked by another stays a `skip` only when that case ran
-/// and failed; otherwise it is graded by the failure it would have been.
-pub fn resolve_blocked(ran: &mut [Ran]) {
-    let failed: std::collections::HashSet<&'static str> = ran
-        .iter()
-        .filter(|r| r.check.is_fail())
-        .map(|r| r.id)
-        .collect();
-    for r in ran.iter_mut() {
-        while let Check::Blocked { by, fallback } = &r.check {
-            if failed.contains(by) {
-                break;
-            }
-            r.check = (**fallback).clone();
-        }
+impl crate::pool::Blockable for Ran {
+    fn case_id(&self) -> &'static str {
+        self.id
+    }
+    fn verdict(&mut self) -> &mut Check {
+        &mut self.check
     }
 }
 
@@ -254,28 +243,12 @@ async fn run_one(case: AcpCase, spec: Arc<ServerSpec>, settings: Settings) -> Ra
         deadline: Deadline::at(crate::schedule::wait_deadline(started + timeout, timeout)),
         hard: hard.clone(),
     };
-    // The check runs in a task of its own so a panic is contained and reported.
-    let mut task = tokio::spawn((case.check)(ctx));
-    let abort = task.abort_handle();
-    let joined = loop {
-        let at = hard.get();
-        tokio::select! {
-            joined = &mut task => break Some(joined),
-            () = tokio::time::sleep_until(at.into()) => {
-                // The deadline may have moved while this slept (a handshake's time).
-                if hard.get() <= Instant::now() {
-                    break None;
-                }
-            }
-        }
-    };
-    let (check, timed_out) = match joined {
-        Some(Ok(Ok(c) | Err(c))) => (c, false),
-        Some(Err(e)) => (Check::Error(format!("the check panicked: {e}")), false),
-        None => {
-            abort.abort();
-            let ms = started.elapsed().as_millis();
-            transcript.note(&format!("case timed out after {ms} ms"));
+    let guarded = crate::pool::guard((case.check)(ctx), started, &hard, &procs, &transcript);
+    let (check, timed_out) = match guarded.await {
+        Guarded::Finished(c) => (c, false),
+        Guarded::Panicked(e) => (Check::Error(format!("the check panicked: {e}")), false),
+        Guarded::TimedOut(after) => {
+            let ms = after.as_millis();
             (
                 Check::fail(
                     format!(
@@ -288,14 +261,6 @@ async fn run_one(case: AcpCase, spec: Arc<ServerSpec>, settings: Settings) -> Ra
             )
         }
     };
-    let handles: Vec<ProcHandle> = procs
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .drain(..)
-        .collect();
-    for h in handles {
-        h.shutdown().await;
-    }
     let _ = std::fs::remove_dir_all(&scratch);
     ran_of(
         &case,

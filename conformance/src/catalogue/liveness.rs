@@ -15,7 +15,7 @@ pub const CASES: &[Case] = &[
         after_malformed[]),
     case!("liveness/after-oversized", "T4", Levels::KIT_ONLY, Server,
         "After a 64 MiB line the server still answers ping",
-        after_oversized[], 6),
+        after_oversized[], 6; cost_ms 700),
     case!("liveness/in-flight-kept", "T4", Levels::KIT_ONLY, Server,
         "A request sent just before a malformed line is still answered",
         in_flight_kept[]),

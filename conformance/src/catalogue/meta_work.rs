@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use super::runs::{ACTIVE_STATES, INVOCATION_KEY, Runs};
+use super::run_session::{ACTIVE_STATES, INVOCATION_KEY, Runs};
 use super::support::{call_tool, ensure, show, str_at, tool_answer};
 use crate::client::{Client, error_code};
 use crate::model::{Case, Check, CheckResult, Levels, Profile};

@@ -3,10 +3,12 @@
 //! returns expected vs actual; ids never change meaning, new checks get new ids.
 
 /// Builds a [`Case`](crate::model::Case) from its data and a check call (the context is passed
-/// first, then the bracketed arguments); an optional last argument multiplies the timeout.
+/// first, then the bracketed arguments); an optional last argument multiplies the timeout, and
+/// an optional `; cost_ms N` declares a case well above its kind's cost (the start order only:
+/// [`Case::cost`](crate::model::Case::cost)).
 macro_rules! case {
     ($id:literal, $req:literal, $levels:expr, $needs:ident, $desc:expr,
-     $check:path [$($arg:expr),*] $(, $factor:expr)?) => {
+     $check:path [$($arg:expr),*] $(, $factor:expr)? $(; cost_ms $cost:expr)?) => {
         $crate::model::Case {
             id: $id,
             requirement: $req,
@@ -14,12 +16,15 @@ macro_rules! case {
             description: $desc,
             needs: $crate::model::Needs::$needs,
             timeout_factor: case!(@factor $($factor)?),
+            cost_ms: case!(@cost $($cost)?),
             check: |ctx| Box::pin($check(ctx $(, $arg)*)),
             family: None,
         }
     };
     (@factor) => { 1 };
     (@factor $f:expr) => { $f };
+    (@cost) => { 0 };
+    (@cost $c:expr) => { $c };
 }
 
 pub mod cancellation;
@@ -32,6 +37,7 @@ pub mod meta_continuation;
 pub mod meta_risk;
 pub mod meta_work;
 pub mod resources;
+pub mod run_session;
 pub mod runs;
 pub mod support;
 pub mod tools;

@@ -241,10 +241,6 @@ fn the_python_sdk_echo_agent_echoes_an_unsupported_protocol_version() {
     assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
 }
 
-/// The two Claude adapters start a Node process and a Claude Code child per case: one of them at
-/// a time keeps a shared machine from turning their session start into case timeouts.
-static HEAVY: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
 /// The turn cases an agent that needs an account skips.
 const ACCOUNT_SKIPS: &[&str] = &[
     "session/several-prompts",
@@ -268,8 +264,17 @@ const ACCOUNT_SKIPS: &[&str] = &[
     "capabilities/terminal-requests",
 ];
 
+/// The two Claude adapters start a Node process and a Claude Code child per case: one of them at
+/// a time keeps a shared machine from turning their session start into case timeouts. One test
+/// runs them one after the other: two tests taking turns through a lock held a test thread idle
+/// for the whole first run (minutes), while other tests could have used it.
 #[test]
-fn claude_agent_acp_without_credentials_skips_every_turn_case_with_its_answer() {
+fn the_claude_adapters_without_credentials_skip_every_turn_case_with_their_answer() {
+    claude_agent_acp_skips_every_turn_case_with_its_answer();
+    claude_code_acp_skips_every_turn_case_with_its_answer();
+}
+
+fn claude_agent_acp_skips_every_turn_case_with_its_answer() {
     let home = tempfile::tempdir().expect("home");
     let mut agent = testkit::require_prereq!(testkit::prereq::acp_claude_agent(
         "http://127.0.0.1:9",
@@ -278,30 +283,33 @@ fn claude_agent_acp_without_credentials_skips_every_turn_case_with_its_answer() 
     agent
         .env_remove("ANTHROPIC_API_KEY")
         .env_remove("ANTHROPIC_BASE_URL");
-    let _heavy = HEAVY
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let (out, report) = run_acp(&["--jobs", "2", "--timeout-ms", "30000"], &agent);
     let mut want: Vec<(&str, &str)> = ACCOUNT_SKIPS.iter().map(|i| (*i, "skip")).collect();
     want.extend(CLAUDE_EXTRA);
     assert_pinned(&report, &want);
     assert_account_skips(&report, ACCOUNT_SKIPS);
-    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "claude-agent-acp: {}",
+        describe(&out)
+    );
 }
 
-#[test]
-fn claude_code_acp_without_credentials_skips_every_turn_case_with_its_answer() {
+fn claude_code_acp_skips_every_turn_case_with_its_answer() {
     let home = tempfile::tempdir().expect("home");
     let agent = testkit::require_prereq!(testkit::prereq::acp_claude_code(home.path()));
-    let _heavy = HEAVY
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let (out, report) = run_acp(&["--jobs", "2", "--timeout-ms", "30000"], &agent);
     let mut want: Vec<(&str, &str)> = ACCOUNT_SKIPS.iter().map(|i| (*i, "skip")).collect();
     want.extend(CLAUDE_EXTRA);
     assert_pinned(&report, &want);
     assert_account_skips(&report, ACCOUNT_SKIPS);
-    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "claude-code-acp: {}",
+        describe(&out)
+    );
 }
 
 /// The verdicts of both Claude adapters (claude-agent-acp 0.23.1, claude-code-acp 0.16.2) beyond
