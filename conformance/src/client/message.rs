@@ -75,7 +75,7 @@ pub enum Frame {
     Json(Value),
     /// A line that was not JSON (a T1 violation: stdout must carry only protocol messages).
     NotJson(String),
-    /// A line longer than [`MAX_SERVER_LINE`], with its length.
+    /// A line longer than [`MAX_SERVER_LINE`](super::MAX_SERVER_LINE), with its length.
     Oversized(u64),
 }
 
