@@ -288,9 +288,9 @@ impl Supervised {
         report
     }
 
-    /// The adapter's go after a version check started with [`spawn_check_with`] (C-SUP-1): the
+    /// The adapter's go after a version check started with `spawn_check_with` (C-SUP-1): the
     /// same supervisor starts `spec` (its `program`, argv, cwd, environment, grace and stdin)
-    /// with the run's pipes, and this returns the run's [`Supervised`], as [`spawn_with`] would.
+    /// with the run's pipes, and this returns the run's [`Supervised`], as `spawn_with` would.
     /// Only after [`Supervised::cleanup`] confirmed the check's group gone; otherwise, or when
     /// the supervisor cannot start the run, `Err` (`spawn_failed`) and nothing is left running.
     pub async fn run(mut self, spec: SpawnSpec) -> Result<Supervised, SpawnError> {

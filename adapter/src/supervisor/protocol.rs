@@ -64,7 +64,7 @@ pub enum Command {
     Terminate,
     /// Only to a supervisor started with `--then-run`, after its version check's `cleanup`
     /// report: start the run. `bytes` bytes of the run's order follow the line
-    /// ([`super::order`], at most [`super::order::MAX_ORDER_BYTES`]). The adapter's no-go is the
+    /// (`supervisor::order`, at most `order::MAX_ORDER_BYTES`). The adapter's no-go is the
     /// lifeline's EOF instead.
     Run {
         /// Length of the encoded order that follows.
