@@ -214,7 +214,10 @@ async fn execute(
     let mut armed_cleanup = None;
     let mut armed_drain = None;
     loop {
-        if exec.cleanup.is_some() && stdout.is_none() && stderr.is_none() {
+        // Settled once the group is gone, both streams are read to their end and a protocol
+        // provider's completion is in (ACP-6: its report of the turn, session id included,
+        // may come after the cleanup report); the drain bound (SUP-4) ends the wait otherwise.
+        if exec.cleanup.is_some() && stdout.is_none() && stderr.is_none() && completion.is_none() {
             break;
         }
         if cleanup_by != armed_cleanup {
