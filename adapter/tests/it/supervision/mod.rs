@@ -9,7 +9,6 @@ mod api;
 mod cli_projection;
 mod containment;
 mod drift;
-mod handover;
 mod stdin;
 mod version_check;
 
