@@ -136,7 +136,8 @@ const LENIENT_SESSION_NEW: [(&str, &str); 1] = [("session/new/relative-cwd", "wa
 
 #[test]
 fn the_fake_cursor_agent_shows_cursors_deviations_as_warnings() {
-    let (out, report) = run_acp(&["--jobs", "3"], &{
+    // `--jobs 8`: the fake costs no CPU, each case waits out its ~0.5 s idle exit (Cursor's).
+    let (out, report) = run_acp(&["--jobs", "8"], &{
         let mut c = Command::new(fake_cursor_agent());
         c.arg("acp").env_remove("FAKE_CURSOR_SCENARIO");
         c
