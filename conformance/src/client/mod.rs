@@ -46,6 +46,10 @@ const SEEN_BYTES: usize = 16 * 1024 * 1024;
 const MAX_SEEN: usize = 4096;
 /// stdout lines that are not valid JSON-RPC messages kept per server (T1); later ones are counted.
 const MAX_STDOUT_PROBLEMS: usize = 20;
+/// How much longer a wait for an answer lasts once a response under an id never sent arrived
+/// (JSON-RPC 2.0 §5; graded once by `jsonrpc/response-ids`): the right id may still come, but
+/// the case's whole timeout (up to 30 s) is not spent on a mislabelled answer.
+const FOREIGN_ANSWER_GRACE: Duration = Duration::from_secs(2);
 
 /// Frames read while waiting for something else, in arrival order, bounded by [`SEEN_BYTES`]
 /// and [`MAX_SEEN`].
@@ -385,7 +389,7 @@ impl Client {
         &mut self,
         id: &Value,
         what: &str,
-        deadline: Instant,
+        mut deadline: Instant,
     ) -> Result<Value, ClientError> {
         let earlier = self
             .seen
@@ -404,6 +408,12 @@ impl Client {
                 Some((frame, size)) => {
                     if let Frame::Oversized(len) = frame {
                         oversized = Some(len);
+                    }
+                    if frame.json().is_some_and(|m| self.is_foreign_response(m)) {
+                        // An answer under an id never sent: most likely this one, mislabelled.
+                        // Wait a little more for the right id, not the whole case timeout; the
+                        // wait then ends as blocked by the id rule, which fails either way.
+                        deadline = deadline.min(Instant::now() + FOREIGN_ANSWER_GRACE);
                     }
                     self.keep(frame, size);
                 }
@@ -453,19 +463,28 @@ impl Client {
 
     /// Whether a response arrived whose id no request on this connection carried.
     fn foreign_response_seen(&self) -> bool {
+        self.seen
+            .iter()
+            .filter_map(Frame::json)
+            .any(|m| self.is_foreign_response(m))
+    }
+
+    /// Whether `m` is a response (a result or an error, with a non-null id) whose id no request
+    /// on this connection carried. Without an observer nothing is known to be foreign.
+    fn is_foreign_response(&self, m: &Value) -> bool {
         let Some(o) = &self.observer else {
             return false;
         };
-        let sent = o
-            .sent
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        self.seen.iter().filter_map(Frame::json).any(|m| {
-            m.get("method").is_none()
-                && m.get("id")
-                    .is_some_and(|id| !id.is_null() && !sent.contains_key(&id.to_string()))
-                && (m.get("result").is_some() || m.get("error").is_some())
-        })
+        m.get("method").is_none()
+            && (m.get("result").is_some() || m.get("error").is_some())
+            && m.get("id").is_some_and(|id| {
+                !id.is_null()
+                    && !o
+                        .sent
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .contains_key(&id.to_string())
+            })
     }
 
     /// The server's exit status when it has exited (without waiting).
