@@ -9,6 +9,7 @@ mod api;
 mod cli_projection;
 mod containment;
 mod drift;
+mod handover;
 mod stdin;
 mod version_check;
 
