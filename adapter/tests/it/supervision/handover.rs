@@ -9,7 +9,7 @@ use claude_mcp_adapter::supervisor::{self, ExitStatus, StdinMode, Supervised, TE
 use testkit::procs;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use super::{BOUND, adapter_exe, first_line, sh};
+use super::{BOUND, adapter_exe, fd_table, first_line, sh, wait_asleep};
 
 /// Starts `script` as a version check under a supervisor a run may follow.
 async fn check(script: &str) -> Supervised {
@@ -61,8 +61,14 @@ async fn the_run_follows_its_check_under_the_same_supervisor_with_its_own_spec()
     let st = procs::stat(pid).expect("stat");
     assert_eq!((st.pgrp, st.session), (pid, pid));
     // NAT-7 / NAT-8: /dev/null, descriptors 0-2 only (none of the check's, none of the pipes
-    // kept for the run), the run's cwd and environment.
-    assert_eq!(procs::open_fds(pid).expect("fds"), vec![0, 1, 2]);
+    // kept for the run), the run's cwd and environment. "ready" came before `exec sleep`.
+    wait_asleep(pid);
+    assert_eq!(
+        procs::open_fds(pid).expect("fds"),
+        vec![0, 1, 2],
+        "{:?}",
+        fd_table(pid)
+    );
     assert_eq!(
         std::fs::read_link(format!("/proc/{pid}/fd/0")).ok(),
         Some(PathBuf::from("/dev/null"))
