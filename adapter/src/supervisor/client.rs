@@ -439,11 +439,12 @@ async fn spawn_inner(
         StdinMode::Pipe => Some(
             nix::unistd::pipe2(OFlag::O_CLOEXEC)
                 .map_err(|e| spawn_err("cannot create a pipe", e))
-                .and_then(|(r, w)| Ok((above_stdio(r)?, w)))?,
+                .and_then(|(r, w)| Ok((at_least(r, 3)?, w)))?,
         ),
     };
 
-    // `--then-run`: the run's pipes, (adapter end, supervisor end) each.
+    // `--then-run`: the run's pipes, (adapter end, supervisor end) each. The supervisor ends sit
+    // above NATIVE_STDIN_FD, which `pass_native_stdin` overwrites in the child.
     let run_pipes = if then_run {
         let pipe = || {
             nix::unistd::pipe2(OFlag::O_CLOEXEC).map_err(|e| spawn_err("cannot create a pipe", e))
@@ -452,9 +453,9 @@ async fn spawn_inner(
         let (err_r, err_w) = pipe()?;
         let (in_r, in_w) = pipe()?;
         Some([
-            (out_r, above_stdio(out_w)?),
-            (err_r, above_stdio(err_w)?),
-            (in_w, above_stdio(in_r)?),
+            (out_r, at_least(out_w, NATIVE_STDIN_FD + 1)?),
+            (err_r, at_least(err_w, NATIVE_STDIN_FD + 1)?),
+            (in_w, at_least(in_r, NATIVE_STDIN_FD + 1)?),
         ])
     } else {
         None
@@ -594,9 +595,10 @@ fn register_pipes(
 /// inherits them; only this child clears the flag, between fork and exec.
 fn keep_open_in_child(cmd: &mut tokio::process::Command, fds: [i32; 3]) {
     // SAFETY: runs in the forked child before exec; fcntl(2) is async-signal-safe, allocates
-    // nothing and touches only this child's descriptor table. The descriptors are above 2
-    // (`above_stdio`), so the stdio setup before this hook has not replaced them, and their
-    // owners outlive the spawn in the parent, so the numbers are valid in the child.
+    // nothing and touches only this child's descriptor table. The descriptors are above 2 and
+    // above NATIVE_STDIN_FD (`at_least`), so neither the stdio setup nor `pass_native_stdin`
+    // before this hook has replaced them, and their owners outlive the spawn in the parent, so
+    // the numbers are valid in the child.
     unsafe {
         cmd.pre_exec(move || {
             for fd in fds {
@@ -609,19 +611,20 @@ fn keep_open_in_child(cmd: &mut tokio::process::Command, fds: [i32; 3]) {
     }
 }
 
-/// `fd` itself when it is above the standard descriptors, else a close-on-exec duplicate that is:
-/// the supervisor's 0-2 are set up before [`pass_native_stdin`] runs and would overwrite it.
-fn above_stdio(fd: OwnedFd) -> Result<OwnedFd, SpawnError> {
-    if fd.as_raw_fd() > 2 {
+/// `fd` itself when its number is at least `min`, else a close-on-exec duplicate that is: the
+/// supervisor's 0-2 are set up in the child before the `pre_exec` hooks run and would overwrite a
+/// lower one, as [`pass_native_stdin`] would overwrite a run pipe's end at [`NATIVE_STDIN_FD`].
+fn at_least(fd: OwnedFd, min: i32) -> Result<OwnedFd, SpawnError> {
+    if fd.as_raw_fd() >= min {
         return Ok(fd);
     }
     fd.try_clone()
         .and_then(|low| {
-            let high = nix::fcntl::fcntl(&low, nix::fcntl::FcntlArg::F_DUPFD_CLOEXEC(3))?;
+            let high = nix::fcntl::fcntl(&low, nix::fcntl::FcntlArg::F_DUPFD_CLOEXEC(min))?;
             // SAFETY: F_DUPFD_CLOEXEC just returned this new descriptor, owned by nobody else.
             Ok(unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(high) })
         })
-        .map_err(|e| spawn_err("cannot move the stdin pipe", e))
+        .map_err(|e| spawn_err("cannot move a pipe end", e))
 }
 
 /// Makes `read_end` the supervisor's [`NATIVE_STDIN_FD`] (not close-on-exec there) and tells it so.
@@ -632,7 +635,7 @@ fn pass_native_stdin(cmd: &mut tokio::process::Command, read_end: &OwnedFd) {
     cmd.arg("--stdin-fd").arg(NATIVE_STDIN_FD.to_string());
     // SAFETY: runs in the forked child before exec; dup2(2) and fcntl(2) are async-signal-safe,
     // allocate nothing and touch only this child's descriptor table. `fd` is above 2
-    // (`above_stdio`), so the stdio setup before this hook has not replaced it, and `read_end`
+    // (`at_least`), so the stdio setup before this hook has not replaced it, and `read_end`
     // outlives the spawn in the parent, so the number is valid in the child.
     unsafe {
         cmd.pre_exec(move || {
