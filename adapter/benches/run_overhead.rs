@@ -6,7 +6,7 @@
 //!   `dump-invocation` scenario), stdin `/dev/null`, stdout read to EOF, both waited for;
 //! - **adapter**: one `tools/call claude.run {"prompt": "hi"}` to an adapter already initialized
 //!   over stdio (`--claude <fake-claude>`), timed from the request to its answer: the version check
-//!   and the run, each under its own supervisor, ingest and the cleanup report.
+//!   and the run, under one supervisor (C-SUP-1), ingest and the cleanup report.
 //!
 //! Prints median and p90 per run for both, and the overhead (median of the per-iteration
 //! differences, and the difference of the medians). Goal: overhead ≤ 3 ms. Recorded numbers live

@@ -167,6 +167,10 @@ async fn execute(
     };
     if *cancel.borrow_and_update() {
         exec.cancelled = true;
+        // The no-go for a supervisor waiting to start the run (C-SUP-1): it exits, reaped here.
+        if let Some(waiting) = checked.supervisor.take() {
+            waiting.release().await;
+        }
         return exec;
     }
 

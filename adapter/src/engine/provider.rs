@@ -58,6 +58,20 @@ pub struct RunSpec {
 pub struct Checked {
     /// The resolved native program.
     pub program: PathBuf,
+    /// The check's supervisor, waiting to start the run (C-SUP-1); empty when the preflight ran
+    /// none (a run then gets a supervisor of its own). Equality ignores it.
+    pub supervisor: crate::supervisor::Waiting,
+}
+
+impl Checked {
+    /// A verdict for `program` without a waiting supervisor.
+    #[must_use]
+    pub fn new(program: PathBuf) -> Self {
+        Self {
+            program,
+            supervisor: crate::supervisor::Waiting::default(),
+        }
+    }
 }
 
 /// Why a preflight did not pass.
@@ -237,7 +251,8 @@ pub trait Provider: Send + Sync + fmt::Debug {
     fn check(&self, spec: &RunSpec) -> Result<(), ToolError>;
 
     /// NAT-2: asserts the native version before each run, bounded by its own limit and by
-    /// `deadline`. On failure nothing else is executed.
+    /// `deadline`. On failure nothing else is executed. A passing [`Checked`] may carry the
+    /// check's supervisor, waiting for [`Provider::spawn`] to start the run (C-SUP-1).
     fn preflight(
         &self,
         deadline: tokio::time::Instant,

@@ -1,7 +1,7 @@
 //! What every native CLI provider does the same way (NAT-2, NAT-8, SUP-1): finding the program,
-//! asserting its version against the pinned tree's line under its own supervisor, starting it
-//! supervised, and the scrubbed environment. A provider holds a [`NativeBinary`] and adds its own
-//! argv, stdin and dialect.
+//! asserting its version against the pinned tree's line under the run's supervisor, starting the
+//! run under that same supervisor, and the scrubbed environment. A provider holds a
+//! [`NativeBinary`] and adds its own argv, stdin and dialect.
 
 use std::ffi::{OsStr, OsString};
 use std::os::unix::fs::PermissionsExt;
@@ -138,10 +138,27 @@ impl NativeBinary {
         .map_err(|e| e.to_string())
     }
 
+    /// Starts `spec` as a version check that the run may follow under the same supervisor.
+    async fn supervised_check(&self, spec: SpawnSpec) -> Result<supervisor::Supervised, String> {
+        let current;
+        let exe = match &self.supervisor_exe {
+            Some(exe) => exe.as_os_str(),
+            None => {
+                current = std::env::current_exe()
+                    .map_err(|e| format!("cannot locate the adapter executable: {e}"))?;
+                current.as_os_str()
+            }
+        };
+        supervisor::spawn_check_with(exe, spec)
+            .await
+            .map_err(|e| e.to_string())
+    }
+
     /// Starts a run's native process (SUP-1): `args` after the program that passed the version
-    /// check, in `cwd`, with `env` and `stdin`. Argument length is checked first (RUN-0's bound
-    /// is one byte over what Linux passes); every failure is `spawn_failed` saying why, and
-    /// nothing is left running.
+    /// check, in `cwd`, with `env` and `stdin`, under the check's supervisor when the preflight
+    /// left one waiting (C-SUP-1), else under a new one. Argument length is checked first
+    /// (RUN-0's bound is one byte over what Linux passes); every failure is `spawn_failed`
+    /// saying why, and nothing is left running.
     pub async fn start(
         &self,
         checked: &Checked,
@@ -150,7 +167,13 @@ impl NativeBinary {
         env: Vec<(OsString, OsString)>,
         stdin: supervisor::StdinMode,
     ) -> Result<supervisor::Supervised, ToolError> {
-        too_long_for_exec(&args)?;
+        let waiting = checked.supervisor.take();
+        if let Err(e) = too_long_for_exec(&args) {
+            if let Some(w) = waiting {
+                w.release().await;
+            }
+            return Err(e);
+        }
         let spec = SpawnSpec {
             program: checked.program.clone(),
             args,
@@ -159,7 +182,11 @@ impl NativeBinary {
             grace: supervisor::TERM_GRACE,
             stdin,
         };
-        self.supervised(spec).await.map_err(|e| {
+        let started = match waiting {
+            Some(w) => w.run(spec).await.map_err(|e| e.to_string()),
+            None => self.supervised(spec).await,
+        };
+        started.map_err(|e| {
             ToolError::new(
                 ErrorCode::SpawnFailed,
                 format!("cannot start {}: {e}", checked.program.display()),
@@ -167,10 +194,13 @@ impl NativeBinary {
         })
     }
 
-    /// NAT-2: `claude --version` against the pinned line. The check is a native process of the
-    /// run like any other: it runs under its own supervisor (SUP-1), so it dies with the adapter
-    /// even on SIGKILL (SUP-2), members it leaves in its group are ended, and it gets stdin
-    /// `/dev/null`, the scrubbed environment and no other descriptor (C-NAT-2).
+    /// NAT-2: `claude --version` against the pinned line, before every run. The check is a
+    /// native process of the run like any other: it runs under the run's supervisor (SUP-1), so
+    /// it dies with the adapter even on SIGKILL (SUP-2), members it leaves in its group are
+    /// ended, and it gets stdin `/dev/null`, the scrubbed environment and no other descriptor
+    /// (C-NAT-2). Once its group is confirmed gone and its answer is the pinned line, the same
+    /// supervisor waits in the returned [`Checked`] for the run ([`NativeBinary::start`]); any
+    /// other verdict releases it (C-SUP-1).
     pub async fn check_version(
         &self,
         deadline: tokio::time::Instant,
@@ -184,7 +214,7 @@ impl NativeBinary {
             grace: supervisor::TERM_GRACE,
             stdin: supervisor::StdinMode::Null,
         };
-        let mut check = self.supervised(spec).await.map_err(|e| {
+        let mut check = self.supervised_check(spec).await.map_err(|e| {
             PreflightError::Refused(
                 ToolError::new(
                     ErrorCode::NativeNotFound,
@@ -197,6 +227,13 @@ impl NativeBinary {
         let verdict = self.judge(&mut check, &program, deadline).await;
         // Ends members the check left in its group (bounded); RUN-10 when that is not confirmed.
         let report = check.cleanup().await;
+        if report.confirmed
+            && let Ok(mut checked) = verdict
+        {
+            checked.supervisor = supervisor::Waiting::new(check);
+            return Ok(checked);
+        }
+        check.release().await;
         if report.confirmed {
             return verdict;
         }
@@ -263,9 +300,7 @@ impl NativeBinary {
         let actual = text.lines().next().unwrap_or("").trim().to_owned();
         let status_ok = status.is_some_and(|s| s.code == Some(0));
         if actual == expected && status_ok {
-            return Ok(Checked {
-                program: program.to_owned(),
-            });
+            return Ok(Checked::new(program.to_owned()));
         }
         let mut message = format!(
             "{} reports version {actual:?}, this adapter is pinned to {expected:?}",

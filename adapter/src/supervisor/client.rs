@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use nix::fcntl::OFlag;
-use tokio::io::AsyncReadExt;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::UnixStream;
 use tokio::net::unix::pipe::{Receiver, Sender};
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
@@ -182,6 +182,18 @@ pub struct Supervised {
     terminate_requested: watch::Receiver<bool>,
     reports: Reports,
     process: Option<tokio::process::Child>,
+    /// A version check started with [`spawn_check_with`]: the adapter's ends of the run's pipes,
+    /// until [`Supervised::run`] starts the run under the same supervisor.
+    then_run: Option<RunEnds>,
+}
+
+/// The adapter's ends of the pipes of a run that follows a version check under the same
+/// supervisor (created with the check, so the supervisor already holds the other ends).
+#[derive(Debug)]
+struct RunEnds {
+    stdout: OwnedFd,
+    stderr: OwnedFd,
+    stdin: OwnedFd,
 }
 
 impl Supervised {
@@ -270,8 +282,91 @@ impl Supervised {
             }
         };
         self.reports.cleanup.get_or_insert_with(|| report.clone());
-        self.reap_supervisor().await;
+        if self.then_run.is_none() {
+            self.reap_supervisor().await;
+        }
         report
+    }
+
+    /// The adapter's go after a version check started with `spawn_check_with` (C-SUP-1): the
+    /// same supervisor starts `spec` (its `program`, argv, cwd, environment, grace and stdin)
+    /// with the run's pipes, and this returns the run's [`Supervised`], as `spawn_with` would.
+    /// Only after [`Supervised::cleanup`] confirmed the check's group gone; otherwise, or when
+    /// the supervisor cannot start the run, `Err` (`spawn_failed`) and nothing is left running.
+    pub async fn run(mut self, spec: SpawnSpec) -> Result<Supervised, SpawnError> {
+        let confirmed = self.reports.cleanup.as_ref().is_some_and(|c| c.confirmed);
+        let Some(ends) = self.then_run.take().filter(|_| confirmed) else {
+            self.release().await;
+            return Err(SpawnError(
+                "the supervisor has no confirmed version check to continue from".into(),
+            ));
+        };
+        match self.start_run(ends, &spec).await {
+            Ok(()) => Ok(self),
+            Err(e) => {
+                self.release().await;
+                Err(e)
+            }
+        }
+    }
+
+    async fn start_run(&mut self, ends: RunEnds, spec: &SpawnSpec) -> Result<(), SpawnError> {
+        let order = super::order::encode(spec).map_err(SpawnError)?;
+        let mut frame = protocol::encode(&Command::Run {
+            bytes: u64::try_from(order.len()).unwrap_or(u64::MAX),
+        });
+        frame.extend_from_slice(&order);
+        // Nobody else holds this supervisor's lifeline yet (no handle was given out for the
+        // check's successor), so the write half is taken for the async write and put back.
+        let write = self
+            .lifeline
+            .write
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        let Some(mut write) = write else {
+            return Err(SpawnError("the supervisor's lifeline is closed".into()));
+        };
+        let sent = tokio::time::timeout(SPAWN_REPORT_BOUND, write.write_all(&frame)).await;
+        // A fresh lifeline for the run: the check's terminate request (if any) is not the run's.
+        let (terminate_tx, terminate_rx) = watch::channel(false);
+        self.lifeline = Arc::new(Lifeline {
+            write: Mutex::new(Some(write)),
+            terminate: terminate_tx,
+        });
+        self.terminate_requested = terminate_rx;
+        match sent {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => return Err(spawn_err("cannot send the run to the supervisor", e)),
+            Err(_) => {
+                return Err(SpawnError(format!(
+                    "the supervisor did not take the run within {SPAWN_REPORT_BOUND:?}"
+                )));
+            }
+        }
+        self.reports.exited = None;
+        self.reports.cleanup = None;
+        self.pid = first_report(&mut self.reports, &self.lifeline).await?;
+        self.grace = spec.grace;
+        let stdin = match spec.stdin {
+            StdinMode::Pipe => Some(ends.stdin),
+            // The supervisor gave the run /dev/null and closed the pipe's read end.
+            StdinMode::Null => None,
+        };
+        let (stdout, stderr, stdin) = register_pipes(ends.stdout, ends.stderr, stdin)
+            .inspect_err(|_| self.lifeline.close())?;
+        self.stdout = Some(stdout);
+        self.stderr = Some(stderr);
+        self.stdin = stdin;
+        Ok(())
+    }
+
+    /// The adapter's no-go (or the end of a supervisor it is done with): closes the lifeline
+    /// (SIGKILL to a group still running, SUP-2; a supervisor waiting for a run exits) and reaps
+    /// the supervisor, bounded.
+    pub async fn release(mut self) {
+        self.lifeline.close();
+        self.reap_supervisor().await;
     }
 
     async fn reap_supervisor(&mut self) {
@@ -310,6 +405,25 @@ pub(super) async fn spawn_with(
     supervisor_exe: &OsStr,
     spec: SpawnSpec,
 ) -> Result<Supervised, SpawnError> {
+    spawn_inner(supervisor_exe, spec, false).await
+}
+
+/// [`spawn_with`] for a version check that a run may follow under the same supervisor
+/// (`--then-run`): the run's pipes are created now, their supervisor ends passed along
+/// (close-on-exec there, so the check never sees them); [`Supervised::run`] is the go,
+/// [`Supervised::release`] (or a drop) the no-go.
+pub(super) async fn spawn_check_with(
+    supervisor_exe: &OsStr,
+    spec: SpawnSpec,
+) -> Result<Supervised, SpawnError> {
+    spawn_inner(supervisor_exe, spec, true).await
+}
+
+async fn spawn_inner(
+    supervisor_exe: &OsStr,
+    spec: SpawnSpec,
+    then_run: bool,
+) -> Result<Supervised, SpawnError> {
     // Every descriptor is created close-on-exec, so a supervisor started concurrently for another
     // run never inherits this run's ends (NAT-8, and the lifeline's EOF depends on it).
     let (out_r, out_w) =
@@ -325,8 +439,26 @@ pub(super) async fn spawn_with(
         StdinMode::Pipe => Some(
             nix::unistd::pipe2(OFlag::O_CLOEXEC)
                 .map_err(|e| spawn_err("cannot create a pipe", e))
-                .and_then(|(r, w)| Ok((above_stdio(r)?, w)))?,
+                .and_then(|(r, w)| Ok((at_least(r, 3)?, w)))?,
         ),
+    };
+
+    // `--then-run`: the run's pipes, (adapter end, supervisor end) each. The supervisor ends sit
+    // above NATIVE_STDIN_FD, which `pass_native_stdin` overwrites in the child.
+    let run_pipes = if then_run {
+        let pipe = || {
+            nix::unistd::pipe2(OFlag::O_CLOEXEC).map_err(|e| spawn_err("cannot create a pipe", e))
+        };
+        let (out_r, out_w) = pipe()?;
+        let (err_r, err_w) = pipe()?;
+        let (in_r, in_w) = pipe()?;
+        Some([
+            (out_r, at_least(out_w, NATIVE_STDIN_FD + 1)?),
+            (err_r, at_least(err_w, NATIVE_STDIN_FD + 1)?),
+            (in_w, at_least(in_r, NATIVE_STDIN_FD + 1)?),
+        ])
+    } else {
+        None
     };
 
     let grace_ms = u64::try_from(spec.grace.as_millis()).unwrap_or(u64::MAX);
@@ -337,6 +469,12 @@ pub(super) async fn spawn_with(
             .arg(grace_ms.to_string());
         if let Some((stdin_r, _)) = &stdin_pipe {
             pass_native_stdin(&mut cmd, stdin_r);
+        }
+        if let Some(pipes) = &run_pipes {
+            let fds = pipes.each_ref().map(|(_, theirs)| theirs.as_raw_fd());
+            cmd.arg("--then-run")
+                .arg(format!("{},{},{}", fds[0], fds[1], fds[2]));
+            keep_open_in_child(&mut cmd, fds);
         }
         cmd.arg("--cwd")
             .arg(&spec.cwd)
@@ -369,6 +507,12 @@ pub(super) async fn spawn_with(
         drop(r);
         w
     });
+    // And the run's supervisor ends: only the supervisor holds them until the run.
+    let then_run = run_pipes.map(|[(out, _), (err, _), (inp, _)]| RunEnds {
+        stdout: out,
+        stderr: err,
+        stdin: inp,
+    });
 
     ours.set_nonblocking(true)
         .map_err(|e| spawn_err("cannot configure the control socket", e))?;
@@ -388,45 +532,9 @@ pub(super) async fn spawn_with(
         ended: None,
     };
 
-    let first = tokio::time::timeout(SPAWN_REPORT_BOUND, reports.next()).await;
-    let pid = match first {
-        Ok(Some(Report::Spawned { pid })) => pid,
-        Ok(Some(Report::SpawnFailed { message })) => return Err(SpawnError(message)),
-        Ok(Some(other)) => {
-            lifeline.close();
-            return Err(SpawnError(format!(
-                "supervisor reported {other:?} before the spawn"
-            )));
-        }
-        Ok(None) => {
-            return Err(SpawnError(format!(
-                "supervisor ended before starting the native process ({})",
-                reports.ended.as_deref().unwrap_or("no report")
-            )));
-        }
-        Err(_) => {
-            lifeline.close();
-            return Err(SpawnError(format!(
-                "supervisor did not report the native spawn within {SPAWN_REPORT_BOUND:?}"
-            )));
-        }
-    };
-
-    let pipes = Receiver::from_owned_fd(out_r)
-        .and_then(|o| Receiver::from_owned_fd(err_r).map(|e| (o, e)))
-        .and_then(|(o, e)| {
-            let i = stdin_w.map(Sender::from_owned_fd).transpose()?;
-            Ok((o, e, i))
-        })
-        .map_err(|e| spawn_err("cannot register the native stdio pipes", e));
-    let (stdout, stderr, stdin) = match pipes {
-        Ok(p) => p,
-        Err(e) => {
-            // The group is killed at once (SUP-2); the supervisor still reports and exits.
-            lifeline.close();
-            return Err(e);
-        }
-    };
+    let pid = first_report(&mut reports, &lifeline).await?;
+    let (stdout, stderr, stdin) =
+        register_pipes(out_r, err_r, stdin_w).inspect_err(|_| lifeline.close())?;
     Ok(Supervised {
         stdout: Some(stdout),
         stderr: Some(stderr),
@@ -437,22 +545,86 @@ pub(super) async fn spawn_with(
         terminate_requested: terminate_rx,
         reports,
         process: Some(process),
+        then_run,
     })
 }
 
-/// `fd` itself when it is above the standard descriptors, else a close-on-exec duplicate that is:
-/// the supervisor's 0-2 are set up before [`pass_native_stdin`] runs and would overwrite it.
-fn above_stdio(fd: OwnedFd) -> Result<OwnedFd, SpawnError> {
-    if fd.as_raw_fd() > 2 {
+/// Waits (bounded) for the supervisor's `spawned` (the pid) or `spawn_failed`.
+async fn first_report(reports: &mut Reports, lifeline: &Lifeline) -> Result<u32, SpawnError> {
+    let first = tokio::time::timeout(SPAWN_REPORT_BOUND, reports.next()).await;
+    match first {
+        Ok(Some(Report::Spawned { pid })) => Ok(pid),
+        Ok(Some(Report::SpawnFailed { message })) => Err(SpawnError(message)),
+        Ok(Some(other)) => {
+            lifeline.close();
+            Err(SpawnError(format!(
+                "supervisor reported {other:?} before the spawn"
+            )))
+        }
+        Ok(None) => Err(SpawnError(format!(
+            "supervisor ended before starting the native process ({})",
+            reports.ended.as_deref().unwrap_or("no report")
+        ))),
+        Err(_) => {
+            lifeline.close();
+            Err(SpawnError(format!(
+                "supervisor did not report the native spawn within {SPAWN_REPORT_BOUND:?}"
+            )))
+        }
+    }
+}
+
+/// The native stdio pipes on the runtime. On `Err` the caller closes the lifeline: the group is
+/// killed at once (SUP-2); the supervisor still reports and exits.
+fn register_pipes(
+    out_r: OwnedFd,
+    err_r: OwnedFd,
+    stdin_w: Option<OwnedFd>,
+) -> Result<(Receiver, Receiver, Option<Sender>), SpawnError> {
+    Receiver::from_owned_fd(out_r)
+        .and_then(|o| Receiver::from_owned_fd(err_r).map(|e| (o, e)))
+        .and_then(|(o, e)| {
+            let i = stdin_w.map(Sender::from_owned_fd).transpose()?;
+            Ok((o, e, i))
+        })
+        .map_err(|e| spawn_err("cannot register the native stdio pipes", e))
+}
+
+/// Lets the supervisor inherit `fds` under their own numbers (`--then-run`): they stay
+/// close-on-exec in the adapter, so a supervisor started concurrently for another run never
+/// inherits them; only this child clears the flag, between fork and exec.
+fn keep_open_in_child(cmd: &mut tokio::process::Command, fds: [i32; 3]) {
+    // SAFETY: runs in the forked child before exec; fcntl(2) is async-signal-safe, allocates
+    // nothing and touches only this child's descriptor table. The descriptors are above 2 and
+    // above NATIVE_STDIN_FD (`at_least`), so neither the stdio setup nor `pass_native_stdin`
+    // before this hook has replaced them, and their owners outlive the spawn in the parent, so
+    // the numbers are valid in the child.
+    unsafe {
+        cmd.pre_exec(move || {
+            for fd in fds {
+                if libc::fcntl(fd, libc::F_SETFD, 0) == -1 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            Ok(())
+        });
+    }
+}
+
+/// `fd` itself when its number is at least `min`, else a close-on-exec duplicate that is: the
+/// supervisor's 0-2 are set up in the child before the `pre_exec` hooks run and would overwrite a
+/// lower one, as [`pass_native_stdin`] would overwrite a run pipe's end at [`NATIVE_STDIN_FD`].
+fn at_least(fd: OwnedFd, min: i32) -> Result<OwnedFd, SpawnError> {
+    if fd.as_raw_fd() >= min {
         return Ok(fd);
     }
     fd.try_clone()
         .and_then(|low| {
-            let high = nix::fcntl::fcntl(&low, nix::fcntl::FcntlArg::F_DUPFD_CLOEXEC(3))?;
+            let high = nix::fcntl::fcntl(&low, nix::fcntl::FcntlArg::F_DUPFD_CLOEXEC(min))?;
             // SAFETY: F_DUPFD_CLOEXEC just returned this new descriptor, owned by nobody else.
             Ok(unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(high) })
         })
-        .map_err(|e| spawn_err("cannot move the stdin pipe", e))
+        .map_err(|e| spawn_err("cannot move a pipe end", e))
 }
 
 /// Makes `read_end` the supervisor's [`NATIVE_STDIN_FD`] (not close-on-exec there) and tells it so.
@@ -463,7 +635,7 @@ fn pass_native_stdin(cmd: &mut tokio::process::Command, read_end: &OwnedFd) {
     cmd.arg("--stdin-fd").arg(NATIVE_STDIN_FD.to_string());
     // SAFETY: runs in the forked child before exec; dup2(2) and fcntl(2) are async-signal-safe,
     // allocate nothing and touch only this child's descriptor table. `fd` is above 2
-    // (`above_stdio`), so the stdio setup before this hook has not replaced it, and `read_end`
+    // (`at_least`), so the stdio setup before this hook has not replaced it, and `read_end`
     // outlives the spawn in the parent, so the number is valid in the child.
     unsafe {
         cmd.pre_exec(move || {

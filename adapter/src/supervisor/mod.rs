@@ -24,6 +24,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 mod client;
+mod order;
 pub mod procfs;
 pub mod protocol;
 mod supervise;
@@ -149,6 +150,50 @@ pub async fn spawn(spec: SpawnSpec) -> Result<Supervised, SpawnError> {
 pub async fn spawn_with(supervisor_exe: &OsStr, spec: SpawnSpec) -> Result<Supervised, SpawnError> {
     client::spawn_with(supervisor_exe, spec).await
 }
+
+/// [`spawn_with`] for a version check (NAT-2, C-NAT-2) that the run may follow under the same
+/// supervisor (C-SUP-1): once [`Supervised::cleanup`] confirmed the check's group gone, the
+/// caller judges the check and gives its go, [`Supervised::run`] with the run's spec, or its
+/// no-go, [`Supervised::release`] (or a drop: the lifeline's EOF). One supervisor start per run
+/// instead of two (`bench/run-overhead.md`).
+pub async fn spawn_check_with(
+    supervisor_exe: &OsStr,
+    spec: SpawnSpec,
+) -> Result<Supervised, SpawnError> {
+    client::spawn_check_with(supervisor_exe, spec).await
+}
+
+/// A version check's supervisor waiting for the adapter's go, carried from a provider's
+/// preflight to its spawn (inside `Checked`). Taken at most once; dropping it un-taken is the
+/// no-go (the lifeline closes, the supervisor exits, tokio reaps it). Compares equal to any
+/// other: it is a handle, not part of a verdict.
+#[derive(Debug, Clone, Default)]
+pub struct Waiting(std::sync::Arc<std::sync::Mutex<Option<Supervised>>>);
+
+impl Waiting {
+    /// Holds `check` for the run.
+    #[must_use]
+    pub fn new(check: Supervised) -> Self {
+        Self(std::sync::Arc::new(std::sync::Mutex::new(Some(check))))
+    }
+
+    /// The waiting supervisor, once.
+    #[must_use]
+    pub fn take(&self) -> Option<Supervised> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
+    }
+}
+
+impl PartialEq for Waiting {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for Waiting {}
 
 /// Entry point of the supervisor process (no tokio runtime is started for it). `args` are the
 /// arguments after [`SUBCOMMAND`].

@@ -62,6 +62,14 @@ pub enum Report {
 pub enum Command {
     /// SUP-3: SIGTERM to the group, the grace, SIGKILL, reap. Repeats are ignored.
     Terminate,
+    /// Only to a supervisor started with `--then-run`, after its version check's `cleanup`
+    /// report: start the run. `bytes` bytes of the run's order follow the line
+    /// (`supervisor::order`, at most `order::MAX_ORDER_BYTES`). The adapter's no-go is the
+    /// lifeline's EOF instead.
+    Run {
+        /// Length of the encoded order that follows.
+        bytes: u64,
+    },
 }
 
 /// Serialises one message as a line (newline included).
@@ -125,6 +133,12 @@ impl LineBuffer {
         Ok(None)
     }
 
+    /// Takes the bytes after the last complete line taken (the start of a payload that follows
+    /// a line, [`Command::Run`]).
+    pub fn take_rest(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.pending)
+    }
+
     /// Bytes of an unfinished line (non-zero at EOF means the peer stopped mid-line).
     #[must_use]
     pub fn unfinished(&self) -> usize {
@@ -160,6 +174,10 @@ mod tests {
         assert_eq!(
             encode(&Command::Terminate),
             b"{\"command\":\"terminate\"}\n"
+        );
+        assert_eq!(
+            encode(&Command::Run { bytes: 12 }),
+            b"{\"command\":\"run\",\"bytes\":12}\n"
         );
     }
 

@@ -114,11 +114,7 @@ impl Provider for ScriptProvider {
         &self,
         _deadline: tokio::time::Instant,
     ) -> BoxFuture<'_, Result<Checked, PreflightError>> {
-        Box::pin(async {
-            Ok(Checked {
-                program: "/sim".into(),
-            })
-        })
+        Box::pin(async { Ok(Checked::new("/sim".into())) })
     }
 
     fn spawn<'a>(
@@ -177,9 +173,7 @@ impl Provider for Gate {
             tokio::time::sleep(s.preflight_delay).await;
             let verdict = match s.refuse {
                 Some(e) => Err(PreflightError::Refused(e)),
-                None => Ok(Checked {
-                    program: "/sim".into(),
-                }),
+                None => Ok(Checked::new("/sim".into())),
             };
             match s.preflight_cleanup {
                 Some(cleanup) => Err(PreflightError::Uncleaned {

@@ -261,9 +261,7 @@ mod tests {
     async fn an_argument_linux_cannot_pass_is_spawn_failed_saying_why() {
         // RUN-0's 128 KiB is one byte over MAX_ARG_STRLEN (which counts the NUL).
         let p = ClaudeProvider::new("claude".into(), tree());
-        let checked = Checked {
-            program: "/nonexistent/never-started".into(),
-        };
+        let checked = Checked::new("/nonexistent/never-started".into());
         let mut spec = RunSpec {
             prompt: "x".repeat(ARG_STRLEN_MAX),
             cwd: "/".into(),

@@ -1,8 +1,8 @@
 //! Cursor's agent over ACP, the second provider of the run contract (PROV-1, PROV-2, ACP-1..9).
 //!
 //! A run starts `cursor-agent [--model M] acp` (argv only from the pinned cursor command
-//! contract, `cursor-cli-tree.json`, ACP-9) under its own supervisor with a piped stdin, after
-//! asserting `cursor-agent --version` (NAT-2). The generic ACP client (`acp_client`) drives one
+//! contract, `cursor-cli-tree.json`, ACP-9) under the supervisor of its version check, with a piped
+//! stdin, after asserting `cursor-agent --version` (NAT-2, C-SUP-1). The generic ACP client (`acp_client`) drives one
 //! turn with Cursor's policy layered on top ([`acp_client::CursorPolicy`]: every `cursor/*`
 //! request answered, ACP-5); every agent line and every client decision becomes one native event,
 //! and the `session/prompt` answer becomes the out-of-band final `{stopReason, sessionId, text}`

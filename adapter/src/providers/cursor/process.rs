@@ -1,6 +1,6 @@
 //! One Cursor agent process and its ACP turn (ACP-3, ACP-6, ACP-7).
 //!
-//! The agent runs under its own supervisor with a piped stdin (PROV-1). A task drives one turn
+//! The agent runs under its run's supervisor with a piped stdin (PROV-1). A task drives one turn
 //! with the generic ACP client and Cursor's policy; the client forwards every agent line and its
 //! own decision records into an in-memory pipe that the engine reads as the run's native stdout
 //! (bounded like any native stream, BND-1..2, with backpressure). When the turn settles the task

@@ -8,7 +8,7 @@ use claude_mcp_adapter::supervisor::{self, ExitStatus, TERM_GRACE};
 use testkit::procs::{self, alive, kill_pid, wait_group_gone, wait_group_size};
 use tokio::io::AsyncReadExt;
 
-use super::{BOUND, adapter_exe, first_line, nul_separated, sh, spawn};
+use super::{BOUND, adapter_exe, fd_table, first_line, nul_separated, sh, spawn, wait_asleep};
 
 /// A grace far longer than [`BOUND`]: a test that finishes within BOUND proves the grace was not
 /// waited for.
@@ -72,9 +72,15 @@ async fn native_process_gets_only_stdio_the_given_environment_and_cwd() {
     // The spawned report comes after exec succeeded, so /proc shows sleep itself.
     let exe = std::fs::read_link(format!("/proc/{pid}/exe")).expect("exe");
     assert!(exe.ends_with("sleep"), "{exe:?}");
+    wait_asleep(pid);
 
     let fds = procs::open_fds(pid).expect("/proc/<pid>/fd");
-    assert_eq!(fds, vec![0, 1, 2], "NAT-8: no descriptor beyond stdio");
+    assert_eq!(
+        fds,
+        vec![0, 1, 2],
+        "NAT-8: no descriptor beyond stdio: {:?}",
+        fd_table(pid)
+    );
     let link = |fd: i32| std::fs::read_link(format!("/proc/{pid}/fd/{fd}")).expect("fd link");
     assert_eq!(link(0), std::path::Path::new("/dev/null"), "NAT-7: stdin");
     for fd in [1, 2] {

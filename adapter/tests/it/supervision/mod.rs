@@ -9,6 +9,7 @@ mod api;
 mod cli_projection;
 mod containment;
 mod drift;
+mod handover;
 mod stdin;
 mod version_check;
 
@@ -47,6 +48,43 @@ pub async fn spawn(spec: SpawnSpec) -> Supervised {
     supervisor::spawn_with(adapter_exe().as_os_str(), spec)
         .await
         .expect("supervised spawn")
+}
+
+/// Waits (bounded) until `pid`, a native `/usr/bin/sleep`, is asleep: past its exec and its own
+/// start-up, so that its descriptors and environment are the ones it keeps (NAT-7, NAT-8 checks).
+///
+/// The supervisor's `spawned` report (like a script's line printed before `exec sleep`) comes
+/// once exec succeeded, not once the new program is running: for a few microseconds after exec
+/// the dynamic loader holds descriptors of its own (fd 3: `/etc/ld.so.cache`, then `libc.so.6`,
+/// opened close-on-exec and closed at once), and before the kernel finished the exec
+/// `/proc/<pid>/environ` reads empty. On a loaded machine a test looking at once sometimes saw
+/// either (one CI run found "fd 3" in the native `sleep`). Asleep (`S`, with its own executable)
+/// `sleep` is in its nanosleep, past both. Nothing signals that moment, hence the poll; it cannot
+/// hide a leak: a descriptor the native inherited stays open for as long as `sleep` runs.
+pub fn wait_asleep(pid: u32) {
+    let deadline = std::time::Instant::now() + BOUND;
+    loop {
+        let asleep = testkit::procs::stat(pid).is_some_and(|st| st.state == 'S')
+            && testkit::procs::exe(pid).is_some_and(|exe| exe.ends_with("sleep"));
+        if asleep {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "native {pid} not asleep in `sleep` within {BOUND:?}: {:?}",
+            testkit::procs::stat(pid)
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// The descriptors of `pid` with what they point at, for assertion messages.
+pub fn fd_table(pid: u32) -> Vec<(i32, Option<std::path::PathBuf>)> {
+    testkit::procs::open_fds(pid)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|fd| (fd, std::fs::read_link(format!("/proc/{pid}/fd/{fd}")).ok()))
+        .collect()
 }
 
 /// Reads one line from the native stdout (bounded), e.g. a pid the script printed.

@@ -9,7 +9,7 @@ use claude_mcp_adapter::supervisor::{ExitStatus, StdinMode, TERM_GRACE};
 use testkit::procs;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use super::{BOUND, first_line, sh, spawn};
+use super::{BOUND, fd_table, first_line, sh, spawn, wait_asleep};
 
 /// `program args…` with a piped stdin, in `/`, with the test environment of [`sh`].
 fn piped(program: &str, args: &[&str]) -> claude_mcp_adapter::supervisor::SpawnSpec {
@@ -76,10 +76,12 @@ async fn a_piped_stdin_is_the_only_extra_descriptor_and_nobody_else_holds_the_pi
     let mut s = spawn(piped("/usr/bin/sleep", &["60"])).await;
     let pid = s.native_pid().expect("pid");
     assert!(s.stdin.is_some());
+    wait_asleep(pid);
     assert_eq!(
         procs::open_fds(pid).expect("/proc/<pid>/fd"),
         vec![0, 1, 2],
-        "NAT-8: no descriptor beyond stdio"
+        "NAT-8: no descriptor beyond stdio: {:?}",
+        fd_table(pid)
     );
     let pipe = fd_target(pid, 0).expect("fd 0 link");
     assert!(pipe.to_string_lossy().starts_with("pipe:"), "{pipe:?}");

@@ -44,7 +44,7 @@ async fn the_pinned_version_passes_and_another_is_version_mismatch() {
     let dir = tempfile::tempdir().expect("dir");
     let good = script(dir.path(), "good", "echo '2.1.328 (Claude Code)'");
     let p = provider(&good);
-    assert_eq!(p.preflight(far()).await, Ok(Checked { program: good }));
+    assert_eq!(p.preflight(far()).await, Ok(Checked::new(good)));
 
     let bad = script(dir.path(), "bad", "echo '2.1.329 (Claude Code)'");
     let e = refused(provider(&bad).preflight(far()).await);
@@ -138,4 +138,43 @@ async fn a_version_check_whose_supervisor_dies_is_not_confirmed_clean() {
         }
         other => panic!("expected an unconfirmed cleanup, got {other:?}"),
     }
+}
+
+#[tokio::test]
+async fn a_run_starts_under_the_supervisor_of_its_version_check() {
+    // C-SUP-1: NAT-2's check still runs before the run, and the run follows under the same
+    // supervisor (one supervisor start per run).
+    let dir = tempfile::tempdir().expect("dir");
+    let body = format!(
+        "if [ \"$1\" = --version ]; then echo $PPID > {d}/check.ppid; echo '2.1.328 (Claude Code)'; \
+         else echo $PPID > {d}/run.ppid; test -f {d}/check.ppid; fi",
+        d = dir.path().display()
+    );
+    let s = script(dir.path(), "both", &body);
+    let p = provider(&s);
+    let checked = p.preflight(far()).await.expect("the pinned version");
+    let spec = claude_mcp_adapter::engine::provider::RunSpec {
+        prompt: "hi".into(),
+        cwd: dir.path().to_owned(),
+        timeout: Duration::from_secs(30),
+        options: serde_json::Map::new(),
+        guard: claude_mcp_adapter::engine::tools::GuardConfig::default(),
+        json_schema: None,
+    };
+    let Ok(mut run) = p.spawn(&checked, &spec).await else {
+        panic!("the run did not start");
+    };
+    let status = tokio::time::timeout(BOUND, run.exited())
+        .await
+        .expect("the run ends");
+    // Exit 0: the check had run (and written its file) before the run started.
+    assert_eq!(status.and_then(|s| s.code), Some(0));
+    assert!(run.cleanup().await.confirmed);
+    let read = |name: &str| {
+        std::fs::read_to_string(dir.path().join(name))
+            .expect("ppid file")
+            .trim()
+            .to_owned()
+    };
+    assert_eq!(read("check.ppid"), read("run.ppid"));
 }
