@@ -16,6 +16,7 @@ pub mod catalogue;
 pub mod cli;
 pub mod client;
 pub mod discovery;
+pub mod exits;
 pub mod listing;
 pub mod model;
 pub mod pool;

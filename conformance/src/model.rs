@@ -270,13 +270,15 @@ impl From<ClientError> for Check {
                 }
             }
             ClientError::Closed {
+                peer,
                 ref waiting_for,
                 ref unmatched,
                 ref note,
             } => Check::fail(
-                format!("the server to stay up ({waiting_for})"),
+                format!("the {} to stay up ({waiting_for})", peer.noun()),
                 format!(
-                    "the server closed the connection{note}{}",
+                    "the {} closed the connection{note}{}",
+                    peer.noun(),
                     crate::client::meanwhile(unmatched)
                 ),
             ),

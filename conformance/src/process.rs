@@ -9,6 +9,8 @@ use std::time::Duration;
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 
+use crate::exits::{self, Exits};
+
 /// How long a server may take to exit on its own after its stdin closed.
 pub const EXIT_GRACE: Duration = Duration::from_millis(500);
 /// How long after SIGTERM before SIGKILL.
@@ -45,19 +47,50 @@ pub fn signal_group(pgid: i32, signal: Signal) {
 /// How long [`wait_group_gone`] waits for the last processes of a killed group.
 pub const GONE_GRACE: Duration = Duration::from_secs(2);
 
-/// Waits (at most [`GONE_GRACE`]) until no process of group `pgid` exists any more, after its
+/// Waits (at most [`GONE_GRACE`]) until no process of group `pgid` runs any more, after its
 /// SIGKILL: a server's helpers (a lock-file holder, a grandchild) must be gone before the next
 /// server of the same command starts, so no case sees another case's (or discovery's) server
-/// alive. Processes that are not the runner's children give no exit event to wait on, so this
-/// asks the kernel (`kill(-pgid, 0)`) every few milliseconds; it is almost always gone at once.
+/// alive. Most members are not the runner's children, so their ends are awaited through
+/// pidfds ([`crate::exits`]); the members are read from `/proc` again once those have ended,
+/// which catches a process forked while the SIGKILL landed. An ended process its parent has
+/// not reaped yet counts as gone.
 pub async fn wait_group_gone(pgid: i32) {
     if pgid <= 1 {
         return;
     }
     let until = tokio::time::Instant::now() + GONE_GRACE;
-    while killpg(Pid::from_raw(pgid), None).is_ok() && tokio::time::Instant::now() < until {
-        tokio::time::sleep(Duration::from_millis(5)).await;
+    // No member at all (zombies included): the usual case right after the kill and the reap.
+    while killpg(Pid::from_raw(pgid), None).is_ok() {
+        let members = group_running(pgid);
+        if members.is_empty() {
+            return;
+        }
+        let mut exits = Exits::default();
+        for pid in members {
+            exits.watch(pid);
+        }
+        if tokio::time::timeout_at(until, exits.all_gone())
+            .await
+            .is_err()
+        {
+            return;
+        }
     }
+}
+
+/// The processes of group `pgid` that have not ended, from `/proc/*/stat`.
+fn group_running(pgid: i32) -> Vec<i32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .is_ok_and(|stat| stat_pgrp(&stat) == Some(pgid))
+        })
+        .filter(|pid| exits::running(*pid))
+        .collect()
 }
 
 /// SIGKILLs every live group: the Ctrl-C path, where nobody is left to wait for grace periods.

@@ -1,5 +1,8 @@
 //! The per-case wire transcript: every line sent and received, with bounded size, so a failure
 //! can be shown with what actually crossed the wire (h2spec / autobahn style wire logs).
+//!
+//! A transcript knows its [`Peer`]: the raw-stdio client talks to an MCP server or an ACP agent,
+//! and its directions and notes are written in that peer's words from the start.
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
@@ -15,11 +18,61 @@ pub const MAX_ENTRIES: usize = 200;
 /// responses that decide the verdict out of the transcript.
 pub const MAX_NOTIFICATIONS: usize = 20;
 
+/// What the runner's raw-stdio client talks to: the words its transcript, notes and errors use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Peer {
+    /// An MCP server: directions `c2s`, `s2c`, `stderr`.
+    #[default]
+    Server,
+    /// An ACP agent, in the recordings' words (`recordings/README.md`,
+    /// `shared/reference/acp/transcripts/`): `c2a` (client to agent: the runner), `a2c`,
+    /// `a2c-stderr`.
+    Agent,
+}
+
+impl Peer {
+    /// The peer's noun in the runner's texts ("the server closed the connection").
+    #[must_use]
+    pub fn noun(self) -> &'static str {
+        match self {
+            Self::Server => "server",
+            Self::Agent => "agent",
+        }
+    }
+
+    /// The direction of a line the runner sent to the peer.
+    #[must_use]
+    pub fn sent(self) -> &'static str {
+        match self {
+            Self::Server => "c2s",
+            Self::Agent => "c2a",
+        }
+    }
+
+    /// The direction of a line the peer sent on stdout.
+    #[must_use]
+    pub fn received(self) -> &'static str {
+        match self {
+            Self::Server => "s2c",
+            Self::Agent => "a2c",
+        }
+    }
+
+    /// The direction of a line the peer wrote on stderr.
+    #[must_use]
+    pub fn stderr(self) -> &'static str {
+        match self {
+            Self::Server => "stderr",
+            Self::Agent => "a2c-stderr",
+        }
+    }
+}
+
 /// One transcript row.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Entry {
-    /// `c2s` (runner to server), `s2c` (server to runner), `stderr` (server diagnostics) or
-    /// `note` (what the runner did, e.g. "closed stdin").
+    /// `c2s` (runner to server), `s2c` (server to runner), `stderr` (server diagnostics), their
+    /// [`Peer::Agent`] counterparts, or `note` (what the runner did, e.g. "closed stdin").
     pub dir: String,
     /// Milliseconds since the case started.
     pub ms: u64,
@@ -40,6 +93,7 @@ struct Inner {
 #[derive(Debug, Clone)]
 pub struct Transcript {
     start: Instant,
+    peer: Peer,
     inner: Arc<Mutex<Inner>>,
 }
 
@@ -50,13 +104,26 @@ impl Default for Transcript {
 }
 
 impl Transcript {
-    /// An empty transcript whose clock starts now.
+    /// An empty transcript of a [`Peer::Server`] whose clock starts now.
     #[must_use]
     pub fn new() -> Self {
+        Self::with_peer(Peer::Server)
+    }
+
+    /// An empty transcript of `peer` whose clock starts now.
+    #[must_use]
+    pub fn with_peer(peer: Peer) -> Self {
         Self {
             start: Instant::now(),
+            peer,
             inner: Arc::default(),
         }
+    }
+
+    /// Whom the lines are exchanged with.
+    #[must_use]
+    pub fn peer(&self) -> Peer {
+        self.peer
     }
 
     /// Records one row; `line` bytes beyond the bound are cut (without splitting a character).
@@ -74,7 +141,7 @@ impl Transcript {
         });
     }
 
-    /// Records a notification from the server, under [`MAX_NOTIFICATIONS`].
+    /// Records a notification from the peer, under [`MAX_NOTIFICATIONS`].
     pub fn record_notification(&self, line: &[u8]) {
         {
             let mut inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
@@ -84,7 +151,7 @@ impl Transcript {
             }
             inner.notifications += 1;
         }
-        self.record("s2c", line);
+        self.record(self.peer.received(), line);
     }
 
     /// Records a note of the runner's own.
@@ -102,8 +169,9 @@ impl Transcript {
                 dir: "note".into(),
                 ms: out.last().map_or(0, |e| e.ms),
                 line: format!(
-                    "… {} more notifications from the server not kept",
-                    inner.notifications_dropped
+                    "… {} more notifications from the {} not kept",
+                    inner.notifications_dropped,
+                    self.peer.noun()
                 ),
             });
         }

@@ -3,6 +3,7 @@
 //! behaviours are checked end to end over stdio with fake-claude in `tests/it/runs/`. The
 //! provider and its simulated processes are in `tests/sim.rs`.
 
+mod completion;
 mod sim;
 
 use std::sync::{Arc, Mutex};

@@ -36,7 +36,6 @@ pub mod responder;
 pub mod schedule;
 pub mod schema;
 pub mod terminal;
-pub mod words;
 
 use std::time::Duration;
 

@@ -11,12 +11,12 @@ use crate::baseline::Baseline;
 use crate::report::{self, BaselineReport, CaseResult, Report, RunnerInfo, ServerReport};
 use crate::verdict::{self, CaseInfo, Finished};
 
-/// Grades one finished case of `profile`'s mode (agent mode's result in ACP's words, see
-/// [`super::words`]).
+/// Grades one finished case of `profile`'s mode (agent mode's transcript and findings are in
+/// ACP's words already: its client was started with [`crate::transcript::Peer::Agent`]).
 #[must_use]
 pub fn grade(ran: &Ran, profile: AcpProfile, strict: bool, baseline: &Baseline) -> CaseResult {
     use crate::report::ProfileName as _;
-    let graded = verdict::grade_finding(
+    verdict::grade_finding(
         CaseInfo {
             id: ran.id,
             requirement: ran.requirement,
@@ -32,11 +32,7 @@ pub fn grade(ran: &Ran, profile: AcpProfile, strict: bool, baseline: &Baseline) 
         },
         strict,
         baseline,
-    );
-    match profile {
-        AcpProfile::Agent => super::words::result(graded),
-        AcpProfile::Client => graded,
-    }
+    )
 }
 
 /// What the report says of the peer and the run besides the cases.

@@ -17,7 +17,7 @@ use crate::catalogue::support::show;
 use crate::client::{Client, Deadline, ProcHandle, ServerSpec};
 use crate::model::Check;
 use crate::pool::Guarded;
-use crate::transcript::Transcript;
+use crate::transcript::{Peer, Transcript};
 
 /// What a case's check gets: a way to start agents that the scheduler kills afterwards.
 #[derive(Clone)]
@@ -218,7 +218,7 @@ fn scratch_dir(case_id: &str) -> std::io::Result<PathBuf> {
 async fn run_one(case: AcpCase, spec: Arc<ServerSpec>, settings: Settings) -> Ran {
     let started = Instant::now();
     let timeout = settings.timeout.saturating_mul(case.timeout_factor.max(1));
-    let transcript = Transcript::new();
+    let transcript = Transcript::with_peer(Peer::Agent);
     let scratch = match scratch_dir(case.id) {
         Ok(d) => d,
         Err(e) => {
@@ -279,7 +279,7 @@ pub async fn discover(
     timeout: Duration,
 ) -> Result<Value, (String, Vec<crate::transcript::Entry>)> {
     let started = Instant::now();
-    let transcript = Transcript::new();
+    let transcript = Transcript::with_peer(Peer::Agent);
     let procs = Arc::new(Mutex::new(Vec::new()));
     let ctx = Ctx {
         case_id: "discovery",

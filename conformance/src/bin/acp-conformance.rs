@@ -308,7 +308,7 @@ async fn run_inner(
         Ok(init) => init,
         Err((why, transcript)) => {
             err_line("acp-conformance: discovery transcript:");
-            for entry in transcript.into_iter().map(acp::words::entry) {
+            for entry in transcript {
                 err_line(&format!(
                     "  {:>6} ms {:<6} {}",
                     entry.ms,
@@ -316,10 +316,7 @@ async fn run_inner(
                     report::pretty::printable(&entry.line)
                 ));
             }
-            anyhow::bail!(
-                "the agent would not start or initialize: {}",
-                acp::words::text(&why)
-            );
+            anyhow::bail!("the agent would not start or initialize: {}", why);
         }
     };
     let progress_to_stdout = cli::progress_to_stdout(outputs);

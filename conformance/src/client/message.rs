@@ -3,6 +3,8 @@
 
 use serde_json::{Value, json};
 
+use crate::transcript::Peer;
+
 /// Trouble talking to a server.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -36,10 +38,13 @@ pub enum ClientError {
     },
     /// The server closed stdout (or stdin) while the case still needed it.
     #[error(
-        "the server closed the connection while waiting for {waiting_for}{}{note}",
+        "the {} closed the connection while waiting for {waiting_for}{}{note}",
+        peer.noun(),
         meanwhile(unmatched)
     )]
     Closed {
+        /// Whom the connection was with (the words of the text).
+        peer: Peer,
         /// What the case was waiting for.
         waiting_for: String,
         /// As for [`ClientError::Timeout`].

@@ -16,7 +16,7 @@ use tokio::process::{ChildStdin, Command};
 use tokio::sync::{Mutex, mpsc};
 
 use crate::process;
-use crate::transcript::Transcript;
+use crate::transcript::{Peer, Transcript};
 use crate::watch::Observer;
 
 mod handle;
@@ -171,7 +171,7 @@ impl Client {
             .and_then(|p| i32::try_from(p).ok())
             .unwrap_or_default();
         process::register(pgid);
-        transcript.note(&format!("started server, pid {pgid}"));
+        transcript.note(&format!("started {}, pid {pgid}", transcript.peer().noun()));
 
         let stdin = child.stdin.take();
         let (tx, rx) = mpsc::channel(FRAME_QUEUE);
@@ -287,7 +287,7 @@ impl Client {
     /// Sends raw bytes (which should end with `\n` to form a line), recorded as sent.
     pub async fn send_raw(&mut self, bytes: &[u8]) -> Result<(), ClientError> {
         let line = bytes.strip_suffix(b"\n").unwrap_or(bytes);
-        self.transcript.record("c2s", line);
+        self.transcript.record(self.transcript.peer().sent(), line);
         if let Some(o) = &self.observer {
             o.sending(line);
         }
@@ -298,6 +298,7 @@ impl Client {
     pub async fn write(&mut self, bytes: &[u8]) -> Result<(), ClientError> {
         let Some(stdin) = self.stdin.as_mut() else {
             return Err(ClientError::Closed {
+                peer: self.transcript.peer(),
                 waiting_for: "writing (stdin already closed)".into(),
                 unmatched: Vec::new(),
                 note: String::new(),
@@ -312,7 +313,10 @@ impl Client {
         let started = Instant::now();
         let Ok(res) = tokio::time::timeout_at(self.deadline.get().into(), write).await else {
             return Err(ClientError::Timeout {
-                waiting_for: "the server to read its stdin (a write did not complete)".into(),
+                waiting_for: format!(
+                    "the {} to read its stdin (a write did not complete)",
+                    self.transcript.peer().noun()
+                ),
                 ms: elapsed_ms(started),
                 unmatched: Vec::new(),
                 foreign_id: false,
@@ -322,7 +326,8 @@ impl Client {
         match res {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(ClientError::Closed {
-                waiting_for: "writing to the server's stdin".into(),
+                peer: self.transcript.peer(),
+                waiting_for: format!("writing to the {}'s stdin", self.transcript.peer().noun()),
                 unmatched: Vec::new(),
                 note: self.how_it_ended().await,
             }),
@@ -419,8 +424,9 @@ impl Client {
                 }
                 None if self.closed => {
                     let mut note = self.how_it_ended().await;
-                    note.push_str(&oversized_note(oversized));
+                    note.push_str(&oversized_note(self.transcript.peer(), oversized));
                     return Err(ClientError::Closed {
+                        peer: self.transcript.peer(),
                         waiting_for: what.to_owned(),
                         unmatched: self.unmatched_responses(),
                         note,
@@ -431,12 +437,14 @@ impl Client {
                         // The server is gone though its stdout is not closed: a process it
                         // started holds the pipe. Say so rather than "no answer in time".
                         return Err(ClientError::Closed {
+                            peer: self.transcript.peer(),
                             waiting_for: format!(
-                                "{what}; the server exited ({status}) while a process it left \
-                                 behind keeps its stdout open"
+                                "{what}; the {} exited ({status}) while a process it left \
+                                 behind keeps its stdout open",
+                                self.transcript.peer().noun()
                             ),
                             unmatched: self.unmatched_responses(),
-                            note: oversized_note(oversized),
+                            note: oversized_note(self.transcript.peer(), oversized),
                         });
                     }
                     return Err(ClientError::Timeout {
@@ -444,7 +452,7 @@ impl Client {
                         ms: elapsed_ms(started),
                         unmatched: self.unmatched_responses(),
                         foreign_id: self.foreign_response_seen(),
-                        note: oversized_note(oversized),
+                        note: oversized_note(self.transcript.peer(), oversized),
                     });
                 }
             }
@@ -454,10 +462,11 @@ impl Client {
     /// How the server ended, for a closed connection: its exit status or the signal that
     /// killed it, once it has exited (waiting for that at most a second, on the exit itself).
     async fn how_it_ended(&self) -> String {
+        let noun = self.transcript.peer().noun();
         let mut child = self.proc.child.lock().await;
         match tokio::time::timeout(Duration::from_secs(1), child.wait()).await {
-            Ok(Ok(status)) => format!(" (the server {})", describe_exit(status)),
-            _ => " (the server closed its stdout but is still running)".to_owned(),
+            Ok(Ok(status)) => format!(" (the {noun} {})", describe_exit(status)),
+            _ => format!(" (the {noun} closed its stdout but is still running)"),
         }
     }
 
@@ -512,8 +521,9 @@ impl Client {
     fn keep(&mut self, frame: Frame, size: usize) {
         if self.seen.push(frame, size) {
             self.transcript.note(&format!(
-                "the server sent more than the runner keeps unread ({} MiB, {MAX_SEEN} frames): \
+                "the {} sent more than the runner keeps unread ({} MiB, {MAX_SEEN} frames): \
                  the oldest unread frames are dropped",
+                self.transcript.peer().noun(),
                 SEEN_BYTES / (1024 * 1024)
             ));
         }
@@ -585,7 +595,10 @@ impl Client {
     /// Closes the server's stdin (EOF).
     pub fn close_stdin(&mut self) {
         if self.stdin.take().is_some() {
-            self.transcript.note("closed the server's stdin (EOF)");
+            self.transcript.note(&format!(
+                "closed the {}'s stdin (EOF)",
+                self.transcript.peer().noun()
+            ));
         }
     }
 
@@ -594,7 +607,10 @@ impl Client {
         let mut child = self.proc.child.lock().await;
         match tokio::time::timeout(wait, child.wait()).await {
             Ok(Ok(status)) => {
-                self.transcript.note(&format!("server exited: {status}"));
+                self.transcript.note(&format!(
+                    "{} exited: {status}",
+                    self.transcript.peer().noun()
+                ));
                 Some(status)
             }
             _ => None,
@@ -620,7 +636,7 @@ impl Client {
         let tail = b"\"}}\n";
         let pad = total.saturating_sub(head.len() + tail.len());
         self.transcript.record(
-            "c2s",
+            self.transcript.peer().sent(),
             format!(
                 "{}… (one line of {total} bytes, streamed in 1 MiB pieces)",
                 String::from_utf8_lossy(head)
@@ -651,12 +667,13 @@ fn elapsed_ms(started: Instant) -> u64 {
     u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
 
-/// The note for a wait during which the server sent a line longer than the runner keeps.
-fn oversized_note(len: Option<u64>) -> String {
+/// The note for a wait during which the peer sent a line longer than the runner keeps.
+fn oversized_note(peer: Peer, len: Option<u64>) -> String {
     len.map_or_else(String::new, |len| {
         format!(
-            "; meanwhile the server sent a line of {len} bytes, more than the runner keeps \
+            "; meanwhile the {} sent a line of {len} bytes, more than the runner keeps \
              ({} MiB): the answer may have been in it",
+            peer.noun(),
             MAX_SERVER_LINE / (1024 * 1024)
         )
     })
@@ -698,6 +715,61 @@ pub fn reply_to_server_request(msg: &Value) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn an_agent_peer_is_named_in_acp_words_and_what_it_sent_is_kept_as_sent() {
+        // Reads one line, says something on stdout and stderr (in MCP's words: its own text is
+        // never reworded), then exits 3 without answering.
+        let script = r#"read l; echo '{"jsonrpc":"2.0","method":"x/the server closed the connection"}'; echo 'server exited: 1' >&2; exit 3"#;
+        let spec = ServerSpec {
+            program: "sh".into(),
+            args: vec!["-c".into(), script.into()],
+            env: Vec::new(),
+        };
+        let transcript = Transcript::with_peer(Peer::Agent);
+        let deadline = Deadline::at(Instant::now() + Duration::from_secs(20));
+        let mut client = Client::spawn(&spec, transcript.clone(), deadline, None).expect("spawn");
+        let pgid = client.handle().pgid;
+        let id = client.send_request("ping", None).await.expect("send");
+        let err = client
+            .response_to(&id, "ping")
+            .await
+            .expect_err("no answer comes");
+        assert_eq!(
+            err.to_string(),
+            "the agent closed the connection while waiting for ping (the agent exited with status 3)"
+        );
+        let check = crate::model::Check::from(err);
+        let text = format!("{check:?}");
+        assert!(text.contains("the agent to stay up (ping)"), "{text}");
+        assert!(!text.contains("server"), "{text}");
+        process::signal_group(pgid, nix::sys::signal::Signal::SIGKILL);
+        process::unregister(pgid);
+
+        let rows: Vec<(String, String)> = transcript
+            .entries()
+            .into_iter()
+            .map(|e| (e.dir, e.line))
+            .collect();
+        let has = |dir: &str, line: &str| rows.iter().any(|(d, l)| d == dir && l.as_str() == line);
+        let started = format!("started agent, pid {pgid}");
+        assert!(has("note", &started), "{rows:?}");
+        assert!(rows.iter().any(|(d, _)| d == "c2a"), "{rows:?}");
+        assert!(
+            has(
+                "a2c",
+                r#"{"jsonrpc":"2.0","method":"x/the server closed the connection"}"#
+            ),
+            "{rows:?}"
+        );
+        assert!(has("a2c-stderr", "server exited: 1"), "{rows:?}");
+        assert!(has("note", "agent closed stdout"), "{rows:?}");
+        assert!(
+            rows.iter()
+                .all(|(d, _)| !matches!(d.as_str(), "c2s" | "s2c" | "stderr")),
+            "{rows:?}"
+        );
+    }
 
     #[test]
     fn server_requests_get_an_answer_and_ping_the_empty_result() {

@@ -106,7 +106,8 @@ pub(super) async fn read_stdout(
             return;
         }
     }
-    sink.transcript.note("server closed stdout");
+    sink.transcript
+        .note(&format!("{} closed stdout", sink.transcript.peer().noun()));
     let _ = tx.send(None).await;
 }
 
@@ -140,7 +141,8 @@ fn push_event(ev: DecodeEvent<'_>, frames: &mut Vec<(Frame, usize)>, sink: &mut 
                 // A blank line carries no message, but no content either: shown in the
                 // transcript, not held against T1 (clients skip it; calling it a violation
                 // would be a false failure on a formatting nicety).
-                sink.transcript.record("s2c", line);
+                sink.transcript
+                    .record(sink.transcript.peer().received(), line);
                 return;
             }
             sink.line += 1;
@@ -155,13 +157,15 @@ fn push_event(ev: DecodeEvent<'_>, frames: &mut Vec<(Frame, usize)>, sink: &mut 
                     if is_notification(&v) {
                         sink.transcript.record_notification(line);
                     } else {
-                        sink.transcript.record("s2c", line);
+                        sink.transcript
+                            .record(sink.transcript.peer().received(), line);
                     }
                     frames.push((Frame::Json(v), line.len()));
                     p
                 }
                 Err(_) => {
-                    sink.transcript.record("s2c", line);
+                    sink.transcript
+                        .record(sink.transcript.peer().received(), line);
                     let text = String::from_utf8_lossy(line).into_owned();
                     frames.push((Frame::NotJson(text), line.len()));
                     Some("not JSON".into())
@@ -180,8 +184,10 @@ fn push_event(ev: DecodeEvent<'_>, frames: &mut Vec<(Frame, usize)>, sink: &mut 
         }
         DecodeEvent::OversizedEnd { len } => {
             sink.line += 1;
-            sink.transcript
-                .note(&format!("server sent a line of {len} bytes (not kept)"));
+            sink.transcript.note(&format!(
+                "{} sent a line of {len} bytes (not kept)",
+                sink.transcript.peer().noun()
+            ));
             if let Some(p) = sink.oversized.problem(len) {
                 if let Some(o) = &sink.observer {
                     o.not_protocol(sink.line, p.clone());
@@ -219,7 +225,7 @@ pub(super) async fn read_stderr(mut stderr: tokio::process::ChildStderr, transcr
             if let DecodeEvent::Line(l) = ev {
                 lines += 1;
                 if lines <= MAX_STDERR_LINES {
-                    transcript.record("stderr", l);
+                    transcript.record(transcript.peer().stderr(), l);
                 }
             }
         });

@@ -1,6 +1,7 @@
 //! The scripted in-memory provider the engine's unit tests run against: each prompt names a
 //! script (lines on stdout and stderr, delays, exit code, hangs, cleanup verdicts, refusals), and
-//! a simulated native process plays it; plus the small helpers the tests share (an engine over
+//! a simulated native process plays it (with, when the test asks, a protocol provider's
+//! out-of-band completion that the test sends); plus the small helpers the tests share (an engine over
 //! scripts, requests, settling a run).
 
 use std::collections::HashMap;
@@ -9,11 +10,11 @@ use std::time::Duration;
 
 use serde_json::Value;
 use tokio::io::{AsyncWriteExt, DuplexStream};
-use tokio::sync::watch;
+use tokio::sync::{oneshot, watch};
 
 use crate::engine::outcome::Cleanup;
 use crate::engine::provider::{
-    BoxFuture, Checked, NativeProcess, NativeReader, PreflightError, Provider, RunSpec,
+    BoxFuture, Checked, Completion, NativeProcess, NativeReader, PreflightError, Provider, RunSpec,
 };
 use crate::engine::results::to_json;
 use crate::engine::{Engine, EngineConfig, RunRequest, ToolError};
@@ -49,6 +50,33 @@ pub(super) struct Script {
     pub(super) panic_on_spawn: bool,
     /// The version check's own cleanup, when not confirmed (the `Gate` preflight).
     pub(super) preflight_cleanup: Option<Cleanup>,
+    /// A protocol provider's out-of-band completion (ACP-6), sent by the test whenever it
+    /// chooses: independent of the steps, the exit and the streams.
+    pub(super) completion: Option<CompletionRx>,
+}
+
+/// The run's end of a simulated completion (see [`completion`]).
+#[derive(Debug, Clone, Default)]
+pub(super) struct CompletionRx(Arc<Mutex<Option<oneshot::Receiver<Completion>>>>);
+
+/// A completion the test controls: the run's completion resolves with what is sent on the
+/// sender, and never if nothing is (a dropped sender included).
+pub(super) fn completion() -> (oneshot::Sender<Completion>, CompletionRx) {
+    let (tx, rx) = oneshot::channel();
+    (tx, CompletionRx(Arc::new(Mutex::new(Some(rx)))))
+}
+
+impl CompletionRx {
+    /// The completion future, once (the script is cloned per lookup; the first process takes it).
+    fn take(&self) -> Option<BoxFuture<'static, Completion>> {
+        let rx = self.0.lock().expect("lock").take()?;
+        Some(Box::pin(async move {
+            match rx.await {
+                Ok(c) => c,
+                Err(_) => std::future::pending().await,
+            }
+        }))
+    }
 }
 
 impl Script {
@@ -201,6 +229,7 @@ struct SimProcess {
     exit: watch::Receiver<Option<ExitStatus>>,
     cleanup: Cleanup,
     silent_after_term: bool,
+    completion: Option<BoxFuture<'static, Completion>>,
 }
 
 impl SimProcess {
@@ -262,6 +291,7 @@ impl SimProcess {
             exit: exit_rx,
             cleanup: script.cleanup.unwrap_or_else(Cleanup::nothing_started),
             silent_after_term: script.silent_after_term,
+            completion: script.completion.as_ref().and_then(CompletionRx::take),
         }
     }
 }
@@ -273,6 +303,10 @@ impl NativeProcess for SimProcess {
 
     fn take_stderr(&mut self) -> Option<NativeReader> {
         self.stderr.take().map(|r| Box::pin(r) as NativeReader)
+    }
+
+    fn take_completion(&mut self) -> Option<BoxFuture<'static, Completion>> {
+        self.completion.take()
     }
 
     fn terminate(&self) {

@@ -13,6 +13,7 @@ use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWriteExt as _};
 use super::config::{AGENT_ENV, CancelDriver, ClientModeConfig};
 use super::launch::{self, CaseDir};
 use super::wire::{self, Kind, Wire};
+use crate::exits::{self, Exits};
 use crate::process;
 use crate::transcript::Transcript;
 
@@ -20,9 +21,6 @@ use crate::transcript::Transcript;
 const MAX_LOG_LINE: usize = 4 * 1024 * 1024;
 /// How much of the client's stdout / stderr is kept for the transcript.
 const OUTPUT_TAIL: usize = 2048;
-/// How often the end of agent processes the runner did not start is checked (they give no exit
-/// event to wait on; see [`process::wait_group_gone`]).
-const GONE_TICK: Duration = Duration::from_millis(10);
 
 /// What the runner itself saw during a case.
 #[derive(Debug, Clone, Default)]
@@ -157,11 +155,15 @@ async fn drive(cfg: &ClientModeConfig, dir: &CaseDir, ran: &mut Ran) {
     let mut reader = LogReader::new(log);
     let mut client_done = false;
     let mut end_deadline: Option<tokio::time::Instant> = None;
+    // The ends of the agents the client started (they are the client's children, not ours):
+    // each is watched from its start line on, and after the client's exit the runner waits
+    // for all of them, or for the end grace.
+    let mut agents = Exits::default();
     loop {
         tokio::select! {
             lines = reader.next_lines() => {
                 for line in lines {
-                    on_log_line(cfg, &line, client_pid, ran, &mut groups);
+                    on_log_line(cfg, &line, client_pid, ran, &mut groups, &mut agents);
                 }
             }
             status = child.wait(), if !client_done => {
@@ -174,12 +176,18 @@ async fn drive(cfg: &ClientModeConfig, dir: &CaseDir, ran: &mut Ran) {
                 ran.facts.client_exit = Some(what);
                 end_deadline = Some(tokio::time::Instant::now() + cfg.end_grace);
             }
-            () = tokio::time::sleep(GONE_TICK), if client_done => {
-                let gone = alive_agents(&ran.wire).is_empty();
-                if gone || end_deadline.is_some_and(|d| tokio::time::Instant::now() >= d) {
+            () = agents.all_gone(), if client_done => {
+                // Every agent seen so far has ended; one whose start line is still in the
+                // pipe is read before the case ends.
+                let lines = reader.drain();
+                if lines.is_empty() {
                     break;
                 }
+                for line in lines {
+                    on_log_line(cfg, &line, client_pid, ran, &mut groups, &mut agents);
+                }
             }
+            () = sleep_until_some(end_deadline) => break,
             () = tokio::time::sleep_until(deadline) => {
                 ran.timed_out = true;
                 ran.transcript.note(&format!(
@@ -221,7 +229,7 @@ async fn drive(cfg: &ClientModeConfig, dir: &CaseDir, ran: &mut Ran) {
         killed.extend(targets);
         // Every writer is gone now: what they logged last is still in the pipe.
         for line in reader.drain() {
-            on_log_line(cfg, &line, client_pid, ran, &mut groups);
+            on_log_line(cfg, &line, client_pid, ran, &mut groups, &mut agents);
         }
     }
     for g in &killed {
@@ -252,12 +260,14 @@ fn on_log_line(
     client_pid: i32,
     ran: &mut Ran,
     groups: &mut Vec<i32>,
+    agents: &mut Exits,
 ) {
     let Some(ev) = wire::parse_event(&String::from_utf8_lossy(line)) else {
         return;
     };
     match &ev.kind {
         Kind::Start { argv, pgid } => {
+            agents.watch(i32::try_from(ev.pid).unwrap_or(0));
             // Never the runner's own group (nor init's): those are not the case's to kill.
             let own = nix::unistd::getpgrp().as_raw();
             if *pgid > 1 && *pgid != own && !groups.contains(pgid) {
@@ -301,21 +311,17 @@ fn on_log_line(
 fn alive_agents(wire: &Wire) -> Vec<(u32, Vec<String>)> {
     wire.processes()
         .into_iter()
-        .filter(|(pid, _, _)| alive(*pid))
+        .filter(|(pid, _, _)| i32::try_from(*pid).is_ok_and(exits::running))
         .map(|(pid, _, argv)| (pid, argv))
         .collect()
 }
 
-/// Whether process `pid` exists and is not a zombie (an ended process its parent has not
-/// reaped yet is gone for our purpose).
-fn alive(pid: u32) -> bool {
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-        return false;
-    };
-    let state = stat
-        .rsplit_once(") ")
-        .and_then(|(_, rest)| rest.chars().next());
-    !matches!(state, Some('Z' | 'X') | None)
+/// Sleeps until `at`, or forever without one.
+async fn sleep_until_some(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
 }
 
 fn describe_status(s: std::process::ExitStatus) -> String {
