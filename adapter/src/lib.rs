@@ -10,7 +10,9 @@
 //! - [`cli_projection`]: the one-shot `cli run` projection (CLI-1).
 //! - [`record`]: the wire recorder behind `--record`.
 //! - [`diag`]: diagnostics on stderr that never block or panic.
+//! - [`alloc`]: glibc malloc tuning so released runs' memory leaves the process.
 
+pub mod alloc;
 pub mod cli_projection;
 pub mod config;
 pub mod diag;

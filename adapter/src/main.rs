@@ -45,6 +45,7 @@ enum CliTreeCommand {
 }
 
 fn main() -> ExitCode {
+    claude_mcp_adapter::alloc::pin_mmap_threshold();
     // The supervisor must not start a tokio runtime or parse the public CLI (SUP-1).
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if args.get(1).is_some_and(|a| a == supervisor::SUBCOMMAND) {

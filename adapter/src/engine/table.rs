@@ -210,8 +210,15 @@ impl Table {
             )
             .with("state", state.as_str().into()));
         }
-        t.runs.remove(i);
+        let entry = t.runs.remove(i);
         t.revision += 1;
+        let idle = t.runs.is_empty();
+        drop(t);
+        // The run's buffers are freed here when no reader holds it any more.
+        drop(entry);
+        if idle {
+            crate::alloc::trim_idle();
+        }
         Ok(Released {
             run_id: run_id.to_owned(),
             released: true,
