@@ -93,6 +93,29 @@ pub enum Guarded {
     TimedOut(std::time::Duration),
 }
 
+impl Guarded {
+    /// The case's verdict and whether it timed out. `expected` says what a timeout missed (the
+    /// case timeout of `timeout`, and what else it covers), `peer` names who did not answer
+    /// (server, agent).
+    #[must_use]
+    pub fn into_check(self, expected: &str, peer: &str) -> (Check, bool) {
+        match self {
+            Guarded::Finished(c) => (c, false),
+            Guarded::Panicked(e) => (Check::Error(format!("the check panicked: {e}")), false),
+            Guarded::TimedOut(after) => (
+                Check::fail(
+                    expected.to_owned(),
+                    format!(
+                        "timed out after {} ms: the {peer} did not answer in time (hung?)",
+                        after.as_millis()
+                    ),
+                ),
+                true,
+            ),
+        }
+    }
+}
+
 /// Runs `check` in a task of its own (so a panic is contained) until it finishes or `hard`
 /// passes. The deadline is re-read whenever its timer fires: a handshake may have moved it out
 /// meanwhile. A timeout is noted in `transcript` (the case started at `started`). Afterwards every server in `procs` is shut down (closed stdin, bounded wait,

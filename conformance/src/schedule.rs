@@ -12,7 +12,6 @@ use tokio::sync::{Semaphore, mpsc};
 use crate::client::{Client, Deadline, ProcHandle};
 use crate::discovery::{DEFAULT_VERSION, Discovery};
 use crate::model::{Case, Check, Needs, Profile};
-use crate::pool::Guarded;
 use crate::roles::{FakeKind, Family, Role, Roles};
 use crate::target::Target;
 use crate::transcript::{Entry, Transcript};
@@ -390,23 +389,13 @@ async fn run_one(
         init_timed_out: init_timed_out.clone(),
     };
     let guarded = crate::pool::guard((case.check)(ctx), started, &hard, &procs, &transcript);
-    let (check, timed_out) = match guarded.await {
-        Guarded::Finished(c) => (c, false),
-        Guarded::Panicked(e) => (Check::Error(format!("the check panicked: {e}")), false),
-        Guarded::TimedOut(after) => {
-            let ms = after.as_millis();
-            (
-                Check::fail(
-                    format!(
-                        "a verdict within the case timeout of {} ms (plus the servers' start)",
-                        timeout.as_millis()
-                    ),
-                    format!("timed out after {ms} ms: the server did not answer in time (hung?)"),
-                ),
-                true,
-            )
-        }
-    };
+    let (check, timed_out) = guarded.await.into_check(
+        &format!(
+            "a verdict within the case timeout of {} ms (plus the servers' start)",
+            timeout.as_millis()
+        ),
+        "server",
+    );
     let timed_out = timed_out || init_timed_out.load(Ordering::Relaxed);
     let mut entries = if case.needs == Needs::Discovery {
         discovery.transcript.clone()

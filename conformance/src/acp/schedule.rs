@@ -16,7 +16,6 @@ use super::{AcpCase, Ran};
 use crate::catalogue::support::show;
 use crate::client::{Client, Deadline, ProcHandle, ServerSpec};
 use crate::model::Check;
-use crate::pool::Guarded;
 use crate::transcript::{Peer, Transcript};
 
 /// What a case's check gets: a way to start agents that the scheduler kills afterwards.
@@ -244,23 +243,13 @@ async fn run_one(case: AcpCase, spec: Arc<ServerSpec>, settings: Settings) -> Ra
         hard: hard.clone(),
     };
     let guarded = crate::pool::guard((case.check)(ctx), started, &hard, &procs, &transcript);
-    let (check, timed_out) = match guarded.await {
-        Guarded::Finished(c) => (c, false),
-        Guarded::Panicked(e) => (Check::Error(format!("the check panicked: {e}")), false),
-        Guarded::TimedOut(after) => {
-            let ms = after.as_millis();
-            (
-                Check::fail(
-                    format!(
-                        "a verdict within the case timeout of {} ms",
-                        timeout.as_millis()
-                    ),
-                    format!("timed out after {ms} ms: the agent did not answer in time (hung?)"),
-                ),
-                true,
-            )
-        }
-    };
+    let (check, timed_out) = guarded.await.into_check(
+        &format!(
+            "a verdict within the case timeout of {} ms",
+            timeout.as_millis()
+        ),
+        "agent",
+    );
     let _ = std::fs::remove_dir_all(&scratch);
     ran_of(
         &case,

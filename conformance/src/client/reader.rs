@@ -34,6 +34,20 @@ pub(super) struct Sink {
     pub(super) oversized: OversizedProbe,
 }
 
+impl Sink {
+    /// Records a stdout line that is no JSON-RPC message (T1): for the watch of the cross-cutting
+    /// rules, with the current line number, and for the client's own problem list.
+    fn not_protocol(&self, evidence: String) {
+        if let Some(o) = &self.observer {
+            o.not_protocol(self.line, evidence.clone());
+        }
+        self.problems
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(evidence);
+    }
+}
+
 /// What the runner can tell of a line longer than it keeps: its first bytes and its last
 /// non-blank byte. A line that does not start with `{` or `[` and end with `}` or `]` is no JSON
 /// at all (T1), whatever its length; one that does cannot be verified and is not held against it.
@@ -172,14 +186,7 @@ fn push_event(ev: DecodeEvent<'_>, frames: &mut Vec<(Frame, usize)>, sink: &mut 
                 }
             };
             if let Some(p) = problem {
-                let evidence = format!("{p}: {}", crate::transcript::clip_to(line, 200));
-                if let Some(o) = &sink.observer {
-                    o.not_protocol(sink.line, evidence.clone());
-                }
-                sink.problems
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .push(evidence);
+                sink.not_protocol(format!("{p}: {}", crate::transcript::clip_to(line, 200)));
             }
         }
         DecodeEvent::OversizedEnd { len } => {
@@ -189,13 +196,7 @@ fn push_event(ev: DecodeEvent<'_>, frames: &mut Vec<(Frame, usize)>, sink: &mut 
                 sink.transcript.peer().noun()
             ));
             if let Some(p) = sink.oversized.problem(len) {
-                if let Some(o) = &sink.observer {
-                    o.not_protocol(sink.line, p.clone());
-                }
-                sink.problems
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .push(p);
+                sink.not_protocol(p);
             }
             frames.push((Frame::Oversized(len), 1));
         }
