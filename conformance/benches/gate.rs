@@ -59,10 +59,16 @@ fn main() {
             std::process::exit(2);
         }
     }
-    let runs: usize = std::env::var("GATE_RUNS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(5);
+    let runs: usize = match std::env::var("GATE_RUNS") {
+        Err(_) => 5,
+        Ok(v) => match v.parse() {
+            Ok(n) if n > 0 => n,
+            _ => {
+                eprintln!("gate bench: GATE_RUNS={v:?} is not a positive number of runs");
+                std::process::exit(2);
+            }
+        },
+    };
     let extra: Vec<String> = std::env::var("GATE_ARGS")
         .map(|a| a.split_whitespace().map(str::to_owned).collect())
         .unwrap_or_default();
