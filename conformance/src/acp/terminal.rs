@@ -252,12 +252,19 @@ impl Terminals {
             .and_then(Value::as_u64)
             .and_then(|l| usize::try_from(l).ok())
             .map_or(MAX_OUTPUT, |l| l.min(MAX_OUTPUT));
+        // stdout and stderr share one pipe, as they share a terminal: the output is in the
+        // order the command wrote it, not in the order two readers happened to run.
+        let (pipe, out) =
+            std::io::pipe().map_err(|e| internal(format!("cannot make a pipe: {e}")))?;
+        let err = out
+            .try_clone()
+            .map_err(|e| internal(format!("cannot make a pipe: {e}")))?;
         let mut cmd = tokio::process::Command::new(command);
         cmd.args(&args)
             .current_dir(&cwd)
             .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
+            .stdout(out)
+            .stderr(err)
             .process_group(0)
             // A backstop only: release, kill and the case's end kill the whole group.
             .kill_on_drop(true);
@@ -271,9 +278,13 @@ impl Terminals {
                 }
             }
         }
-        let mut child = cmd
-            .spawn()
-            .map_err(|e| internal(format!("cannot run {command:?}: {e}")))?;
+        let spawned = cmd.spawn();
+        // The command's copies of the write end: the reader sees EOF once the command (and
+        // whatever it started that kept them) is done writing.
+        drop(cmd);
+        let mut child = spawned.map_err(|e| internal(format!("cannot run {command:?}: {e}")))?;
+        let pipe = tokio::net::unix::pipe::Receiver::from_owned_fd(pipe.into())
+            .map_err(|e| internal(format!("cannot read the command's output: {e}")))?;
         let pgid = child
             .id()
             .and_then(|p| i32::try_from(p).ok())
@@ -283,26 +294,11 @@ impl Terminals {
             limit,
             ..Output::default()
         }));
-        let readers: Vec<_> = [
-            child
-                .stdout
-                .take()
-                .map(|s| Box::new(s) as Box<dyn tokio::io::AsyncRead + Unpin + Send>),
-            child
-                .stderr
-                .take()
-                .map(|s| Box::new(s) as Box<dyn tokio::io::AsyncRead + Unpin + Send>),
-        ]
-        .into_iter()
-        .flatten()
-        .map(|r| tokio::spawn(read_into(r, output.clone())))
-        .collect();
+        let reader = tokio::spawn(read_into(pipe, output.clone()));
         let (tx, rx) = watch::channel(None);
         tokio::spawn(async move {
             let status = child.wait().await;
-            for r in readers {
-                let _ = tokio::time::timeout(DRAIN_GRACE, r).await;
-            }
+            let _ = tokio::time::timeout(DRAIN_GRACE, reader).await;
             let exit = match status {
                 Ok(s) => Exit {
                     code: s.code(),
@@ -347,7 +343,7 @@ fn kill(term: &Term) {
     crate::process::unregister(term.pgid);
 }
 
-async fn read_into(mut r: Box<dyn tokio::io::AsyncRead + Unpin + Send>, out: Arc<Mutex<Output>>) {
+async fn read_into(mut r: tokio::net::unix::pipe::Receiver, out: Arc<Mutex<Output>>) {
     let mut buf = vec![0u8; 8192];
     while let Ok(n) = r.read(&mut buf).await {
         if n == 0 {
