@@ -4,7 +4,8 @@
 //! Two measures, both no-ops off linux-gnu:
 //! - [`pin_mmap_threshold`], first thing in `main`: blocks of 128 KiB or more stay in their own
 //!   mappings, returned when freed;
-//! - [`trim_idle`], when the run table becomes empty: the free pages inside the heap go back.
+//! - [`trim_idle`], when the run table becomes empty and once after the `tools/list` listing is
+//!   built: the free pages inside the heap go back.
 
 /// glibc's mmap threshold for large blocks (its own initial value, `DEFAULT_MMAP_THRESHOLD_MIN`).
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
@@ -32,7 +33,9 @@ pub fn pin_mmap_threshold() {
     }
 }
 
-/// Returns the heap's free pages to the system; called when the last retained run is released.
+/// Returns the heap's free pages to the system; called when the last retained run is released,
+/// and once after the `tools/list` listing is first built (the schema trees it was built from
+/// left 0.5 MiB of free heap resident in an adapter that then idles: 6.5 -> 6.0 MiB).
 ///
 /// With large blocks mapped, a run's remaining buffers (event lines, the stream decoder, JSON
 /// values) are small blocks in the heap. glibc gives heap memory back only from the top, so a

@@ -6,12 +6,16 @@
 //! The adapter's supervisor has its own `/proc` reader (`supervisor::procfs`); tests judge
 //! containment with this one, so the code under test is not also the judge of it.
 
+use std::io;
+use std::os::fd::{AsFd, FromRawFd, OwnedFd};
 use std::time::{Duration, Instant};
 
+use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use nix::sys::signal::{Signal, kill, killpg};
 use nix::unistd::Pid;
 
-/// How often the bounded waits look again.
+/// How often [`wait_group_size`] looks again (a fork of a process that is not ours has no event
+/// we can wait on), and the fallback of the exit waits when no pidfd can be had.
 const POLL: Duration = Duration::from_millis(20);
 
 /// One process as `/proc/<pid>/stat` describes it.
@@ -107,7 +111,9 @@ pub fn group_members_with_zombies(pgid: u32) -> Vec<u32> {
         .collect()
 }
 
-/// Looks until `pgid` has no live member or `bound` passed; returns who is left (empty: gone).
+/// Waits until `pgid` has no live member or `bound` passed; returns who is left (empty: gone).
+/// The members' ends are awaited on pidfds ([`wait_ended`]); the group is read again once they
+/// have ended, which catches a member forked meanwhile.
 #[must_use]
 pub fn wait_group_gone(pgid: u32, bound: Duration) -> Vec<u32> {
     let deadline = Instant::now() + bound;
@@ -116,7 +122,7 @@ pub fn wait_group_gone(pgid: u32, bound: Duration) -> Vec<u32> {
         if left.is_empty() || Instant::now() >= deadline {
             return left;
         }
-        std::thread::sleep(POLL);
+        wait_ended(&left, deadline);
     }
 }
 
@@ -134,17 +140,70 @@ pub fn wait_group_size(pgid: u32, n: usize, bound: Duration) -> Vec<u32> {
     }
 }
 
-/// Looks until `pid` is no longer alive or `bound` passed; `true` when it is gone.
+/// Waits until `pid` is no longer alive (a zombie is dead) or `bound` passed; `true` when it is
+/// gone.
 #[must_use]
 pub fn wait_gone(pid: u32, bound: Duration) -> bool {
-    let deadline = Instant::now() + bound;
-    while alive(pid) {
-        if Instant::now() >= deadline {
-            return false;
+    wait_ended(&[pid], Instant::now() + bound);
+    !alive(pid)
+}
+
+/// Waits until every process of `pids` has ended (exited or was killed; a zombie has ended) or
+/// `deadline` passed, on pidfds (`pidfd_open(2)`): one becomes readable when its process ends,
+/// whoever its parent is. A pid with no process any more has ended. Where no pidfd can be had
+/// (no descriptor left, an old kernel) it sleeps one [`POLL`] tick instead, and the callers look
+/// again.
+fn wait_ended(pids: &[u32], deadline: Instant) {
+    let mut fds = Vec::with_capacity(pids.len());
+    for &pid in pids {
+        match pidfd_open(pid) {
+            Ok(fd) => fds.push(fd),
+            Err(e) if e.raw_os_error() == Some(libc::ESRCH) => {}
+            Err(_) => {
+                std::thread::sleep(POLL.min(deadline.saturating_duration_since(Instant::now())));
+                return;
+            }
         }
-        std::thread::sleep(POLL);
     }
-    true
+    while !fds.is_empty() {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return;
+        }
+        // Rounded up, so a wait never ends a little before the deadline and spins.
+        let ms = u32::try_from(left.as_millis() + 1).unwrap_or(u32::MAX);
+        let timeout = PollTimeout::try_from(ms).unwrap_or(PollTimeout::MAX);
+        let mut polled: Vec<PollFd<'_>> = fds
+            .iter()
+            .map(|fd| PollFd::new(fd.as_fd(), PollFlags::POLLIN))
+            .collect();
+        match poll(&mut polled, timeout) {
+            Ok(_) => {}
+            Err(nix::errno::Errno::EINTR) => continue,
+            Err(_) => return,
+        }
+        let ended: Vec<bool> = polled
+            .iter()
+            .map(|p| p.revents().is_some_and(|r| !r.is_empty()))
+            .collect();
+        drop(polled);
+        let mut ended = ended.into_iter();
+        fds.retain(|_| !ended.next().unwrap_or(false));
+    }
+}
+
+/// A pidfd of process `pid` (`pidfd_open(2)`, no flags; close-on-exec, as every pidfd).
+fn pidfd_open(pid: u32) -> io::Result<OwnedFd> {
+    let pid = libc::pid_t::try_from(pid).map_err(|_| io::Error::from_raw_os_error(libc::ESRCH))?;
+    // SAFETY: pidfd_open(2) takes a pid and a flags word by value and returns a new descriptor
+    // or -1; it touches no memory of this process.
+    let r = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0u32) };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let fd = i32::try_from(r).map_err(|_| io::Error::from_raw_os_error(libc::EBADF))?;
+    // SAFETY: the descriptor was just returned by the kernel and nothing else owns it.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
 /// The descriptors a process holds open, sorted, from `/proc/<pid>/fd`.

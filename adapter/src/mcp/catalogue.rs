@@ -533,8 +533,11 @@ impl Catalogue {
     /// per role for this answer and then dropped, so no schema tree stays in memory.
     #[must_use]
     pub fn tools_list_json(&self) -> Arc<str> {
-        self.tools_list_json
+        let mut built = false;
+        let json = self
+            .tools_list_json
             .get_or_init(|| {
+                built = true;
                 let schemas = ToolKind::ALL.map(super::output_schema::for_role);
                 let tools: Vec<Value> = self
                     .tools
@@ -546,7 +549,13 @@ impl Catalogue {
                     .collect();
                 Arc::from(serde_json::json!({ "tools": tools }).to_string())
             })
-            .clone()
+            .clone();
+        if built {
+            // The trees the listing was built from are freed by now; most hosts list once and
+            // then idle (issue 13: idle RSS).
+            crate::alloc::trim_idle();
+        }
+        json
     }
 
     /// A tool's listing exactly as `tools/list` shows it, `outputSchema` included.

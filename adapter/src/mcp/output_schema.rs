@@ -13,36 +13,82 @@
 //! (no `$ref`), because widely used clients validate with a draft-07 validator (the TypeScript
 //! SDK's default Ajv). A `$schema` naming 2020-12 would make such a client refuse the schema.
 //!
-//! Cost: generation runs once per role when `tools/list` is first answered (the answer is then
-//! kept serialised), never at start-up (issue 13: `initialize` within 5 ms, idle RSS).
+//! Where the schemas come from: schemars derives them from the result types ([`derived`]), and
+//! the derivation is kept in `output_schemas.json` beside this file, which the server reads. A
+//! unit test fails when the file is not exactly what the types derive today (`BLESS=1` rewrites
+//! it), so the file cannot drift from the types, and a change of a tool's output contract shows
+//! in review as a diff of that file. The server does not derive at run time because the
+//! derivation cost more than the rest of start-up together (issue 13: an unoptimised adapter
+//! took 26 ms from start to its `tools/list` answer, 12 ms with the schemas read from the file;
+//! every conformance case starts one adapter).
+
+use std::sync::LazyLock;
 
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use super::catalogue::ToolKind;
 use crate::engine::results::{
     CancelAnswer, EventsPage, Failure, Released, RunList, RunResult, Started,
 };
 
+/// The schemas of the result types, as derived by [`derived`] (checked by a unit test).
+const CHECKED_IN: &str = include_str!("output_schemas.json");
+
+/// [`CHECKED_IN`], parsed on first use (the first `tools/list`), never at start-up.
+static RESULTS: LazyLock<Map<String, Value>> = LazyLock::new(|| {
+    // The file is part of the source and a unit test parses it: a failure here is a build
+    // defect, and an empty map would show as schemas that allow anything.
+    match serde_json::from_str(CHECKED_IN) {
+        Ok(Value::Object(m)) => m,
+        _ => Map::new(),
+    }
+});
+
+/// The result type a role's tool answers with, by its name in `output_schemas.json`.
+fn result_type(kind: ToolKind) -> &'static str {
+    match kind {
+        ToolKind::Run | ToolKind::Result => "RunResult",
+        ToolKind::Start => "Started",
+        ToolKind::List => "RunList",
+        ToolKind::Events => "EventsPage",
+        ToolKind::Cancel => "CancelAnswer",
+        ToolKind::Release => "Released",
+    }
+}
+
 /// The `outputSchema` of a role's tool (the same in every provider namespace).
 #[must_use]
 pub fn for_role(kind: ToolKind) -> Value {
-    let result = match kind {
-        ToolKind::Run | ToolKind::Result => schema_of::<RunResult>(),
-        ToolKind::Start => schema_of::<Started>(),
-        ToolKind::List => schema_of::<RunList>(),
-        ToolKind::Events => schema_of::<EventsPage>(),
-        ToolKind::Cancel => schema_of::<CancelAnswer>(),
-        ToolKind::Release => schema_of::<Released>(),
-    };
+    let schema = |name: &str| RESULTS.get(name).cloned().unwrap_or_else(|| json!({}));
+    envelope(schema(result_type(kind)), schema("Failure"))
+}
+
+/// TOOL-4's envelope around a role's result schema or TOOL-5's failure.
+fn envelope(result: Value, failure: Value) -> Value {
     json!({
         "type": "object",
         "properties": {
-            "result": {"anyOf": [result, schema_of::<Failure<'static>>()]}
+            "result": {"anyOf": [result, failure]}
         },
         "required": ["result"]
     })
+}
+
+/// What schemars derives for every result type today, by type name: the content
+/// `output_schemas.json` must have.
+#[must_use]
+pub fn derived() -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("RunResult".into(), schema_of::<RunResult>());
+    m.insert("Started".into(), schema_of::<Started>());
+    m.insert("RunList".into(), schema_of::<RunList>());
+    m.insert("EventsPage".into(), schema_of::<EventsPage>());
+    m.insert("CancelAnswer".into(), schema_of::<CancelAnswer>());
+    m.insert("Released".into(), schema_of::<Released>());
+    m.insert("Failure".into(), schema_of::<Failure<'static>>());
+    m
 }
 
 /// The schema of what `T` serialises to: subschemas inlined, no `$schema`, no root `title`.
@@ -144,6 +190,24 @@ mod tests {
                 }
             }
             _ => {}
+        }
+    }
+
+    #[test]
+    fn the_checked_in_schemas_are_what_the_result_types_derive() {
+        // TOOL-6: the served schemas are the types' derivation, byte for byte.
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/mcp/output_schemas.json");
+        let derived = derived();
+        let mut text = serde_json::to_string_pretty(&derived).expect("a JSON map serialises");
+        text.push('\n');
+        testkit::golden::check(&path, &text);
+        assert_eq!(
+            *RESULTS, derived,
+            "the binary was built with another output_schemas.json (rebuild after BLESS=1)"
+        );
+        for kind in ToolKind::ALL {
+            assert!(RESULTS.contains_key(result_type(kind)), "{kind:?}");
         }
     }
 
