@@ -112,7 +112,7 @@ pub fn group_members_with_zombies(pgid: u32) -> Vec<u32> {
 }
 
 /// Waits until `pgid` has no live member or `bound` passed; returns who is left (empty: gone).
-/// The members' ends are awaited on pidfds ([`wait_ended`]); the group is read again once they
+/// The members' ends are awaited on pidfds (`pidfd_open(2)`); the group is read again once they
 /// have ended, which catches a member forked meanwhile.
 #[must_use]
 pub fn wait_group_gone(pgid: u32, bound: Duration) -> Vec<u32> {
