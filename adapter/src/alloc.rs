@@ -34,8 +34,8 @@ pub fn pin_mmap_threshold() {
 }
 
 /// Returns the heap's free pages to the system; called when the last retained run is released,
-/// and once after the `tools/list` listing is first built (the schema trees it was built from
-/// left 0.5 MiB of free heap resident in an adapter that then idles: 6.5 -> 6.0 MiB).
+/// and once after the `tools/list` listing is first built (the trees it was built from left
+/// ~0.5 MiB of free heap resident in an adapter that then idles; bench/startup.md, third round).
 ///
 /// With large blocks mapped, a run's remaining buffers (event lines, the stream decoder, JSON
 /// values) are small blocks in the heap. glibc gives heap memory back only from the top, so a
@@ -43,7 +43,8 @@ pub fn pin_mmap_threshold() {
 /// space under it resident: in the soak the main heap swung between 5.0 and 6.6 MiB from one idle
 /// sample to the next, as live blocks happened to land. `malloc_trim(0)` also releases whole
 /// free pages inside the heap (`MADV_DONTNEED`), so an idle adapter holds what is live plus
-/// partial pages. Only on the transition to an empty table: a busy adapter never pays for it.
+/// partial pages. Only on those two occasions (the transition to an empty table, the listing
+/// built once): a busy adapter never pays for it (~0.12 ms a call, bench/soak.md).
 pub fn trim_idle() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim(3) takes each arena's lock itself and only releases memory that is

@@ -94,9 +94,9 @@ pub enum Guarded {
 }
 
 impl Guarded {
-    /// The case's verdict and whether it timed out. `expected` says what a timeout missed (the
-    /// case timeout of `timeout`, and what else it covers), `peer` names who did not answer
-    /// (server, agent).
+    /// The case's verdict and whether it timed out. `expected` is the Expected text of a
+    /// timeout's failure (the case timeout, and what else it covers); `peer` names who did not
+    /// answer (`server`, `agent`).
     #[must_use]
     pub fn into_check(self, expected: &str, peer: &str) -> (Check, bool) {
         match self {
