@@ -182,13 +182,17 @@ fn wait_ended(pids: &[u32], deadline: Instant) {
             Err(nix::errno::Errno::EINTR) => continue,
             Err(_) => return,
         }
-        let ended: Vec<bool> = polled
+        // Readable (or an error on the descriptor): that process has ended.
+        let running: Vec<bool> = polled
             .iter()
-            .map(|p| p.revents().is_some_and(|r| !r.is_empty()))
+            .map(|p| p.revents().is_none_or(|r| r.is_empty()))
             .collect();
         drop(polled);
-        let mut ended = ended.into_iter();
-        fds.retain(|_| !ended.next().unwrap_or(false));
+        fds = fds
+            .into_iter()
+            .zip(running)
+            .filter_map(|(fd, running)| running.then_some(fd))
+            .collect();
     }
 }
 
@@ -362,6 +366,25 @@ mod tests {
         assert_eq!(exe(me), std::env::current_exe().ok());
         let fds = open_fds(me).unwrap_or_default();
         assert!(fds.contains(&1) && fds.contains(&2), "{fds:?}");
+    }
+
+    #[test]
+    fn a_wait_that_reaches_its_bound_names_who_is_left() {
+        use std::os::unix::process::CommandExt as _;
+        let mut child = std::process::Command::new("sleep")
+            .arg("60")
+            .process_group(0)
+            .spawn()
+            .expect("spawn sleep");
+        let pid = child.id();
+        let mut guard = KillOnDrop::new();
+        guard.group(pid);
+        // Nothing ends it: the bounded waits come back with it, not with "gone".
+        assert!(!wait_gone(pid, Duration::from_millis(100)));
+        assert_eq!(wait_group_gone(pid, Duration::from_millis(100)), vec![pid]);
+        drop(guard);
+        assert!(wait_group_gone(pid, Duration::from_secs(20)).is_empty());
+        let _ = child.wait();
     }
 
     #[test]
