@@ -368,15 +368,21 @@ mod tests {
         assert!(fds.contains(&1) && fds.contains(&2), "{fds:?}");
     }
 
-    #[test]
-    fn a_wait_that_reaches_its_bound_names_who_is_left() {
+    /// A `sleep 60` leading a process group of its own, and its pid (= the group id).
+    fn sleeper_in_own_group() -> (std::process::Child, u32) {
         use std::os::unix::process::CommandExt as _;
-        let mut child = std::process::Command::new("sleep")
+        let child = std::process::Command::new("sleep")
             .arg("60")
             .process_group(0)
             .spawn()
             .expect("spawn sleep");
         let pid = child.id();
+        (child, pid)
+    }
+
+    #[test]
+    fn a_wait_that_reaches_its_bound_names_who_is_left() {
+        let (mut child, pid) = sleeper_in_own_group();
         let mut guard = KillOnDrop::new();
         guard.group(pid);
         // Nothing ends it: the bounded waits come back with it, not with "gone".
@@ -389,13 +395,7 @@ mod tests {
 
     #[test]
     fn a_killed_group_is_gone_and_its_zombie_does_not_count_as_alive() {
-        use std::os::unix::process::CommandExt as _;
-        let mut child = std::process::Command::new("sleep")
-            .arg("60")
-            .process_group(0)
-            .spawn()
-            .expect("spawn sleep");
-        let pid = child.id();
+        let (mut child, pid) = sleeper_in_own_group();
         assert!(alive(pid));
         {
             let mut guard = KillOnDrop::new();

@@ -64,8 +64,7 @@ fn result_type(kind: ToolKind) -> &'static str {
 ///
 /// # Panics
 /// When `output_schemas.json` lacks the role's result type or `Failure`: a build defect, which
-/// the unit test `the_checked_in_schemas_are_what_the_result_types_derive` catches (see
-/// [`RESULTS`]).
+/// the unit test `the_checked_in_schemas_are_what_the_result_types_derive` catches.
 #[must_use]
 pub fn for_role(kind: ToolKind) -> Value {
     let schema = |name: &str| match RESULTS.get(name) {
