@@ -26,8 +26,9 @@ use crate::support::fake_claude_bin;
 const CALL_BOUND: Duration = Duration::from_secs(120);
 
 /// The one command that remakes every recording (also in the meta rows and the README).
-pub const REMAKE: &str =
-    "BLESS=1 cargo test -p fake-claude -p claude-mcp-adapter --test it -- replay::";
+/// `-p fake-claude -p fake-cursor-agent` make cargo build both fakes the sessions run (their own
+/// `it` binaries run their `replay::` tests too, which `BLESS` does not touch).
+pub const REMAKE: &str = "BLESS=1 cargo test -p fake-claude -p fake-cursor-agent -p claude-mcp-adapter --test it -- replay::";
 
 /// The directory of the golden recordings.
 #[must_use]
@@ -227,10 +228,16 @@ pub fn make(def: &Definition) {
     if !def.adapter_args.is_empty() {
         meta.insert("adapter_args".into(), json!(def.adapter_args));
     }
+    let script = match def.native {
+        Native::Cursor { .. } | Native::RealAcp { .. } => "acp_sessions.rs",
+        Native::Fake { .. } | Native::Real { .. } => "sessions.rs",
+    };
     meta.insert(
         "made_by".into(),
-        "adapter/tests/it/replay/sessions.rs (the script) through claude-mcp-adapter --record"
-            .into(),
+        format!(
+            "adapter/tests/it/replay/{script} (the script) through claude-mcp-adapter --record"
+        )
+        .into(),
     );
     meta.insert("remake".into(), REMAKE.into());
     let mut text = Value::Object(meta).to_string();
