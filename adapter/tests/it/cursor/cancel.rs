@@ -116,6 +116,23 @@ fn after_every_turn_the_agents_group_is_killed_since_it_never_exits_on_eof() {
     }
     let starts = h.log.agent_starts();
     assert_eq!(starts.len(), 3);
+    // ACP-9, NAT-2: the version is checked before each run, not once per adapter: the log's
+    // process starts alternate, a `--version` check before every agent.
+    let order: Vec<&str> = h
+        .log
+        .records()
+        .iter()
+        .filter(|r| r["event"] == "start")
+        .map(|r| {
+            if r["argv"] == json!(["--version"]) {
+                "version"
+            } else {
+                "agent"
+            }
+        })
+        .collect();
+    assert_eq!(order, ["version", "agent"].repeat(3), "ACP-9: {order:?}");
+    assert_eq!(h.log.version_checks().len(), 3);
     for s in &starts {
         let pgid = u32::try_from(s["pgid"].as_u64().expect("pgid")).expect("u32");
         assert_group_gone(pgid);

@@ -291,3 +291,40 @@ fn agent_request_ids_of_any_type_are_echoed_exactly() {
         "{raw_answers:?}"
     );
 }
+
+#[test]
+fn the_log_check_rejects_an_always_kind_whatever_its_option_id_says() {
+    // ACP-4: the check every cursor test runs on drop judges an answer by the offered option's
+    // kind, so an agent naming its allow_always option "opt-2" cannot hide a wrong selection, and
+    // a selection the agent never offered fails too. A synthetic log proves both can fail.
+    let log = crate::support::FakeCursorLog::new();
+    let request = json!({"jsonrpc": "2.0", "id": 7, "method": "session/request_permission",
+        "params": {"sessionId": "s", "toolCall": {"toolCallId": "t"}, "options": [
+            {"optionId": "opt-1", "name": "Allow", "kind": "allow_once"},
+            {"optionId": "opt-2", "name": "Allow all", "kind": "allow_always"}]}});
+    let answer = |option: &str| {
+        json!({"jsonrpc": "2.0", "id": 7,
+            "result": {"outcome": {"outcome": "selected", "optionId": option}}})
+    };
+    let write = |selected: &str| {
+        let rows = [
+            json!({"event": "a2c", "ms": 0, "raw": format!("{request}\n")}),
+            json!({"event": "c2a", "ms": 1, "raw": answer(selected).to_string()}),
+        ];
+        let text: String = rows.iter().map(|r| format!("{r}\n")).collect();
+        std::fs::write(log.path(), text).expect("write the log");
+    };
+    let fails = |selected: &str| {
+        write(selected);
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            log.assert_never_authenticated_nor_always();
+        }))
+        .is_err()
+    };
+    assert!(!fails("opt-1"), "an allow_once selection passes");
+    assert!(
+        fails("opt-2"),
+        "an allow_always kind fails under a neutral id"
+    );
+    assert!(fails("opt-9"), "an option never offered fails");
+}

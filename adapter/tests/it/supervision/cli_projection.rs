@@ -424,8 +424,11 @@ fn sigkill_of_the_projection_mid_run_leaves_no_process_of_the_group() {
     }
 }
 
-/// `cli run --provider cursor` against fake-cursor-agent (CLI-1 with the Cursor projection).
-fn cursor_projection(prompt: &str, extra: &[&str]) -> Output {
+/// `cli run --provider cursor` against fake-cursor-agent (CLI-1 with the Cursor projection),
+/// with the fake's log checked as in every cursor test (ACP-2, ACP-4: no `authenticate`, no
+/// always option) and returned for more.
+fn cursor_projection(prompt: &str, extra: &[&str]) -> (Output, crate::support::FakeCursorLog) {
+    let log = crate::support::FakeCursorLog::new();
     let fake = crate::support::adapter_bin().with_file_name("fake-cursor-agent");
     assert!(
         fake.is_file(),
@@ -438,19 +441,25 @@ fn cursor_projection(prompt: &str, extra: &[&str]) -> Output {
         .args(extra)
         .args(["--", prompt])
         .env("FAKE_CURSOR_MAX_LIFETIME_S", "60")
+        .env("FAKE_CURSOR_LOG", log.path())
         .stdin(Stdio::null());
     let child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("start cli run");
-    child.wait_with_output().expect("cli run output")
+    let out = child.wait_with_output().expect("cli run output");
+    log.assert_never_authenticated_nor_always();
+    (out, log)
 }
 
 #[test]
 fn cursor_projection_prints_the_acp_final_and_exits_zero() {
     // CLI-1, ACP-6: the final is {stopReason, sessionId, text}, alone on stdout.
-    let out = cursor_projection("hello", &["--permission-mode", "dontAsk"]);
+    let (out, log) = cursor_projection("hello", &["--permission-mode", "dontAsk"]);
+    // ACP-9: the version was checked before the one agent ran.
+    assert_eq!(log.version_checks().len(), 1);
+    assert_eq!(log.agent_starts().len(), 1);
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -471,7 +480,7 @@ fn cursor_projection_prints_the_acp_final_and_exits_zero() {
 #[test]
 fn cursor_projection_fails_a_refusal_with_exit_one_and_keeps_the_final() {
     // ACP-6: a stop reason other than end_turn is native_error; the final is still printed.
-    let out = cursor_projection("scenario: refusal", &["--permission-mode", "dontAsk"]);
+    let (out, _) = cursor_projection("scenario: refusal", &["--permission-mode", "dontAsk"]);
     assert_eq!(out.status.code(), Some(1));
     let v: Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(v["stopReason"], "refusal");
@@ -490,7 +499,7 @@ fn cursor_projection_refuses_claude_only_options_as_usage_errors() {
         vec!["--permission-mode", "dontAsk", "--continue"],
         vec!["--permission-mode", "bypassPermissions"],
     ] {
-        let out = cursor_projection("hello", &extra);
+        let (out, log) = cursor_projection("hello", &extra);
         assert_eq!(
             out.status.code(),
             Some(2),
@@ -498,5 +507,7 @@ fn cursor_projection_refuses_claude_only_options_as_usage_errors() {
             String::from_utf8_lossy(&out.stderr)
         );
         assert!(out.stdout.is_empty(), "{extra:?}");
+        // A usage error starts nothing, not even the version check.
+        assert!(log.records().is_empty(), "{extra:?}: {:?}", log.records());
     }
 }

@@ -172,23 +172,70 @@ impl FakeCursorLog {
             .collect()
     }
 
-    /// ACP-2, ACP-4: the client never sent `authenticate` and never answered a permission request
-    /// with an `allow-always` (or any `*always*`) option.
+    /// ACP-2, ACP-4: the client never sent `authenticate`, and every option it selected in
+    /// answer to a `session/request_permission` was one the agent offered, of a kind other than
+    /// `allow_always` / `reject_always` (by the offered option's `kind`, as the agent's logged
+    /// `a2c` lines show it; the option's id is checked too, for an answer whose request the log
+    /// lacks).
     pub fn assert_never_authenticated_nor_always(&self) {
-        for r in self.records().iter().filter(|r| r["event"] == "c2a") {
+        let records = self.records();
+        // Every permission request the agent wrote: its id, then each offered (optionId, kind).
+        // Runs of one test may reuse request ids, so an id can have several offers.
+        let mut offers: Vec<(Value, Vec<(String, String)>)> = Vec::new();
+        for r in records.iter().filter(|r| r["event"] == "a2c") {
+            for line in r["raw"].as_str().unwrap_or_default().lines() {
+                let Ok(m) = serde_json::from_str::<Value>(line) else {
+                    continue;
+                };
+                if m["method"] != "session/request_permission" {
+                    continue;
+                }
+                let options = m["params"]["options"]
+                    .as_array()
+                    .map(|a| {
+                        a.iter()
+                            .map(|o| {
+                                let field = |k: &str| o[k].as_str().unwrap_or_default().to_owned();
+                                (field("optionId"), field("kind"))
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                offers.push((m["id"].clone(), options));
+            }
+        }
+        for r in records.iter().filter(|r| r["event"] == "c2a") {
             let raw = r["raw"].as_str().unwrap_or_default();
             let m: Value = serde_json::from_str(raw).unwrap_or_default();
             assert_ne!(
                 m["method"], "authenticate",
                 "ACP-2: authenticate was sent: {raw}"
             );
-            let selected = m["result"]["outcome"]["optionId"]
-                .as_str()
-                .unwrap_or_default();
+            let Some(selected) = m["result"]["outcome"]["optionId"].as_str() else {
+                continue;
+            };
             assert!(
                 !selected.contains("always"),
                 "ACP-4: an always option was selected: {raw}"
             );
+            let kinds: Vec<&str> = offers
+                .iter()
+                .filter(|(id, _)| *id == m["id"])
+                .flat_map(|(_, options)| options.iter())
+                .filter(|(option, _)| option == selected)
+                .map(|(_, kind)| kind.as_str())
+                .collect();
+            let asked = offers.iter().any(|(id, _)| *id == m["id"]);
+            assert!(
+                !asked || !kinds.is_empty(),
+                "ACP-4: the client selected an option the agent never offered: {raw}"
+            );
+            for kind in kinds {
+                assert!(
+                    !kind.ends_with("_always"),
+                    "ACP-4: an option of kind {kind} was selected: {raw}"
+                );
+            }
         }
     }
 }
