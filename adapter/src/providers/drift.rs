@@ -71,6 +71,8 @@ pub struct DriftReport {
     pub notes: Vec<String>,
     /// Help entries the tree does not declare (heads as help prints them).
     pub undeclared: Vec<String>,
+    /// The tree's file name, for the texts (`cli-tree.json`, `cursor-cli-tree.json`).
+    pub tree_file: &'static str,
 }
 
 impl DriftReport {
@@ -85,8 +87,8 @@ impl DriftReport {
     pub fn render(&self) -> String {
         let mut s = String::new();
         s.push_str(&format!(
-            "version: {:?} (cli-tree.json pins {:?})\n\n",
-            self.version_line, self.pinned_line
+            "version: {:?} ({} pins {:?})\n\n",
+            self.version_line, self.tree_file, self.pinned_line
         ));
         s.push_str(&format!(
             "declared items checked ({}):\n",
@@ -120,26 +122,38 @@ impl DriftReport {
             }
         }
         s.push_str(&format!(
-            "\ninformation: {} flag(s) in --help that cli-tree.json does not declare \
+            "\ninformation: {} flag(s) in --help that {} does not declare \
              (the tree is partial by design):\n",
-            self.undeclared.len()
+            self.undeclared.len(),
+            self.tree_file
         ));
         for u in &self.undeclared {
             s.push_str(&format!("  {u}\n"));
         }
         if self.clean() {
             s.push_str(&format!(
-                "\nno drift: cli-tree.json matches {}\n",
-                self.version_line
+                "\nno drift: {} matches {}\n",
+                self.tree_file, self.version_line
             ));
         } else {
             s.push_str(&format!(
-                "\ndrift: {} finding(s); a reviewed update of cli-tree.json would have to make \
+                "\ndrift: {} finding(s); a reviewed update of {} would have to make \
                  the changes listed above\n",
-                self.drift.len()
+                self.drift.len(),
+                self.tree_file
             ));
         }
         s
+    }
+}
+
+/// The file a tree is pinned in, for the report's texts: Cursor's agent has its own
+/// (`cursor-cli-tree.json`, ACP-9), every other tree is claude's `cli-tree.json`.
+fn tree_file(tree: &CliTree) -> &'static str {
+    if tree.tool == "cursor-agent" {
+        "cursor-cli-tree.json"
+    } else {
+        "cli-tree.json"
     }
 }
 
@@ -154,13 +168,15 @@ pub fn compare(tree: &CliTree, version_output: &str, help: &Help) -> DriftReport
             .unwrap_or("")
             .to_owned(),
         pinned_line: tree.version.line.clone(),
+        tree_file: tree_file(tree),
         ..DriftReport::default()
     };
+    let file = r.tree_file;
     if r.version_line != r.pinned_line {
         r.drift.push(Finding {
             subject: "version".into(),
             problem: format!(
-                "the installed CLI prints {:?}, cli-tree.json pins {:?}",
+                "the installed CLI prints {:?}, {file} pins {:?}",
                 r.version_line, r.pinned_line
             ),
             update: format!(
@@ -212,13 +228,13 @@ pub fn compare(tree: &CliTree, version_output: &str, help: &Help) -> DriftReport
                 subject: subject.clone(),
                 problem: if declared_switch {
                     format!(
-                        "--help shows {} taking a value ({}), cli-tree.json declares a switch",
+                        "--help shows {} taking a value ({}), {file} declares a switch",
                         opt.flag,
                         h.form.as_deref().unwrap_or("")
                     )
                 } else {
                     format!(
-                        "--help shows {} taking no value, cli-tree.json declares a {} value",
+                        "--help shows {} taking no value, {file} declares a {} value",
                         opt.flag,
                         kind_name(&opt.value)
                     )

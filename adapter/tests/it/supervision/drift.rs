@@ -19,6 +19,11 @@ struct FakeCli {
 
 impl FakeCli {
     fn new(version: &str, help: &str) -> Self {
+        Self::named("claude", version, help)
+    }
+
+    /// The same script under another executable name (`cursor-agent`).
+    fn named(name: &str, version: &str, help: &str) -> Self {
         let dir = tempfile::tempdir().expect("temp dir");
         std::fs::write(dir.path().join("help.txt"), help).expect("write help");
         std::fs::write(dir.path().join("version.txt"), format!("{version}\n")).expect("version");
@@ -27,15 +32,47 @@ impl FakeCli {
              --help) exec cat '{d}/help.txt' ;;\n  *) echo \"unexpected: $*\" >&2; exit 9 ;;\nesac\n",
             d = dir.path().display()
         );
-        let claude = dir.path().join("claude");
-        std::fs::write(&claude, script).expect("write script");
-        std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        let exe = dir.path().join(name);
+        std::fs::write(&exe, script).expect("write script");
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).expect("chmod");
         Self { dir }
     }
 
     fn claude(&self) -> PathBuf {
         self.dir.path().join("claude")
     }
+
+    fn cursor(&self) -> PathBuf {
+        self.dir.path().join("cursor-agent")
+    }
+}
+
+/// A commander-style help of the shape Cursor's CLI prints, with the global `--model` option and
+/// the `acp` command cursor-cli-tree.json relies on. Written for these tests, not captured: the
+/// real `cursor-agent` is on no package registry, and fake-cursor-agent has no `--help` because
+/// its text would be invented.
+const CURSOR_HELP: &str = "Usage: cursor-agent [options] [command] [prompt...]
+
+Options:
+  -v, --version                 Output the version number
+  --model <model>               Model to use
+  -h, --help                    Display help for command
+
+Commands:
+  acp                           Start the agent in ACP server mode
+  login                         Authenticate with Cursor
+";
+const CURSOR_VERSION: &str = "2026.10.01-e373342";
+
+/// `cli-tree check` of the captured claude and of `cursor` (ACP-9: `--cursor` checks Cursor's
+/// agent against cursor-cli-tree.json too; the verdict is the worse of the two).
+fn check_both(cursor: &Path) -> std::process::Output {
+    let claude = FakeCli::new(VERSION_2_1_328, HELP_2_1_328);
+    check(&claude.claude())
+        .arg("--cursor")
+        .arg(cursor)
+        .output()
+        .expect("run")
 }
 
 fn check(claude: &Path) -> Command {
@@ -178,4 +215,48 @@ fn an_explicit_cli_tree_is_the_one_compared() {
         .expect("run");
     assert_eq!(out.status.code(), Some(1), "{}", stdout_of(&out));
     assert!(stdout_of(&out).contains("cli-tree.json pins \"2.1.327 (Claude Code)\""));
+}
+
+#[test]
+fn the_cursor_tree_is_checked_end_to_end_with_the_worse_verdict_of_the_two() {
+    // ACP-9, NAT-1: clean against the pinned cursor tree: exit 0, both reports printed.
+    let cursor = FakeCli::named("cursor-agent", CURSOR_VERSION, CURSOR_HELP);
+    let out = check_both(&cursor.cursor());
+    let text = stdout_of(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("against the embedded cursor-cli-tree.json"),
+        "{text}"
+    );
+    assert!(
+        text.contains("no drift: cursor-cli-tree.json matches 2026.10.01-e373342"),
+        "{text}"
+    );
+
+    // No `acp` command any more: drift, exit 1, although claude is clean.
+    let moved = FakeCli::named(
+        "cursor-agent",
+        CURSOR_VERSION,
+        &CURSOR_HELP.replace("  acp ", "  serve "),
+    );
+    let out = check_both(&moved.cursor());
+    let text = stdout_of(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("modes.acp.argv acp"), "{text}");
+
+    // Another version line: drift naming the update.
+    let newer = FakeCli::named("cursor-agent", "2026.11.02-aaaaaaa", CURSOR_HELP);
+    let out = check_both(&newer.cursor());
+    let text = stdout_of(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("2026.11.02-aaaaaaa"), "{text}");
+
+    // A cursor-agent that cannot be run: exit 2, said on stderr.
+    let out = check_both(Path::new("/nonexistent/cursor-agent"));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("/nonexistent/cursor-agent"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
