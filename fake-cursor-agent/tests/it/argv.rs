@@ -1,4 +1,4 @@
-//! argv and `--version` (ACP-9): the pinned version line, global flags before `acp`, refusals.
+//! argv and `--version` (ACP-9, FAKE-ACP-2): the pinned version line, global flags before `acp`, refusals.
 
 use std::process::Stdio;
 

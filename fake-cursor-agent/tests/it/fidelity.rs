@@ -1,4 +1,4 @@
-//! Fidelity: the shapes the fake emits against the real agents' transcripts
+//! Fidelity (FAKE-ACP-3): the shapes the fake emits against the real agents' transcripts
 //! (`tests/fixtures/transcripts/`), the ACP schema (`tests/fixtures/schema-v1-stable.json`, a copy
 //! of `shared/reference/acp/`) and the shapes the Cursor spike documented
 //! (`shared/seeds/cursor-acp-spike-recordings.txt`, item 2). Key sets are compared, not values.

@@ -1,4 +1,4 @@
-//! The handshake (ACP-2): initialize, session/new, authenticate, the auth rule, slow and hung
+//! The handshake (ACP-2, FAKE-ACP-2): initialize, session/new, authenticate, the auth rule, slow and hung
 //! steps, session/load, set_mode / set_config_option / set_model, unknown methods.
 
 use std::time::{Duration, Instant};

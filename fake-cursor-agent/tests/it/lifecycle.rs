@@ -1,4 +1,4 @@
-//! Process lifecycle and robustness (ACP-1, ACP-7): silence on malformed input, exit on EOF only
+//! Process lifecycle and robustness (ACP-1, ACP-7, FAKE-ACP-2, FAKE-ACP-4): silence on malformed input, exit on EOF only
 //! while idle, cancel, hangs, crashes.
 
 use std::os::unix::process::ExitStatusExt as _;

@@ -1,4 +1,4 @@
-//! `FAKE_CURSOR_LOG`: the start line and one raw line per client message, so a test can prove
+//! `FAKE_CURSOR_LOG` (FAKE-ACP-6): the start line and one raw line per client message, so a test can prove
 //! what a client never sent (`authenticate`, an `allow_always` answer).
 
 use serde_json::Value;

@@ -1,4 +1,4 @@
-//! `FAKE_CURSOR_REPLAY`: a real agent's transcript replayed to a client that uses its own ids
+//! `FAKE_CURSOR_REPLAY` (FAKE-ACP-5): a real agent's transcript replayed to a client that uses its own ids
 //! and session id; mismatches end the replay with exit 3.
 //!
 //! The transcripts in `tests/fixtures/transcripts/` are copies of

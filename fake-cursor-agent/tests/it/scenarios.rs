@@ -1,4 +1,5 @@
-//! Every built-in scenario's turn, as a client sees it, and how a scenario is selected.
+//! Every built-in scenario's turn, as a client sees it, and how a scenario is selected
+//! (FAKE-ACP-1, FAKE-ACP-3).
 
 use std::time::Duration;
 
