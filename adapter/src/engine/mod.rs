@@ -1,6 +1,6 @@
 //! The provider-neutral run engine: the run table, bounds, outcome rules and the work snapshot
 //! (RUN, BND, OUT, META-WORK-3..7). Providers (claude stream-json, Cursor's agent over ACP; see
-//! `crate::providers`, which this module never imports) only produce native lines, an exit and,
+//! `crate::providers`, which this module's code never names: `tests/seam.rs` checks the source) only produce native lines, an exit and,
 //! for protocol providers, a completion; everything here is indifferent to which CLI made them
 //! (PROV-1). Runs of every provider share one table, one capacity and one snapshot (PROV-2).
 //!

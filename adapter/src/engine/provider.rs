@@ -7,7 +7,8 @@
 //! answer for ACP, delivered as a [`Completion`]), its graceful interrupt and whether the child's
 //! stdin is `/dev/null` or a protocol pipe. The engine knows providers only through this trait:
 //! runs, bounds, cursors, outcome rules and the work snapshot never depend on which CLI produced
-//! the lines. The providers themselves live in `crate::providers`, which the engine never imports.
+//! the lines. The providers themselves live in `crate::providers`, which the engine's code never names (its
+//! unit tests may, to drive it with real providers; `tests/seam.rs` checks the source).
 
 use std::fmt;
 use std::future::Future;

@@ -4,6 +4,7 @@
 //! provider and its simulated processes are in `tests/sim.rs`.
 
 mod completion;
+mod seam;
 mod sim;
 
 use std::sync::{Arc, Mutex};

@@ -2,7 +2,8 @@
 //! here, under its provider: its pinned command contract ([`cli_tree`], one format and loader for
 //! every CLI), the version assertion, argv, the options it adds to the run tools, its dialect,
 //! its completion rule, its graceful interrupt and its stdin. The engine (`crate::engine`) knows
-//! providers only through its `Provider` trait and never imports this module; the MCP layer and
+//! providers only through its `Provider` trait and its code never names this module (a unit
+//! test scans the engine's source); the MCP layer and
 //! the CLI projection build the providers and hand them to the engine.
 //!
 //! - [`claude`]: Claude Code's print mode, `claude -p --output-format stream-json`.
