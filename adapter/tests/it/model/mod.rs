@@ -80,14 +80,28 @@ fn a_real_model_completes_a_run_through_the_adapter() {
     assert_eq!(s["cleanup_confirmed"], true, "{s:#}");
     let text = s["final"]["result"].as_str().unwrap_or_default();
     assert!(text.to_lowercase().contains("pong"), "{s:#}");
-    eprintln!(
-        "model run: claude {}, model {}",
+    let model = s["final"]["modelUsage"]
+        .as_object()
+        .and_then(|m| m.keys().next().cloned())
+        .unwrap_or_else(|| "unknown".into());
+    eprintln!("{}", record_row(&model));
+}
+
+/// The row docs/model-runs.md's record wants for this run, printed ready to paste: the UTC date,
+/// the pinned claude, this adapter's version and the model the run reported. `pass` holds only
+/// when every `model::` test passed; otherwise write the failing test and why instead.
+fn record_row(model: &str) -> String {
+    let date = std::process::Command::new("date")
+        .args(["-u", "+%Y-%m-%d"])
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .map_or_else(|| "YYYY-MM-DD".into(), |d| d.trim().to_owned());
+    format!(
+        "docs/model-runs.md row (if every model:: test passed):\n| {date} | {} | {} | {model} | pass |",
         testkit::prereq::CLAUDE_VERSION,
-        s["final"]["modelUsage"]
-            .as_object()
-            .and_then(|m| m.keys().next().cloned())
-            .unwrap_or_else(|| "unknown".into())
-    );
+        env!("CARGO_PKG_VERSION"),
+    )
 }
 
 #[test]
