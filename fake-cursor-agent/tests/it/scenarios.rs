@@ -393,13 +393,20 @@ fn terminal_use_calls_terminals_only_when_advertised_with_the_returned_id() {
 }
 
 #[test]
-fn string_and_large_integer_request_ids_are_sent_as_given() {
+fn string_large_integer_and_null_request_ids_are_sent_as_given() {
     let msgs = run("string-ids", "reject_once");
     let ids: Vec<_> = requests(&msgs, "session/request_permission")
         .iter()
         .map(|r| r["id"].clone())
         .collect();
-    assert_eq!(ids, [json!("perm-7f3a"), json!(9_007_199_254_740_993_u64)]);
+    assert_eq!(
+        ids,
+        [
+            json!("perm-7f3a"),
+            json!(9_007_199_254_740_993_u64),
+            Value::Null
+        ]
+    );
     assert_eq!(last(&msgs)["result"]["stopReason"], "end_turn");
 }
 

@@ -271,12 +271,19 @@ fn an_ask_question_permission_is_answered_with_its_skip_option_in_every_mode() {
 
 #[test]
 fn agent_request_ids_of_any_type_are_echoed_exactly() {
-    // ACP-1: a string id and an integer above 2^53.
+    // ACP-1: a string id, an integer above 2^53 and null.
     let mut h = Cursor::new("default");
     let (r, _) = h.run(json!({"prompt": prompt("string-ids")}));
     assert_eq!(r["state"], "succeeded", "{r}");
     let ids: Vec<Value> = answers(&h.log).iter().map(|a| a["id"].clone()).collect();
     assert!(ids.contains(&json!("perm-7f3a")), "{ids:?}");
+    // The null id is answered under null (and its request was in the log, so the drop check
+    // matched the answer to its offered options).
+    let null_answers = answers(&h.log)
+        .iter()
+        .filter(|a| a["id"].is_null() && a["result"]["outcome"].is_object())
+        .count();
+    assert_eq!(null_answers, 1, "{ids:?}");
     let raw_answers: Vec<String> = h
         .log
         .records()
