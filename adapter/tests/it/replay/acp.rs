@@ -51,6 +51,10 @@ pub enum RealAgent {
     TsExample,
     /// `agent-client-protocol` 0.12.1 (PyPI), `examples/echo_agent.py`.
     PythonEcho,
+    /// `@zed-industries/claude-agent-acp` 0.23.1 (Claude Code behind the Claude Agent SDK), its
+    /// model turns against the local Messages API stand-in (`testkit::standin`, the `tool`
+    /// scenario: one Bash call, then text).
+    ClaudeAgent,
 }
 
 impl RealAgent {
@@ -66,15 +70,34 @@ impl RealAgent {
                 "agent-client-protocol {} (PyPI) examples/echo_agent.py",
                 testkit::prereq::ACP_PYTHON_SDK_VERSION
             ),
+            RealAgent::ClaudeAgent => format!(
+                "@zed-industries/claude-agent-acp {} dist/index.js (node), its model turns \
+                 against testkit::standin's `tool` scenario",
+                testkit::prereq::ACP_CLAUDE_AGENT_VERSION
+            ),
         }
     }
 
-    /// The pinned agent's command (installed on first use); panics when it cannot be had, since
-    /// only `BLESS` runs it.
-    fn command(self) -> std::process::Command {
+    /// The Messages API stand-in scenario the agent's model turns need, if it has a model.
+    #[must_use]
+    pub fn standin(self) -> Option<testkit::standin::Scenario> {
+        match self {
+            RealAgent::ClaudeAgent => Some(testkit::standin::Scenario::Tool),
+            RealAgent::TsExample | RealAgent::PythonEcho => None,
+        }
+    }
+
+    /// The pinned agent's command (installed on first use), with `standin` the base URL of the
+    /// running stand-in for an agent that has a model and `home` its throw-away `HOME`; panics
+    /// when it cannot be had, since only `BLESS` runs it.
+    fn command(self, standin: Option<&str>, home: &Path) -> std::process::Command {
         let cmd = match self {
             RealAgent::TsExample => testkit::prereq::acp_ts_example_agent(),
             RealAgent::PythonEcho => testkit::prereq::acp_python_echo_agent(),
+            RealAgent::ClaudeAgent => testkit::prereq::acp_claude_agent(
+                standin.expect("claude-agent-acp's turns need the stand-in"),
+                home,
+            ),
         };
         cmd.unwrap_or_else(|e| panic!("remaking a real-agent recording needs the agent: {e}"))
     }
@@ -87,15 +110,22 @@ const SHIM_VERSION: &str = "2026.10.01-e373342";
 /// `agent` (ignoring the provider's `acp` word): everything after the version check is the real
 /// agent on the wire. The real `cursor-agent` is on no registry; the shim only lets a real ACP
 /// agent stand behind the Cursor provider.
+/// `standin` and `home` as [`RealAgent::command`] takes them.
 #[must_use]
-pub fn real_agent_shim(dir: &Path, agent: RealAgent) -> PathBuf {
+pub fn real_agent_shim(
+    dir: &Path,
+    agent: RealAgent,
+    standin: Option<&str>,
+    home: &Path,
+) -> PathBuf {
     use std::os::unix::fs::PermissionsExt;
-    let cmd = agent.command();
+    let cmd = agent.command(standin, home);
     let quote = |s: &std::ffi::OsStr| format!("'{}'", s.to_string_lossy().replace('\'', r"'\''"));
     let mut body = String::new();
     for (k, v) in cmd.get_envs() {
-        if let Some(v) = v {
-            body.push_str(&format!("export {}={}\n", k.to_string_lossy(), quote(v)));
+        match v {
+            Some(v) => body.push_str(&format!("export {}={}\n", k.to_string_lossy(), quote(v))),
+            None => body.push_str(&format!("unset {}\n", k.to_string_lossy())),
         }
     }
     body.push_str("exec ");

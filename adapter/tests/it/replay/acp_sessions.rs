@@ -139,6 +139,21 @@ pub fn all() -> Vec<Definition> {
              turn (ACP-7).",
             || blocking(run_args("Hello", Some("acceptEdits"))),
         ),
+        Definition {
+            name: "acp/real-claude-agent-acp",
+            about: "claude-agent-acp (Claude Code behind the Claude Agent SDK, a real agent nobody \
+                    here wrote) as the Cursor provider, its model turns against the Messages API \
+                    stand-in: the model's Bash call asks permission under dontAsk and is answered \
+                    reject_once (ACP-4), so the command never runs; the model's closing text is \
+                    the final, end_turn succeeds and the group is killed after the turn (ACP-6, \
+                    ACP-7). Claude Code's session/new takes seconds, hence the step bound.",
+            native: Native::RealAcp {
+                agent: RealAgent::ClaudeAgent,
+            },
+            env: &[],
+            adapter_args: &["--acp-step-timeout-s", "90"],
+            steps: || blocking(run_args("Run the command the tool offers", None)),
+        },
         real(
             "acp/real-python-echo-agent",
             RealAgent::PythonEcho,

@@ -94,7 +94,8 @@ fn one_progress_per_token(rows: Vec<Value>) -> Vec<Value> {
         let params = &mut row["msg"]["params"];
         params["progress"] = Value::from(1);
         if params.get("message").is_some() {
-            params["message"] = Value::from("1 native events");
+            // What the adapter says after one native event (T9: "1 native event", singular).
+            params["message"] = Value::from("1 native event");
         }
         kept.push((request, row));
     }
@@ -359,7 +360,7 @@ mod tests {
             ]
         );
         assert_eq!(got[2]["msg"]["params"]["progress"], 1);
-        assert_eq!(got[2]["msg"]["params"]["message"], "1 native events");
+        assert_eq!(got[2]["msg"]["params"]["message"], "1 native event");
         assert!(got.iter().all(|r| r["ms"] == 0));
     }
 }

@@ -63,7 +63,14 @@ pub fn make(def: &Definition) {
             )
         }
         Native::RealAcp { agent } => {
-            let shim = super::acp::real_agent_shim(tmp.path(), *agent);
+            let base_url = agent.standin().map(|scenario| {
+                let standin = testkit::standin::Standin::start(scenario)
+                    .expect("start the Messages API stand-in");
+                let url = standin.base_url();
+                _standin = Some(standin);
+                url
+            });
+            let shim = super::acp::real_agent_shim(tmp.path(), *agent, base_url.as_deref(), &home);
             provider_args = Some(super::acp::adapter_args(&shim));
             let mut env = base_env();
             env.push(("HOME".into(), home.clone().into()));

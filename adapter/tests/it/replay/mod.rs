@@ -86,6 +86,7 @@ recordings! {
     fake_cancelled_request => "fake-cancelled-request",
     acp_real_ts_example_agent => "acp/real-ts-example-agent",
     acp_real_python_echo_agent => "acp/real-python-echo-agent",
+    acp_real_claude_agent_acp => "acp/real-claude-agent-acp",
     acp_default => "acp/default",
     acp_tools => "acp/tools",
     acp_permission_shell_dont_ask => "acp/permission-shell-dont-ask",
