@@ -26,6 +26,9 @@
 //! initialize; `--hang-initialize-unless-first DIR` answers `initialize` only in the first server
 //! started with that DIR (the runner's discovery session), a server too slow to start for every
 //! case; `--batch-answers-notification` answers a batch's notification element too.
+//! `echo` declares an `outputSchema` (`{text: string}`) and answers with `structuredContent`;
+//! `--output-schema-mismatch` makes that `{text: <the length>}`, a number where its schema says
+//! string (MCP server/tools: structured results conform to the declared schema).
 
 use std::io::{BufWriter, Read, Write};
 
@@ -56,6 +59,7 @@ struct Server {
     /// `--acting-tool FILE`: the file `schedule_task` creates when called.
     acting_tool: Option<String>,
     no_echo: bool,
+    output_schema_mismatch: bool,
     huge_initialize: bool,
     exit_on_method: Option<String>,
     batch_answers_notification: bool,
@@ -146,7 +150,9 @@ impl Server {
                     tools.push(json!({"name": "echo", "description": "Echoes text",
                         "annotations": {"readOnlyHint": true},
                         "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}},
-                                        "required": ["text"], "additionalProperties": false}}));
+                                        "required": ["text"], "additionalProperties": false},
+                        "outputSchema": {"type": "object", "properties": {"text": {"type": "string"}},
+                                         "required": ["text"]}}));
                 }
                 if self.acting_tool.is_some() {
                     tools.push(json!({"name": "schedule_task",
@@ -196,7 +202,15 @@ impl Server {
                     .and_then(|a| a.get("text"))
                     .and_then(Value::as_str)
                 {
-                    Some(t) => json!({"content": [{"type": "text", "text": t}], "isError": false}),
+                    Some(t) => {
+                        let structured = if self.output_schema_mismatch {
+                            json!({"text": t.len()})
+                        } else {
+                            json!({"text": t})
+                        };
+                        json!({"content": [{"type": "text", "text": t}],
+                               "structuredContent": structured, "isError": false})
+                    }
                     None if self.invalid_args_protocol_error => {
                         return Some(error_response(
                             Some(&id),
@@ -344,6 +358,7 @@ fn main() {
         oversized_log_on_call: has("--oversized-log-on-call"),
         acting_tool: value_of("--acting-tool"),
         no_echo: has("--no-echo"),
+        output_schema_mismatch: has("--output-schema-mismatch"),
         huge_initialize: has("--huge-initialize"),
         exit_on_method: value_of("--exit-on-method"),
         batch_answers_notification: has("--batch-answers-notification"),

@@ -138,6 +138,7 @@ impl Discovery {
                 .map(str::to_owned)
                 .collect(),
         );
+        watch.set_output_schemas(tools.iter().flat_map(|l| &l.items));
         Ok((
             Self {
                 protocol_version: result

@@ -1,7 +1,9 @@
 //! Cross-cutting rules, checked on every exchange of every case (issue 11, item 1): stdout
 //! carries only JSON-RPC messages (T1), every response carries the id of a request the runner
 //! sent on that connection (JSON-RPC 2.0 §5), every `tools/call` result has MCP's shape and,
-//! for a provider, TOOL-4's mirror, and `isError` / protocol errors are not swapped (TOOL-4).
+//! for a provider, TOOL-4's mirror, `isError` / protocol errors are not swapped (TOOL-4), and a
+//! successful result of a tool that declares an `outputSchema` carries `structuredContent`
+//! conforming to it (MCP server/tools, output schema).
 //!
 //! Every [`crate::client::Client`] reports what its reader sees into one shared [`Watch`]; the
 //! cases of [`crate::model::Needs::Crosscut`] run after every other case and grade each rule once,
@@ -30,6 +32,13 @@ pub enum Rule {
     Mirror,
     /// TOOL-4: `isError` is never a protocol error, a protocol error never a failed operation.
     ErrorSplit,
+    /// MCP server/tools: a tool that declares an `outputSchema` answers a successful call with
+    /// `structuredContent` that conforms to it.
+    OutputSchema,
+    /// The same rule's other half: such a result has `structuredContent` at all. Kept apart
+    /// because where TOOL-4 applies, `tools/result/structured-mirror` grades a missing
+    /// `structuredContent` (one defect, one verdict).
+    OutputSchemaAbsent,
 }
 
 impl Rule {
@@ -42,6 +51,7 @@ impl Rule {
             Rule::ResultShape => "tools/result/shape",
             Rule::Mirror => "tools/result/structured-mirror",
             Rule::ErrorSplit => "tools/result/error-split",
+            Rule::OutputSchema | Rule::OutputSchemaAbsent => "tools/result/output-schema",
         }
     }
 
@@ -60,7 +70,12 @@ impl Rule {
                     || case.starts_with("runs/args/")
                     || case.starts_with("meta-work/invocation-"))
             }
-            Rule::Stdout | Rule::ResultShape | Rule::Mirror => true,
+            // Failed calls (`isError`) are not held to the schema; every other result is.
+            Rule::Stdout
+            | Rule::ResultShape
+            | Rule::Mirror
+            | Rule::OutputSchema
+            | Rule::OutputSchemaAbsent => true,
         }
     }
 }
@@ -92,6 +107,8 @@ pub struct Watch {
     inner: Arc<Mutex<Inner>>,
     /// Names of the tools discovery listed (for the error split: unknown tools are -32602).
     listed: Arc<OnceLock<HashSet<String>>>,
+    /// The compiled `outputSchema` of each listed tool that declares a valid one.
+    output_schemas: Arc<OnceLock<HashMap<String, Arc<jsonschema::Validator>>>>,
 }
 
 impl Watch {
@@ -104,6 +121,36 @@ impl Watch {
     /// Records the tool names of the discovery listing.
     pub fn set_listed(&self, names: HashSet<String>) {
         let _ = self.listed.set(names);
+    }
+
+    /// Records the `outputSchema` of each listed tool that declares one. A schema that is not a
+    /// valid JSON Schema is left out (`tools/schema/valid` grades it): no result is held to it.
+    pub fn set_output_schemas<'a>(&self, tools: impl IntoIterator<Item = &'a Value>) {
+        let mut out = HashMap::new();
+        for t in tools {
+            let (Some(name), Some(schema)) =
+                (t.get("name").and_then(Value::as_str), t.get("outputSchema"))
+            else {
+                continue;
+            };
+            // Guarded as in `tools/schema/valid`: an unknown `$schema` draft panics in the crate.
+            let problem =
+                std::panic::catch_unwind(|| crate::catalogue::tools::schema_problem(schema))
+                    .unwrap_or_else(|_| Some("unknown draft".into()));
+            if problem.is_some() {
+                continue;
+            }
+            if let Ok(v) = jsonschema::validator_for(schema) {
+                out.insert(name.to_owned(), Arc::new(v));
+            }
+        }
+        let _ = self.output_schemas.set(out);
+    }
+
+    /// The compiled `outputSchema` of tool `name`, if it declares a valid one.
+    #[must_use]
+    pub fn output_schema(&self, name: &str) -> Option<Arc<jsonschema::Validator>> {
+        self.output_schemas.get().and_then(|m| m.get(name).cloned())
     }
 
     /// Whether discovery listed tool `name` (`None` before discovery listed tools).
@@ -293,6 +340,9 @@ impl Observer {
             if let Err(p) = mirror_problem(result) {
                 self.offend(Rule::Mirror, line, format!("{p}: {shown}"));
             }
+            if let Some(schema) = tool.as_deref().and_then(|t| self.watch.output_schema(t)) {
+                self.output_schema(line, &schema, result, &shown);
+            }
             self.looked(Rule::ErrorSplit);
         } else if listed == Some(true) {
             self.looked(Rule::ErrorSplit);
@@ -307,6 +357,62 @@ impl Observer {
             );
         }
     }
+}
+
+impl Observer {
+    /// MCP server/tools, output schema: "servers MUST provide structured results that conform to
+    /// this schema". A failed call (`isError: true`) is not held to it.
+    fn output_schema(
+        &self,
+        line: u64,
+        schema: &jsonschema::Validator,
+        result: &Value,
+        shown: &str,
+    ) {
+        if result.get("isError") == Some(&Value::Bool(true)) {
+            return;
+        }
+        self.looked(Rule::OutputSchema);
+        if result.get("structuredContent").is_none() {
+            self.offend(
+                Rule::OutputSchemaAbsent,
+                line,
+                format!("{NO_STRUCTURED}: {shown}"),
+            );
+        } else if let Err(p) = output_schema_problem(schema, result) {
+            self.offend(Rule::OutputSchema, line, format!("{p}: {shown}"));
+        }
+    }
+}
+
+/// What a successful result of a tool with an `outputSchema` lacks when it has no
+/// `structuredContent`.
+pub const NO_STRUCTURED: &str =
+    "the tool declares an outputSchema, the result has no structuredContent";
+
+/// A successful `tools/call` result against its tool's compiled `outputSchema`: `Err` says what
+/// is wrong (no `structuredContent`, or the first place it does not conform).
+pub fn output_schema_problem(schema: &jsonschema::Validator, result: &Value) -> Result<(), String> {
+    let Some(structured) = result.get("structuredContent") else {
+        return Err(NO_STRUCTURED.into());
+    };
+    let evaluation = schema.evaluate(structured);
+    if evaluation.flag().valid {
+        return Ok(());
+    }
+    // The deepest failure says most: under a `oneOf` envelope the top error only says that no
+    // branch holds, while the leaf names the field (`/result/runs/0: "acquired_by" is a
+    // required property`).
+    let leaf = evaluation
+        .iter_errors()
+        .max_by_key(|e| e.instance_location.as_str().len())
+        .map_or_else(
+            || "no detail".to_owned(),
+            |e| format!("at {:?}: {}", e.instance_location.as_str(), e.error),
+        );
+    Err(format!(
+        "structuredContent does not conform to the tool's outputSchema, {leaf}"
+    ))
 }
 
 /// MCP server/tools: a `CallToolResult` has a `content` array of blocks with a string `type`;
@@ -357,6 +463,64 @@ mod tests {
         let (f, looked) = w.result(Rule::Stdout);
         assert_eq!(f.unwrap().evidence, "early");
         assert_eq!(looked, 3);
+    }
+
+    #[test]
+    fn a_successful_result_is_held_to_its_tools_output_schema() {
+        let w = Watch::new();
+        let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}},
+            "required": ["n"]});
+        w.set_listed(["count".to_owned(), "plain".to_owned()].into());
+        w.set_output_schemas(&[
+            json!({"name": "count", "outputSchema": schema}),
+            json!({"name": "plain"}),
+        ]);
+        let o = Observer::new(w.clone(), "tools/call/some-case", 3, 0);
+        let call = |id: u64, tool: &str| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}"}}}}"#
+            )
+        };
+        let result = |id: u64, r: Value| json!({"jsonrpc": "2.0", "id": id, "result": r});
+        let text = json!([{"type": "text", "text": "x"}]);
+        o.sending(call(1, "count").as_bytes());
+        o.message(
+            1,
+            &result(1, json!({"content": text, "structuredContent": {"n": 3}})),
+        );
+        // A failed call and a tool without a schema are not looked at.
+        o.sending(call(2, "count").as_bytes());
+        o.message(2, &result(2, json!({"content": text, "isError": true})));
+        o.sending(call(3, "plain").as_bytes());
+        o.message(3, &result(3, json!({"content": text})));
+        assert_eq!(w.result(Rule::OutputSchema), (None, 1));
+        o.sending(call(4, "count").as_bytes());
+        o.message(
+            4,
+            &result(4, json!({"content": text, "structuredContent": {"n": "3"}})),
+        );
+        let f = w.result(Rule::OutputSchema).0.expect("an offence");
+        assert!(f.evidence.contains("\"/n\""), "{}", f.evidence);
+        // A successful result without structuredContent offends too.
+        let w2 = Watch::new();
+        w2.set_output_schemas(&[json!({"name": "count", "outputSchema": schema})]);
+        let o = Observer::new(w2.clone(), "tools/call/some-case", 3, 0);
+        o.sending(call(5, "count").as_bytes());
+        o.message(5, &result(5, json!({"content": text})));
+        assert!(w2.result(Rule::OutputSchema).0.is_none());
+        let f = w2.result(Rule::OutputSchemaAbsent).0.expect("an offence");
+        assert!(
+            f.evidence.contains("no structuredContent"),
+            "{}",
+            f.evidence
+        );
+    }
+
+    #[test]
+    fn an_invalid_output_schema_holds_no_result() {
+        let w = Watch::new();
+        w.set_output_schemas(&[json!({"name": "t", "outputSchema": {"type": 5}})]);
+        assert!(w.output_schema("t").is_none());
     }
 
     #[test]

@@ -37,6 +37,9 @@ impl Proxy {
             return false;
         };
         let mut changed = false;
+        if self.strip_output_schemas {
+            changed |= obj.remove("outputSchema").is_some();
+        }
         if self.gateway {
             let keep_cont = self.is(Mutation::GatewayKeepsCancelContinuation)
                 && tool_is(&name, "claude.run.cancel");

@@ -9,6 +9,8 @@
 //!   renames every tool to an opaque `x<hex of the name>`, so no name suffix gives a role away.
 //! - `--mutate NAME` breaks exactly one rule and passes everything else through untouched, so
 //!   the runner's cases can be shown to catch each deviation precisely (tests/it/mutants.rs).
+//! - `--strip-output-schemas` lists tools without their (optional) `outputSchema`, so a dropped
+//!   result field is graded by the case that reads it, as for a server that declares no schema.
 //!
 //! Containment: the upstream stays in the proxy's process group, so the runner's group kill and
 //! its memory sampling (T6) cover the whole chain. When the proxy ends on its own it ends the
@@ -69,6 +71,11 @@ struct Cli {
     /// Break exactly one rule on purpose.
     #[arg(long, value_enum, value_name = "NAME")]
     mutate: Option<Mutation>,
+    /// List tools without their outputSchema (no rule broken: it is optional). With a mutation
+    /// that drops a result field, the case that reads the field grades it, as it must for a
+    /// server that declares no schema.
+    #[arg(long)]
+    strip_output_schemas: bool,
     /// The upstream server command and its arguments.
     #[arg(last = true, required = true, value_name = "UPSTREAM")]
     upstream: Vec<OsString>,
@@ -119,6 +126,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         prefix: cli.prefix,
         hex_names: cli.hex_names,
         mutation: cli.mutate,
+        strip_output_schemas: cli.strip_output_schemas,
         state: Mutex::default(),
     });
     let out: Out = Arc::new(tokio::sync::Mutex::new(tokio::io::stdout()));

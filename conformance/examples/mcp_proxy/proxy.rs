@@ -59,6 +59,9 @@ pub(crate) struct Proxy {
     pub(crate) prefix: Option<String>,
     pub(crate) hex_names: bool,
     pub(crate) mutation: Option<Mutation>,
+    /// `--strip-output-schemas`: tools are listed without their `outputSchema` (legal: it is
+    /// optional), so the runner holds no result to one.
+    pub(crate) strip_output_schemas: bool,
     pub(crate) state: Mutex<State>,
 }
 

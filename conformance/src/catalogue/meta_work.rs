@@ -219,7 +219,8 @@ async fn invocation_malformed(ctx: Ctx) -> CheckResult {
         Some(json!({INVOCATION_KEY: "not-a-uuid"})),
     )
     .await?;
-    let (is_error, inner, _) = tool_answer(&answer, &tool)?;
+    let (is_error, inner, _) =
+        tool_answer(&answer, &tool, ctx.watch.output_schema(&tool).as_deref())?;
     let code = inner.get("error").and_then(|e| str_at(e, "code"));
     ensure(
         is_error && code == Some("invalid_arguments"),
@@ -234,7 +235,8 @@ async fn invocation_as_argument(ctx: Ctx) -> CheckResult {
     let mut c = ctx.session().await?;
     let args = json!({"run_id": "x", INVOCATION_KEY: uuid::Uuid::new_v4().to_string()});
     let answer = call_tool(&mut c, &tool, args, None).await?;
-    let (is_error, inner, _) = tool_answer(&answer, &tool)?;
+    let (is_error, inner, _) =
+        tool_answer(&answer, &tool, ctx.watch.output_schema(&tool).as_deref())?;
     let code = inner.get("error").and_then(|e| str_at(e, "code"));
     ensure(
         is_error && code == Some("invalid_arguments"),

@@ -117,7 +117,11 @@ impl Runs {
     ) -> Result<(bool, Value, Value), Check> {
         let name = self.ctx.role(role)?;
         let answer = call_tool(&mut self.c, &name, args, meta).await?;
-        let (is_error, inner, _) = tool_answer(&answer, &name)?;
+        let (is_error, inner, _) = tool_answer(
+            &answer,
+            &name,
+            self.ctx.watch.output_schema(&name).as_deref(),
+        )?;
         Ok((is_error, inner, answer))
     }
 

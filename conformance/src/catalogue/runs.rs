@@ -725,7 +725,8 @@ async fn bad_args(ctx: Ctx, args: Value, field: &'static str) -> CheckResult {
     let mut c = ctx.session().await?;
     // The prompt never selects a runnable scenario: a server that accepted the call would fail.
     let answer = call_tool(&mut c, &tool, args, None).await?;
-    let (is_error, inner, _) = tool_answer(&answer, &tool)?;
+    let (is_error, inner, _) =
+        tool_answer(&answer, &tool, ctx.watch.output_schema(&tool).as_deref())?;
     let err = inner.get("error").cloned().unwrap_or(Value::Null);
     let field_ok = field.is_empty() || str_at(&err, "field") == Some(field);
     ensure(

@@ -121,14 +121,34 @@ pub fn is_error_with(v: &Value, code: i64) -> bool {
 /// A tool call's answer split up: `(isError, structuredContent.result, whole result)`. A
 /// result without TOOL-4's shape (`structuredContent.result` an object, `isError` a boolean) is
 /// graded once, by `tools/result/structured-mirror`: every case reading results is blocked by
-/// it rather than failing on a default.
-pub fn tool_answer(msg: &Value, what: &str) -> Result<(bool, Value, Value), Check> {
+/// it rather than failing on a default. Likewise a successful result that breaks the
+/// `outputSchema` its tool declares (`schema`) is graded once, by `tools/result/output-schema`
+/// (MCP server/tools): a case reading it is blocked by that case, not failed on the field the
+/// result lacks.
+pub fn tool_answer(
+    msg: &Value,
+    what: &str,
+    schema: Option<&jsonschema::Validator>,
+) -> Result<(bool, Value, Value), Check> {
     let result = result_of(msg, what)?;
     let is_error = result.get("isError").and_then(Value::as_bool);
     let inner = result
         .get("structuredContent")
         .and_then(|s| s.get("result"))
         .filter(|r| r.is_object());
+    if is_error == Some(false)
+        && inner.is_some()
+        && let Some(schema) = schema
+        && let Err(problem) = crate::watch::output_schema_problem(schema, result)
+    {
+        return Err(Check::blocked(
+            crate::watch::Rule::OutputSchema.case_id(),
+            Check::fail(
+                format!("a result of {what} conforming to its outputSchema"),
+                format!("{problem}: {}", show(msg)),
+            ),
+        ));
+    }
     match (is_error, inner) {
         (Some(is_error), Some(inner)) => Ok((is_error, inner.clone(), result.clone())),
         _ => Err(Check::blocked(
@@ -175,6 +195,68 @@ pub fn grade_rule(
         )),
         None if looked == 0 => Err(Check::skip(nothing)),
         None => Ok(Check::Pass),
+    }
+}
+
+/// Arguments a tool's `inputSchema` accepts, made without knowing the tool: each required
+/// property from its `const`, `default`, first `examples` or `enum` value, else a plain value of
+/// its type (a string, 0 or its minimum, false, [], an object made the same way, three levels
+/// deep at most). `None` when a required property cannot be made that way.
+#[must_use]
+pub fn arguments_for(schema: &Value) -> Option<Value> {
+    value_for(schema, 0)
+}
+
+fn value_for(schema: &Value, depth: u8) -> Option<Value> {
+    if depth > 3 {
+        return None;
+    }
+    for key in ["const", "default"] {
+        if let Some(v) = schema.get(key) {
+            return Some(v.clone());
+        }
+    }
+    for key in ["examples", "enum"] {
+        if let Some(v) = schema
+            .get(key)
+            .and_then(Value::as_array)
+            .and_then(|a| a.first())
+        {
+            return Some(v.clone());
+        }
+    }
+    match schema.get("type").and_then(Value::as_str) {
+        Some("string") => {
+            let min = schema.get("minLength").and_then(Value::as_u64).unwrap_or(0);
+            let text = "mcp-conformance";
+            let len = usize::try_from(min).ok()?.max(text.len());
+            Some(Value::from(
+                text.repeat(len.div_ceil(text.len()))[..len].to_owned(),
+            ))
+        }
+        Some("integer") => Some(schema.get("minimum").cloned().unwrap_or(json!(0))),
+        Some("number") => Some(schema.get("minimum").cloned().unwrap_or(json!(0))),
+        Some("boolean") => Some(json!(false)),
+        Some("array") => {
+            (schema.get("minItems").and_then(Value::as_u64).unwrap_or(0) == 0).then(|| json!([]))
+        }
+        // An object, or a schema that gives no type but lists properties (a tool's inputSchema).
+        Some("object") | None if depth == 0 || schema.get("properties").is_some() => {
+            let props = schema.get("properties").and_then(Value::as_object);
+            let mut out = serde_json::Map::new();
+            for r in schema
+                .get("required")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+            {
+                let p = props.and_then(|p| p.get(r))?;
+                out.insert(r.to_owned(), value_for(p, depth + 1)?);
+            }
+            Some(Value::Object(out))
+        }
+        _ => None,
     }
 }
 

@@ -23,7 +23,7 @@ pub const CASES: &[Case] = &[
         "An unknown cursor is answered -32602",
         invalid_cursor[]),
     case!("tools/schema/valid", "TOOL-2", Levels::all(Level::Must), Discovery,
-        "Every inputSchema is a valid JSON Schema (meta-schema check and compilation)",
+        "Every inputSchema, and every outputSchema a tool declares, is a valid JSON Schema (meta-schema check and compilation)",
         schema_valid[]),
     case!("tools/schema/closed-objects", "TOOL-2", Levels::CONTRACT_INFO, Discovery,
         "Every inputSchema is type object, types each property and sets additionalProperties false",
@@ -52,6 +52,9 @@ pub const CASES: &[Case] = &[
     case!("tools/result/error-split", "TOOL-4", Levels::CONTRACT_MUST, Crosscut,
         "No listed tool called with well-formed arguments is answered with a protocol error, and no unknown tool with an isError result",
         error_split[]),
+    case!("tools/result/output-schema", "MCP server/tools (output schema)", Levels::all(Level::Must), Crosscut,
+        "Every successful tools/call result of a tool that declares an outputSchema has structuredContent conforming to it",
+        output_schema[]),
 ];
 
 fn listing(ctx: &Ctx) -> Result<&crate::discovery::Listing, Check> {
@@ -139,8 +142,20 @@ async fn schema_valid(ctx: Ctx) -> CheckResult {
         if let Some(p) = problem {
             bad.push(format!("{name}: {p}"));
         }
+        // MCP server/tools: an optional outputSchema is a JSON Schema too.
+        if let Some(out) = t.get("outputSchema") {
+            let problem = std::panic::catch_unwind(|| schema_problem(out))
+                .unwrap_or_else(|_| Some("its $schema names no known draft".into()));
+            if let Some(p) = problem {
+                bad.push(format!("{name} outputSchema: {p}"));
+            }
+        }
     }
-    ensure(bad.is_empty(), "every inputSchema valid", bad.join("; "))?;
+    ensure(
+        bad.is_empty(),
+        "every inputSchema and outputSchema valid",
+        bad.join("; "),
+    )?;
     Ok(Check::Pass)
 }
 
@@ -362,7 +377,7 @@ async fn wrong_typed(ctx: Ctx) -> CheckResult {
         ensure(is_error, expected, shown)?;
         return Ok(Check::Pass);
     }
-    let (is_error, inner, _) = tool_answer(&answer, "tools/call")?;
+    let (is_error, inner, _) = tool_answer(&answer, "tools/call", None)?;
     let err = inner.get("error").cloned().unwrap_or(Value::Null);
     ensure(
         is_error
@@ -384,7 +399,7 @@ async fn unknown_run(ctx: Ctx) -> CheckResult {
         None,
     )
     .await?;
-    let (is_error, inner, _) = tool_answer(&answer, "tools/call")?;
+    let (is_error, inner, _) = tool_answer(&answer, "tools/call", None)?;
     let code = inner
         .get("error")
         .and_then(|e| str_at(e, "code"))
@@ -434,6 +449,57 @@ async fn error_split(ctx: Ctx) -> CheckResult {
          tools and malformed requests (TOOL-4)",
         "no tools/call of another case to look at",
     )
+}
+
+async fn output_schema(ctx: Ctx) -> CheckResult {
+    // MCP 2025-06-18 server/tools: "If an output schema is provided: servers MUST provide
+    // structured results that conform to this schema." Other cases' calls are graded by the
+    // watch; a probe of its own calls, once each, every tool that declares an outputSchema and
+    // may be called (annotated readOnlyHint, or any tool with --allow-tool-calls outside the
+    // provider profile) with arguments made from its inputSchema. A call that fails (isError,
+    // or a protocol error for arguments the server finds wrong) shows nothing and is let be.
+    if let Ok(l) = listing(&ctx) {
+        let any = ctx.profile != Profile::Provider && ctx.allow_tool_calls;
+        let targets: Vec<(String, Value)> = l
+            .items
+            .iter()
+            .filter(|t| t.get("outputSchema").is_some() && (any || read_only(t)))
+            .filter_map(|t| {
+                let name = str_at(t, "name")?.to_owned();
+                let args = super::support::arguments_for(t.get("inputSchema")?)?;
+                Some((name, args))
+            })
+            .collect();
+        if !targets.is_empty() {
+            let mut c = ctx.session().await?;
+            for (name, args) in targets {
+                let _ = call_tool(&mut c, &name, args, None).await?;
+            }
+        }
+    }
+    let expected = "structuredContent conforming to the tool's outputSchema on every successful \
+                    call (MCP server/tools)";
+    let verdict = super::support::grade_rule(
+        &ctx,
+        crate::watch::Rule::OutputSchema,
+        expected,
+        "no successful tools/call of a tool with an outputSchema to look at (in plain and \
+         gateway, only tools annotated readOnlyHint are called, see --allow-tool-calls)",
+    );
+    // No structuredContent at all: where TOOL-4 applies, structured-mirror grades that defect.
+    match (
+        &verdict,
+        ctx.watch.result(crate::watch::Rule::OutputSchemaAbsent).0,
+    ) {
+        (Err(Check::Fail { .. }), _) | (_, None) => verdict,
+        (_, Some(f)) => Err(Check::blocked(
+            crate::watch::Rule::Mirror.case_id(),
+            Check::fail(
+                expected,
+                format!("{} (first seen in {})", f.evidence, f.case),
+            ),
+        )),
+    }
 }
 
 /// TOOL-4 on one `tools/call` result: `Err` says what is wrong.

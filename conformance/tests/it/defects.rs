@@ -181,6 +181,28 @@ fn kit_only_rules_are_info_under_plain() {
 }
 
 #[test]
+fn structured_content_against_its_declared_output_schema_fails_that_rule_once_and_nothing_else() {
+    // MCP server/tools (output schema): "servers MUST provide structured results that conform
+    // to this schema". The toy's echo answers {text: 15} where its outputSchema says string;
+    // the conformant toy passes the same case, so the probe really looked.
+    let (out, clean) = plain_suite(&[], &[]);
+    assert_eq!(out.status.code(), Some(0), "{clean}");
+    assert_eq!(outcome(&clean, "tools/result/output-schema"), "pass");
+    let (out, report) = plain_suite(&[], &["--output-schema-mismatch"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        ids_with(&report, &["fail"]),
+        set(&["tools/result/output-schema"])
+    );
+    let c = crate::support::case(&report, "tools/result/output-schema");
+    let actual = c["actual"].as_str().unwrap_or_default();
+    assert!(
+        actual.contains("\"/text\"") && actual.contains("not of type"),
+        "{actual}"
+    );
+}
+
+#[test]
 fn a_server_killed_by_its_own_panic_on_sigterm_is_reported() {
     let (out, report) = plain_suite(
         &["--case", "lifecycle/shutdown/sigterm"],

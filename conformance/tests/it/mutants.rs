@@ -497,11 +497,35 @@ mutant!(
 );
 
 // RUN-3: list entries without acquired_by, also for bound runs. The runner once listed only an
-// unbound run; runs/list/retained now lists a bound one.
+// unbound run; runs/list/retained now lists a bound one. The tools are listed without their
+// outputSchema (optional), so nothing else holds the list to its shape; with the schema kept,
+// the next test shows the one verdict moving to the schema rule.
+#[test]
+fn a_list_without_acquired_by_fails_only_list_retained() {
+    let suite = Suite::run(
+        "provider",
+        &[
+            "--mutate",
+            "list-without-acquired-by",
+            "--strip-output-schemas",
+        ],
+    );
+    suite.assert_exactly(
+        "list-without-acquired-by, no outputSchema",
+        &["runs/list/retained"],
+        &["tools/result/output-schema"],
+    );
+}
+
+// MCP server/tools (output schema): the same list, under the reference adapter's outputSchema.
+// The result breaks the schema its tool declares: tools/result/output-schema fails once, naming
+// the missing property, and the cases that read such a result are blocked by it (one defect,
+// one verdict).
 mutant!(
-    a_list_without_acquired_by_fails_only_list_retained,
+    a_list_breaking_its_output_schema_fails_only_output_schema,
     "list-without-acquired-by",
-    ["runs/list/retained"]
+    ["tools/result/output-schema"],
+    blocked_by "tools/result/output-schema"
 );
 
 // T1: a JSON log record on stdout. It parses as JSON but is no JSON-RPC message; the runner once
@@ -605,11 +629,19 @@ mutant!(
 
 // RUN-11: run results without stderr_tail. The runner once read a missing tail as an empty one,
 // which is "at most 8 KiB".
-mutant!(
-    a_result_without_stderr_tail_fails_only_stderr_noise,
-    "stderr-tail-dropped",
-    ["runs/run/stderr-noise"]
-);
+#[test]
+fn a_result_without_stderr_tail_fails_only_stderr_noise() {
+    // With the outputSchema kept, output-schema grades it instead (as for the list above).
+    let suite = Suite::run(
+        "provider",
+        &["--mutate", "stderr-tail-dropped", "--strip-output-schemas"],
+    );
+    suite.assert_exactly(
+        "stderr-tail-dropped, no outputSchema",
+        &["runs/run/stderr-noise"],
+        &["tools/result/output-schema"],
+    );
+}
 
 // SUP-1: a process of the run outlives it while the run reports cleanup confirmed. The runner
 // once took cleanup_confirmed on the provider's word; it now looks for the run's processes in
