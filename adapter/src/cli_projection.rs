@@ -208,6 +208,7 @@ pub fn run(args: CliRunArgs) -> ExitCode {
     let cfg = EngineConfig {
         max_timeout_s: DEFAULT_MAX_TIMEOUT_S,
         recorder: None,
+        tool_names: crate::config::ToolNames::Dotted,
     };
     let engine = Engine::with_provider(cfg, provider);
     match rt.block_on(execute(&engine, req)) {

@@ -11,6 +11,17 @@ pub enum ToolNames {
     Underscore,
 }
 
+impl ToolNames {
+    /// A dotted name (`claude.run.result`) as this projection spells it (`claude_run_result`).
+    #[must_use]
+    pub fn project(self, dotted: &str) -> String {
+        match self {
+            ToolNames::Dotted => dotted.to_owned(),
+            ToolNames::Underscore => dotted.replace('.', "_"),
+        }
+    }
+}
+
 /// A provider family the server exposes (PROV-2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ProviderName {

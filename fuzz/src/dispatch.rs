@@ -47,6 +47,7 @@ fn world() -> &'static World {
                 EngineConfig {
                     max_timeout_s: args.max_timeout_s,
                     recorder: None,
+                    tool_names: args.tool_names,
                 },
                 providers,
             );

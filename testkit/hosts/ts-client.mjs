@@ -10,12 +10,13 @@
 // only fails (exit 1) when the session itself breaks, so the calling test asserts on the summary.
 //
 // Steps: connect (initialize) · tools/list · resources/list, resources/templates/list,
-// resources/read of the work resource (before any run: META-WORK-5) · claude.run (success, with onprogress) ·
-// claude.run.start + claude.run.result until completed + claude.run.events · reset-on-progress: a
-// 2 s timeout with resetTimeoutOnProgress on a slow stream and on a silent run the server times out
-// after 4 s, and the same silent run without reset (control: the SDK times out) · claude.run.start
-// of a hanging run + claude.run.cancel + claude.run.result until completed · invalid arguments ·
-// the work resource read again (refused while unbound runs are retained, META-WORK-5).
+// resources/read of the work resource (before any run: META-WORK-5) · claude.run (success, with
+// onprogress) · claude.run.start + claude.run.result until completed + claude.run.events ·
+// claude.run.list · claude.run.release of that completed run · reset-on-progress: a 2 s timeout
+// with resetTimeoutOnProgress on a slow stream and on a silent run the server times out after
+// 4 s, and the same silent run without reset (control: the SDK times out) · claude.run.start of a
+// hanging run + claude.run.cancel + claude.run.result until completed · invalid arguments · the
+// work resource read again (refused while unbound runs are retained, META-WORK-5).
 
 import { pathToFileURL } from "node:url";
 import { join } from "node:path";
@@ -75,11 +76,33 @@ async function outcome(promise) {
   }
 }
 
+// OUTPUT-SCHEMA CHECK (issue 12 item 4, TOOL-6): callTool (dist/esm/client/index.js 1.32.2)
+// looks up the validator it compiled from the listed tool's outputSchema at listTools and, when
+// the result carries structuredContent, validates it, throwing McpError -32602 on a mismatch.
+// A name lands in `validated` only when callTool returned (so validation passed), the SDK held
+// a validator for it, and the result had structuredContent and was not isError. (1.32.2 also
+// validates the structuredContent of isError results, but its comment says it should not, so the
+// test does not count on that: every role must be validated through a successful result.)
+const validated = new Set();
+
+/** client.callTool with the outputSchema bookkeeping above. */
+async function callTool(name, args, options) {
+  const result = await client.callTool({ name: tool(name), arguments: args }, undefined, options);
+  if (
+    result.structuredContent !== undefined &&
+    !result.isError &&
+    client.getToolOutputValidator(tool(name)) !== undefined
+  ) {
+    validated.add(tool(name));
+  }
+  return result;
+}
+
 /** tools/call with progress recorded; `options` go to the SDK (timeout, resetTimeoutOnProgress). */
 async function call(name, args, options = {}) {
   const progress = [];
   const out = await outcome(
-    client.callTool({ name: tool(name), arguments: args }, undefined, {
+    callTool(name, args, {
       ...options,
       onprogress: (p) => progress.push(p),
     }),
@@ -91,7 +114,7 @@ async function call(name, args, options = {}) {
 async function resultUntilCompleted(runId) {
   let last;
   for (let i = 0; i < 200; i++) {
-    last = await outcome(client.callTool({ name: tool("claude.run.result"), arguments: { run_id: runId } }));
+    last = await outcome(callTool("claude.run.result", { run_id: runId }));
     if (!last.ok || last.result.structuredContent?.result?.completed) break;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -112,12 +135,6 @@ summary.tools = listed.tools.map((t) => ({
   has_output_schema: t.outputSchema !== undefined,
 }));
 
-// OUTPUT-SCHEMA CHECK (issue 12 item 4): the SDK validates structuredContent against a tool's
-// outputSchema inside callTool, throwing -32602 on a mismatch, but only for tools that declare
-// one. `outputs_validated_by_sdk` lists the tools whose results this session had validated; the
-// calling test asserts that it is all seven (TOOL-6).
-summary.outputs_validated_by_sdk = summary.tools.filter((t) => t.has_output_schema).map((t) => t.name);
-
 // Resources first: the work snapshot can be read only while no unbound run is retained.
 summary.resources = await outcome(client.listResources());
 summary.resource_templates = await outcome(client.listResourceTemplates());
@@ -132,6 +149,8 @@ if (runId) {
   summary.start_result = await resultUntilCompleted(runId);
   summary.start_events = await call("claude.run.events", { run_id: runId });
 }
+summary.list = await call("claude.run.list", {});
+if (runId) summary.release = await call("claude.run.release", { run_id: runId });
 
 // Reset-on-progress: a 2 s per-call timeout the server keeps alive with progress.
 summary.slow_with_reset = await call(
@@ -162,6 +181,10 @@ summary.invalid = await call("claude.run", { timeout_s: "soon" });
 
 // META-WORK-5: with runs created without a work invocation retained, the read is refused.
 summary.read_after_runs = await outcome(client.readResource({ uri: WORK_URI }));
+
+// The tools whose results passed the SDK's own outputSchema validation (see above), in listing
+// order; the calling test asserts that it is all seven.
+summary.outputs_validated_by_sdk = summary.tools.map((t) => t.name).filter((n) => validated.has(n));
 
 await client.close();
 summary.server_stderr_tail = stderrChunks.join("").slice(-4000);

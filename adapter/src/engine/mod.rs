@@ -51,6 +51,7 @@ use serde_json::{Map, Value};
 use tokio::sync::watch;
 use uuid::Uuid;
 
+use crate::config::ToolNames;
 use crate::record::Recorder;
 use provider::Provider;
 use results::{CancelAnswer, EventsPage, ListedRun, Released, RunList, RunResult};
@@ -246,6 +247,8 @@ pub struct EngineConfig {
     pub max_timeout_s: u64,
     /// The recorder, when `--record` is on.
     pub recorder: Option<Recorder>,
+    /// The tool name projection (TOOL-1), for the messages that name tools (C-TOOL-6).
+    pub tool_names: ToolNames,
 }
 
 /// Why the work snapshot cannot be served (META-WORK-5): answered as JSON-RPC `-32000` with
@@ -393,8 +396,10 @@ impl Engine {
             Some(ns) if found.0.namespace != ns => Err(ToolError::new(
                 ErrorCode::UnknownRun,
                 format!(
-                    "run {run_id} is a {0}.run run; read it with the {0}.run tools",
-                    found.0.namespace
+                    "run {run_id} is a {0} run; read it with the {0} tools",
+                    self.cfg
+                        .tool_names
+                        .project(&format!("{}.run", found.0.namespace))
                 ),
             )
             .with("run_id", run_id.into())),

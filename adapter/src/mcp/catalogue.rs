@@ -54,11 +54,7 @@ pub use crate::engine::provider::Role as ToolKind;
 /// The wire name of a role in a namespace under the chosen projection (TOOL-1, PROV-2).
 #[must_use]
 pub fn tool_name(namespace: &str, kind: ToolKind, names: ToolNames) -> String {
-    let dotted = format!("{namespace}.run{}", kind.suffix());
-    match names {
-        ToolNames::Dotted => dotted,
-        ToolNames::Underscore => dotted.replace('.', "_"),
-    }
+    names.project(&format!("{namespace}.run{}", kind.suffix()))
 }
 
 /// What the catalogue derives from a role.
@@ -640,8 +636,10 @@ mod tests {
 
     #[test]
     fn no_text_names_a_tool_outside_the_projection() {
-        // Issue 12 / TOOL-1: descriptions, parameter descriptions and instructions use the
-        // active projection, so a model following them calls a name that exists.
+        // Issue 12 / TOOL-1, C-TOOL-6: descriptions, parameter descriptions and instructions use
+        // the active projection, so a model following them calls a name that exists. (Both
+        // families, and everything else the server sends, over the wire:
+        // `cursor::families::every_text_an_underscore_server_of_both_families_sends_uses_the_projection`.)
         let c = Catalogue::new(ToolNames::Underscore, 60, &tree()).expect("catalogue");
         let texts: Vec<String> = c
             .tools()

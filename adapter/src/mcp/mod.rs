@@ -183,6 +183,7 @@ async fn run(args: ServeArgs) -> Result<ExitCode, ServeError> {
         EngineConfig {
             max_timeout_s: args.max_timeout_s,
             recorder: recorder.clone(),
+            tool_names: args.tool_names,
         },
         providers,
     );

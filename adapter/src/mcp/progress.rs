@@ -1,7 +1,7 @@
 //! T9: `notifications/progress` for a `<ns>.run` call that carried `_meta.progressToken`, sent
 //! as native events arrive so hosts that reset their timeout on progress keep waiting, and as a
-//! heartbeat every [`HEARTBEAT`] while the native side is silent (a model thinking quietly must
-//! not look like a dead call to a host with a reset-on-progress timeout).
+//! heartbeat [`HEARTBEAT`] after the last notification while the native side is silent (a model
+//! thinking quietly must not look like a dead call to a host with a reset-on-progress timeout).
 //!
 //! `progress` is the run's `events_total` plus the heartbeats sent so far, so it is strictly
 //! increasing, as MCP requires, whichever of the two moved; `message` says both. Notifications
@@ -19,7 +19,8 @@ use super::transport::Outbox;
 
 /// Upper bound on progress notifications per call and second (T9).
 pub const MAX_PER_SECOND: u32 = 4;
-/// While no native event arrives, a progress notification is still sent this often (C-T9).
+/// While no native event arrives, a progress notification is still sent this long after the
+/// last one (C-T9).
 pub const HEARTBEAT: Duration = Duration::from_secs(1);
 
 /// A running progress forwarder for one call.
@@ -56,6 +57,9 @@ pub fn forward(
         tokio::spawn(async move {
             let mut seen = 0u64;
             let mut last = 0u64;
+            // C-T9: the heartbeat is due a whole second after the last notification sent (or
+            // after forwarding began), an absolute deadline the rate-limit pause does not push.
+            let mut due = tokio::time::Instant::now() + HEARTBEAT;
             loop {
                 let (n, heartbeat) = tokio::select! {
                     changed = events.changed() => {
@@ -64,7 +68,7 @@ pub fn forward(
                         }
                         (*events.borrow_and_update(), false)
                     }
-                    () = tokio::time::sleep(HEARTBEAT) => {
+                    () = tokio::time::sleep_until(due) => {
                         // Silent for a whole heartbeat: say the call is alive (C-T9).
                         ticks.fetch_add(1, Ordering::SeqCst);
                         (seen, true)
@@ -79,8 +83,10 @@ pub fn forward(
                     // Recorded only once handed over: a forwarder stopped mid-send has not
                     // delivered, and `finish` makes up for it.
                     delivered.store(value, Ordering::SeqCst);
+                    due = tokio::time::Instant::now() + HEARTBEAT;
+                    // The rate limit (T9): nothing more for a quarter second after a send.
+                    tokio::time::sleep(pause).await;
                 }
-                tokio::time::sleep(pause).await;
             }
         })
     };
@@ -191,7 +197,7 @@ mod tests {
         );
     }
 
-    #[tokio::test]
+    #[tokio::test(start_paused = true)]
     async fn a_silent_run_still_gets_increasing_heartbeats() {
         // Issue 12 item 3 / C-T9: reset-on-progress hosts must not time out a quiet run.
         let (tx, _keep) = watch::channel(0u64);
@@ -215,6 +221,52 @@ mod tests {
                 .as_str()
                 .is_some_and(|m| m.starts_with("1 native event") && !m.contains("events")),
             "{third}"
+        );
+        f.finish().await;
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_heartbeat_comes_one_second_after_the_last_notification() {
+        // C-T9: "a heartbeat goes out after each second without native output". The deadline
+        // counts from the last notification sent, not from the end of the rate-limit pause
+        // that follows it (which would make it 1.25 s). The paused clock makes this exact.
+        use tokio::time::Instant;
+        let (tx, _keep) = watch::channel(0u64);
+        let (out, mut sent) = Outbox::capture();
+        let start = Instant::now();
+        let f = forward(out, json!("h"), tx.subscribe(), true);
+        let first = sent.recv().await.expect("a first heartbeat");
+        assert_eq!(first["params"]["progress"], 1);
+        assert_eq!(
+            start.elapsed(),
+            HEARTBEAT,
+            "first heartbeat after one silent second"
+        );
+        let second = sent.recv().await.expect("a second heartbeat");
+        assert_eq!(second["params"]["progress"], 2);
+        assert_eq!(start.elapsed(), 2 * HEARTBEAT, "then one per silent second");
+        // An event notification moves the deadline: the next heartbeat is a second after it.
+        tokio::time::sleep(Duration::from_millis(600)).await;
+        tx.send_replace(1);
+        let event = sent.recv().await.expect("event progress");
+        assert_eq!(event["params"]["progress"], 3);
+        let at_event = Instant::now();
+        let beat = sent.recv().await.expect("heartbeat after the event");
+        assert_eq!(beat["params"]["progress"], 4);
+        assert_eq!(
+            at_event.elapsed(),
+            HEARTBEAT,
+            "a second after the event, not 1.25 s"
+        );
+        // The rate limit still holds: a burst right after a notification waits out the pause.
+        let before = Instant::now();
+        tx.send_replace(2);
+        let burst = sent.recv().await.expect("burst progress");
+        assert_eq!(burst["params"]["progress"], 5);
+        assert!(
+            before.elapsed() >= Duration::from_secs(1) / MAX_PER_SECOND,
+            "{:?}",
+            before.elapsed()
         );
         f.finish().await;
     }

@@ -334,6 +334,7 @@ pub(super) fn engine_with(provider: Arc<dyn Provider>) -> Engine {
     let cfg = EngineConfig {
         max_timeout_s: 1800,
         recorder: None,
+        tool_names: crate::config::ToolNames::Dotted,
     };
     Engine::with_provider(cfg, provider)
 }

@@ -128,7 +128,7 @@ impl CursorProvider {
                         _ => {
                             return Err(ToolError::invalid_argument(
                                 format!("/{name}"),
-                                format!("{name} is not an option of cursor.run"),
+                                format!("{name} is not a string option of cursor-agent"),
                             ));
                         }
                     };

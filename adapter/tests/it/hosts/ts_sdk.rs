@@ -10,7 +10,8 @@
 //!
 //! outputSchema: the SDK validates `structuredContent` against a tool's `outputSchema` inside
 //! `callTool` (a mismatch throws -32602, so every `ok` call below passed it) for tools that
-//! declare one, and every tool of the adapter does (TOOL-6); see OUTPUT-SCHEMA below.
+//! declare one, and every tool of the adapter does (TOOL-6); the client records which tools had
+//! a successful result validated, and all seven must have (see OUTPUT-SCHEMA below).
 
 use std::process::Command;
 
@@ -110,22 +111,41 @@ fn completes_the_core_sequence(names: Names) {
     assert_eq!(refused["ok"], false, "{seen:#}");
     assert_eq!(refused["code"], -32000, "{seen:#}");
 
-    // OUTPUT-SCHEMA (issue 12 item 4, TOOL-6): every tool declares an outputSchema, so the SDK
-    // validated the structuredContent of every tool result above inside callTool (a mismatch
-    // throws -32602 and the step would not be `ok`), isError results included.
+    // claude.run.list and .release, so that every role has a result the SDK validated.
+    let listed = result_of(ok(&seen, "list"));
+    assert!(listed["runs"].is_array(), "{seen:#}");
+    let released = ok(&seen, "release");
+    assert_eq!(released["isError"], false, "{seen:#}");
+    assert_eq!(
+        result_of(released)["run_id"],
+        result_of(ok(&seen, "start"))["run_id"],
+        "{seen:#}"
+    );
+
+    // OUTPUT-SCHEMA (issue 12 item 4, TOOL-6): the SDK's callTool validates a result's
+    // structuredContent against the outputSchema of the listed tool and throws -32602 on a
+    // mismatch. ts-client.mjs lists a tool once its callTool returned a non-isError result with
+    // structuredContent while the SDK held a validator for that name: all seven must be there.
+    // isError results do not count: the SDK's own comment says it skips them (1.32.2 in fact
+    // still validates their structuredContent, which this does not rely on), so `invalid`
+    // alone would prove nothing for `claude.run`.
     let tools = seen["tools"].as_array().expect("tools");
     assert_eq!(tools.len(), 7, "{seen:#}");
     assert!(
         tools.iter().all(|t| t["has_output_schema"] == true),
         "every tool declares outputSchema: {seen:#}"
     );
-    let validated: Vec<&Value> = seen["outputs_validated_by_sdk"]
+    let validated: Vec<&str> = seen["outputs_validated_by_sdk"]
         .as_array()
         .expect("outputs_validated_by_sdk")
         .iter()
+        .filter_map(Value::as_str)
         .collect();
-    let names: Vec<&Value> = tools.iter().map(|t| &t["name"]).collect();
-    assert_eq!(validated, names, "{seen:#}");
+    assert_eq!(
+        validated,
+        names.all(),
+        "tools without a result the SDK validated: {seen:#}"
+    );
 }
 
 #[test]

@@ -12,9 +12,19 @@ fn session(version: &str) -> Session {
     s
 }
 
+/// Sends `batch` as written and returns the next message; the answers to its `tools/call`
+/// elements get the suite's outputSchema check (TOOL-6) like any other tool result.
 fn send_batch(s: &mut Session, batch: &str) -> Value {
-    s.send_raw(format!("{batch}\n").as_bytes());
+    send_batch_line(s, batch);
     s.recv_expect()
+}
+
+/// Writes `batch` as one line, registering its `tools/call` elements for the outputSchema check.
+fn send_batch_line(s: &mut Session, batch: &str) {
+    if let Ok(parsed) = serde_json::from_str::<Value>(batch) {
+        s.expect_answers_to(&parsed);
+    }
+    s.send_raw(format!("{batch}\n").as_bytes());
 }
 
 const PINGS: &str =
@@ -212,7 +222,7 @@ fn a_batch_answer_is_bounded_and_elements_past_the_bound_are_not_executed() {
     let mut line = huge_batch(list, 1000);
     line.pop();
     line.push_str(&format!(",{start}]"));
-    s.send_raw(format!("{line}\n").as_bytes());
+    send_batch_line(&mut s, &line);
     let raw = s
         .recv_line(crate::support::TIMEOUT)
         .expect("the batch answer");
@@ -222,6 +232,7 @@ fn a_batch_answer_is_bounded_and_elements_past_the_bound_are_not_executed() {
         raw.len()
     );
     let v: Value = serde_json::from_slice(&raw).expect("JSON");
+    s.check_answer(&v);
     let arr = v.as_array().expect("batch answer");
     assert_eq!(arr.len(), 1001, "every request has its entry");
     assert!(arr[0]["result"]["tools"].is_array(), "the first ones ran");

@@ -73,7 +73,7 @@ fn exactly_seven_dotted_tools_are_listed() {
 
 #[test]
 fn underscore_projection_renames_and_keeps_everything_else() {
-    // TOOL-1: identical metadata and behaviour.
+    // TOOL-1: identical metadata and behaviour; C-TOOL-6: only `_meta` keeps dotted names.
     let mut dotted = Session::start();
     dotted.init();
     let mut under = Adapter::new().args(["--tool-names", "underscore"]).spawn();

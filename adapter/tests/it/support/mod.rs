@@ -455,8 +455,10 @@ impl Session {
         self.try_send_raw(bytes).expect("write to the adapter");
     }
 
-    /// Sends one JSON value as a line.
+    /// Sends one JSON value as a line. The `tools/call` requests in it (one message or a batch)
+    /// get their answers checked against their tools' outputSchemas ([`outputs`]).
     pub fn send(&mut self, msg: &Value) {
+        self.expect_answers_to(msg);
         let mut bytes = msg.to_string().into_bytes();
         bytes.push(b'\n');
         self.send_raw(&bytes);
@@ -472,14 +474,6 @@ impl Session {
 
     /// Sends a request with the given id.
     pub fn request_with_id(&mut self, id: &Value, method: &str, params: Option<Value>) {
-        if method == "tools/call"
-            && let Some(name) = params
-                .as_ref()
-                .and_then(|p| p.get("name"))
-                .and_then(Value::as_str)
-        {
-            self.tool_calls.push((id.clone(), name.to_owned()));
-        }
         let mut m = json!({"jsonrpc": "2.0", "id": id, "method": method});
         if let Some(p) = params {
             m["params"] = p;
@@ -503,13 +497,49 @@ impl Session {
     }
 
     /// The next stdout message (stashed ones first), or `None` after `timeout` or at EOF.
-    /// Panics when stdout carries a line that is not one JSON value (T1).
+    /// Panics when stdout carries a line that is not one JSON value (T1), or an answer to a
+    /// `tools/call` sent through [`Session::send`] that does not conform to its outputSchema.
     pub fn recv(&mut self, timeout: Duration) -> Option<Value> {
-        if let Some(v) = self.stash.pop_front() {
-            return Some(v);
+        let msg = match self.stash.pop_front() {
+            Some(v) => v,
+            None => parse_line(&self.recv_line(timeout)?),
+        };
+        self.check_answer(&msg);
+        Some(msg)
+    }
+
+    /// Registers the `tools/call` requests in `sent` (one message or a batch), so their answers
+    /// get the outputSchema check wherever they are received ([`Session::recv`],
+    /// [`Session::response`], [`Session::check_answer`]). [`Session::send`] does this itself; a
+    /// test that writes a request as raw bytes calls it with the parsed request.
+    pub fn expect_answers_to(&mut self, sent: &Value) {
+        let one = |m: &Value| {
+            let name = m.get("params")?.get("name")?.as_str()?;
+            (m.get("method")? == "tools/call").then(|| (m.get("id").cloned(), name.to_owned()))
+        };
+        let calls: Vec<(Option<Value>, String)> = match sent {
+            Value::Array(batch) => batch.iter().filter_map(one).collect(),
+            m => one(m).into_iter().collect(),
+        };
+        for (id, name) in calls {
+            if let Some(id) = id {
+                self.tool_calls.push((id, name));
+            }
         }
-        let line = self.recv_line(timeout)?;
-        Some(parse_line(&line))
+    }
+
+    /// TOOL-6: checks the answers in `answer` (one response or a batch of them) to registered
+    /// `tools/call` requests against their tools' outputSchemas; panics on a non-conforming one.
+    /// For answers a test read as raw bytes ([`Session::recv_line`]).
+    pub fn check_answer(&mut self, answer: &Value) {
+        match answer {
+            Value::Array(batch) => {
+                for entry in batch {
+                    self.check_output(entry);
+                }
+            }
+            msg => self.check_output(msg),
+        }
     }
 
     /// Like [`Session::recv`] with [`TIMEOUT`], panicking when nothing arrives.
@@ -557,6 +587,9 @@ impl Session {
 
     /// TOOL-6: a `tools/call` result conforms to its tool's outputSchema.
     fn check_output(&mut self, msg: &Value) {
+        if msg.get("method").is_some() {
+            return; // A request or notification from the server, not an answer.
+        }
         let Some(id) = msg.get("id") else { return };
         let Some(pos) = self.tool_calls.iter().position(|(i, _)| i == id) else {
             return;
