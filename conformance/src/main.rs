@@ -21,8 +21,9 @@ use mcp_conformance::{catalogue, listing, process, select, verdict};
 /// Raw-stdio conformance gate for any MCP server: base protocol (lifecycle, JSON-RPC, bad input,
 /// bounds, tools, resources, cancellation) and the computer-mcp metadata and run rules.
 ///
-/// Without a server command it checks the reference adapter (claude-mcp-adapter) wired to
-/// fake-claude, both found next to this executable or on PATH.
+/// Without a server command it checks the reference adapter (claude-mcp-adapter, both tool
+/// families) wired to fake-claude and fake-cursor-agent, all found next to this executable or on
+/// PATH.
 #[derive(Debug, Parser)]
 #[command(name = "mcp-conformance", version)]
 #[command(mut_arg("list", |a| a.help(
@@ -43,11 +44,12 @@ struct Cli {
     /// The options both runners share.
     #[command(flatten)]
     common: CommonArgs<10_000, 8>,
-    /// Put fake-claude first on the server's PATH as `claude` and run the provider lifecycle
-    /// cases (default for the built-in target).
+    /// Put fake-claude first on the server's PATH as `claude`, and fake-cursor-agent as
+    /// `cursor-agent` beside it, and run the provider lifecycle cases against each tool family
+    /// (default for the built-in target).
     #[arg(long, overrides_with = "no_drive_fake")]
     drive_fake: bool,
-    /// Do not drive the server with fake-claude.
+    /// Do not drive the server with fake-claude and fake-cursor-agent.
     #[arg(long)]
     no_drive_fake: bool,
     /// Outside the provider profile, also call tools not annotated readOnlyHint: true (by

@@ -1,6 +1,7 @@
 //! What the runner checks: a server command line from the user, or the embedded default (the
-//! reference adapter wired to fake-claude). Binaries are found next to the runner's own
-//! executable, else on PATH, never linked (the runner must stay usable on any server).
+//! reference adapter wired to fake-claude and fake-cursor-agent). Binaries are found next to
+//! the runner's own executable, else on PATH, never linked (the runner must stay usable on any
+//! server).
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};

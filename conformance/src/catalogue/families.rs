@@ -3,7 +3,7 @@
 //! its own fake. The first family keeps the cases' ids; every other family gets its instances as
 //! `ID@FAMILY`. A case runs against a family of the other fake only when that fake has a
 //! scenario that reproduces what the case checks ([`CURSOR`]); the rest are specific to
-//! claude's print mode (its stream's final, stderr, exit status, process tree) and are not
+//! claude's print mode (its stream-json final, exit status, process tree) and are not
 //! instantiated for a Cursor family, or skipped with that reason when Cursor's is the first.
 
 use crate::model::{Case, Check};
@@ -12,7 +12,7 @@ use crate::select::glob_match;
 
 /// fake-claude scenario → the fake-cursor-agent scenario that produces the same outcome
 /// through ACP (see fake-cursor-agent/README.md).
-const CURSOR_SCENARIOS: [(&str, &str); 4] = [
+const CURSOR_SCENARIOS: [(&str, &str); 9] = [
     ("success", "default"),
     ("error-subtype", "prompt-error"),
     ("missing-final", "crash-midturn"),
@@ -20,15 +20,51 @@ const CURSOR_SCENARIOS: [(&str, &str); 4] = [
     // answers `session/cancel` with `cancelled` at once), not `hang-midturn`, which also
     // ignores the cancel and so waits out the client's whole grace (ACP-7) in every case.
     ("hang-before-final", "cancel-midturn"),
+    // RUN-11: stderr is the agent's log, drained and tailed like claude's.
+    ("stderr-noise", "stderr-noise"),
+    // BND-3 / C-ACP-2: Cursor's final is the prompt answer plus the agent_message_chunk text
+    // (ACP-6), so an oversized final is message text over 128 KiB.
+    ("oversized-final", "oversized-text"),
+    // BND-1 / ACP-1: an agent line over 1 MiB (a read's rawOutput) is omitted and counted.
+    ("oversized-event", "oversized-read"),
+    // BND-2, RUN-5: 300 session/update lines, more than the 256-event buffer.
+    ("many-events", "many-chunks"),
+    // T9: session/update lines spread over 2.4 s.
+    ("slow-stream", "slow-chunks"),
 ];
 
 /// The run cases that apply to a Cursor family: every scenario they use maps through
-/// `CURSOR_SCENARIOS` (or they start no run).
-pub const CURSOR: [&str; 16] = [
+/// `CURSOR_SCENARIOS` (or they start no run). In catalogue order.
+///
+/// The other run cases stay claude-only, because what they check does not arise through ACP
+/// or the fake cannot play it honestly:
+/// - `runs/run/hooks-before-init`, `runs/outcome/is-error-success`, `…/duplicate-final`,
+///   `…/malformed-final`, `…/final-without-session-id`, `…/final-without-result`: rules of
+///   claude's stream-json (hook events before `system/init`, the `result` line's fields);
+///   Cursor's final is the `session/prompt` answer (ACP-6, C-PROV-1), never read from an agent
+///   line, so no line can be a second, malformed or incomplete final.
+/// - `runs/outcome/nonzero-exit`: exit status is not part of an ACP run's outcome (ACP-6: the
+///   client ends the agent); an agent that exits before answering is `missing-final@cursor`.
+/// - `runs/bounds/huge-final`: a result line over 1 MiB; an ACP final is no agent line. Its
+///   nearest ACP analogue, one agent_message_chunk line over 1 MiB, is not checked: acp-client
+///   omits that line (BND-1) and its text with it, so such a turn settles with the text it had
+///   (open: C-ACP-2 would want `oversized_final`).
+/// - `runs/timeout/hang-after-final`: cannot arise, the client kills the group once the prompt
+///   is answered (ACP-7).
+/// - `runs/cancel/ignore-sigterm`, `runs/supervision/grandchild`, `…/escaped-grandchild`,
+///   `…/stdout-closed-early`: fake-cursor-agent has no step that ignores SIGTERM, forks or
+///   closes stdout early, and the supervisor they check (SUP-1, SUP-3, SUP-4) is the one both
+///   providers share, covered by the claude instances.
+pub const CURSOR: [&str; 23] = [
     "runs/run/succeeded",
     "runs/run/result-shape",
+    "runs/run/stderr-noise",
     "runs/outcome/error-subtype",
     "runs/outcome/missing-final",
+    "runs/bounds/oversized-final",
+    "runs/bounds/oversized-event",
+    "runs/bounds/event-buffer",
+    "runs/events/stale-cursor",
     "runs/run/detach",
     "runs/read/failed-run-read-succeeds",
     "runs/list/retained",
@@ -37,9 +73,12 @@ pub const CURSOR: [&str; 16] = [
     "runs/release/active",
     "runs/release/settled",
     "runs/capacity/active-limit",
+    "runs/progress",
     "runs/eof/cancels-runs",
     "runs/sigterm/cancels-runs",
     "runs/args/prompt-empty",
+    // Starts no run: cursor.run refuses it at `/permission_mode` (ACP-4 keeps NAT-5's modes).
+    "runs/args/permission-bypass",
     "runs/args/unknown-argument",
 ];
 
@@ -233,6 +272,18 @@ mod tests {
         let ids: Vec<&str> = crate::catalogue::all().iter().map(|c| c.id).collect();
         for id in CURSOR {
             assert!(ids.contains(&id), "{id}");
+        }
+    }
+
+    #[test]
+    fn every_mapped_scenario_is_one_fake_cursor_agent_has() {
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fake-cursor-agent/scenarios");
+        for (claude, cursor) in CURSOR_SCENARIOS {
+            assert!(
+                dir.join(format!("{cursor}.json")).is_file(),
+                "{claude} maps to {cursor}, which fake-cursor-agent does not have"
+            );
         }
     }
 

@@ -84,7 +84,8 @@ pub struct RunnerInfo {
 pub struct ServerReport {
     /// The command line, as words.
     pub command: Vec<String>,
-    /// Whether it is the embedded default (reference adapter wired to fake-claude).
+    /// Whether it is the embedded default (reference adapter wired to fake-claude and
+    /// fake-cursor-agent).
     pub builtin: bool,
     /// `serverInfo` from `initialize`.
     #[serde(rename = "serverInfo")]

@@ -49,7 +49,7 @@ pub fn render<P: ProfileName>(report: &Report<P>) -> String {
         format!("{}:", report.profile.peer()),
         printable(&report.server.command.join(" ")),
         if report.server.builtin {
-            "  (built-in: reference adapter wired to fake-claude)"
+            "  (built-in: reference adapter wired to fake-claude and fake-cursor-agent)"
         } else {
             ""
         }

@@ -179,6 +179,12 @@ const TURNS: &[&str] = &[
     "toolcallid-newline",
     "unknown-update",
     "fs-terminal-requests",
+    // The run-lifecycle scenarios of mcp-conformance's Cursor family (slow-chunks sends the
+    // same chunks as many-chunks, only slower).
+    "many-chunks",
+    "oversized-text",
+    "oversized-read",
+    "stderr-noise",
 ];
 
 /// Update variants Cursor sends outside the schema (spike item 5) and the scenario's stand-in

@@ -324,6 +324,108 @@ fn garbage_lines_are_interleaved_with_valid_messages() {
     assert!(big.1.is_some(), "the oversized line is valid JSON");
 }
 
+/// The raw stdout lines of `scenario`'s turn (each with its JSON, when it is JSON), up to and
+/// including the prompt's answer.
+fn raw_turn(scenario: &str) -> Vec<(Vec<u8>, Value)> {
+    let mut agent = Agent::start(&[]);
+    let sid = agent.handshake();
+    let id = agent.prompt(&sid, &format!("scenario: {scenario}"));
+    let mut raw = Vec::new();
+    loop {
+        let line = agent.line_within(crate::SOON).expect("line");
+        let msg: Value = serde_json::from_slice(&line).expect("every line is JSON");
+        let done = msg["id"] == id;
+        raw.push((line, msg));
+        if done {
+            return raw;
+        }
+    }
+}
+
+/// BND-3 through ACP (C-ACP-2): the message text is over 128 KiB, in chunks whose lines each
+/// stay under a 1 MiB line bound, and the turn ends `end_turn`.
+#[test]
+fn oversized_text_is_over_the_final_bound_in_lines_under_the_line_bound() {
+    let raw = raw_turn("oversized-text");
+    assert!(raw.iter().all(|(l, _)| l.len() < 1024 * 1024));
+    let msgs: Vec<Value> = raw.into_iter().map(|(_, m)| m).collect();
+    assert!(text(&msgs).len() > 128 * 1024, "{}", text(&msgs).len());
+    assert_eq!(last(&msgs)["result"]["stopReason"], "end_turn");
+}
+
+/// BND-1 through ACP: one valid session/update line of 1 MiB + 64 KiB, a read's
+/// tool_call_update carrying the file in rawOutput.content, between ordinary chunks.
+#[test]
+fn oversized_read_is_one_valid_update_line_over_a_mib() {
+    let raw = raw_turn("oversized-read");
+    let big: Vec<&(Vec<u8>, Value)> = raw.iter().filter(|(l, _)| l.len() > 1024 * 1024).collect();
+    assert_eq!(big.len(), 1);
+    assert_eq!(big[0].0.len(), 1_114_112);
+    let update = &big[0].1["params"]["update"];
+    assert_eq!(update["sessionUpdate"], "tool_call_update");
+    assert_eq!(update["toolCallId"], "read_0");
+    assert!(update["rawOutput"]["content"].is_string());
+    let msgs: Vec<Value> = raw.into_iter().map(|(_, m)| m).collect();
+    assert_eq!(text(&msgs), "Reading the log. The log is long.");
+    assert_eq!(last(&msgs)["result"]["stopReason"], "end_turn");
+}
+
+/// BND-2 and RUN-5: 300 chunks, more than a 256-event buffer; T9: chunks spread over time.
+#[test]
+fn many_chunks_and_slow_chunks_stream_their_updates() {
+    let msgs = run("many-chunks", "reject_once");
+    let chunks = updates(&msgs)
+        .iter()
+        .filter(|u| u["sessionUpdate"] == "agent_message_chunk")
+        .count();
+    assert_eq!(chunks, 300);
+    assert!(text(&msgs).ends_with("chunk 299 "));
+    assert_eq!(last(&msgs)["result"]["stopReason"], "end_turn");
+
+    let mut agent = Agent::start(&[]);
+    let sid = agent.handshake();
+    let id = agent.prompt(&sid, "scenario: slow-chunks");
+    let mut arrivals = Vec::new();
+    loop {
+        let msg = agent.next_msg();
+        if msg["id"] == id {
+            assert_eq!(msg["result"]["stopReason"], "end_turn");
+            break;
+        }
+        assert_eq!(
+            msg["params"]["update"]["sessionUpdate"],
+            "agent_message_chunk"
+        );
+        arrivals.push(std::time::Instant::now());
+    }
+    assert_eq!(arrivals.len(), 8);
+    // Seven 300 ms pauses lie between the first chunk and the last (a lower bound only).
+    assert!(arrivals[7] - arrivals[0] >= Duration::from_millis(2000));
+}
+
+/// RUN-11: stderr noise around an ordinary turn, which still ends `end_turn`.
+#[test]
+fn stderr_noise_writes_three_thousand_lines_around_a_normal_turn() {
+    let mut agent = Agent::start(&[]);
+    let sid = agent.handshake();
+    let msgs = agent.turn(
+        &sid,
+        "scenario: stderr-noise",
+        answer_with_kind("reject_once"),
+    );
+    assert_eq!(text(&msgs), "Hello from the fake Cursor agent.");
+    assert_eq!(last(&msgs)["result"]["stopReason"], "end_turn");
+    agent.kill();
+    let noise = agent.stderr_at_exit();
+    assert_eq!(
+        noise
+            .lines()
+            .filter(|l| l.starts_with("fake-cursor-agent noise line "))
+            .count(),
+        3000
+    );
+}
+
 #[test]
 fn fs_and_terminal_requests_wait_for_answers_and_go_on() {
     let msgs = run("fs-terminal-requests", "reject_once");
