@@ -116,7 +116,10 @@ fn receive_once(socket: &UnixStream) -> Result<(Option<u8>, Vec<OwnedFd>), Strin
             ControlMessageOwned::ScmRights(raw) => {
                 // SAFETY: the kernel just installed these descriptors in this process for this
                 // message; nothing else knows their numbers, so each gets exactly one owner.
-                fds.extend(raw.into_iter().map(|fd| unsafe { OwnedFd::from_raw_fd(fd) }));
+                fds.extend(
+                    raw.into_iter()
+                        .map(|fd| unsafe { OwnedFd::from_raw_fd(fd) }),
+                );
             }
             o => other = Some(format!("{o:?}")),
         }
@@ -182,7 +185,10 @@ mod tests {
         let (r, _w) = pipe();
         send(adapter.as_fd(), &[r.as_fd(), r.as_fd()]).unwrap();
         let err = receive(&sup, 1, BOUND).unwrap_err();
-        assert!(err.contains("expected 1 descriptor(s) from the adapter, got 2"), "{err}");
+        assert!(
+            err.contains("expected 1 descriptor(s) from the adapter, got 2"),
+            "{err}"
+        );
     }
 
     #[test]

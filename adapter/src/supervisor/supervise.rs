@@ -500,7 +500,16 @@ mod tests {
         assert!(a.stdin_pipe && a.then_run);
         assert_eq!(a.args, os(&["--version"]));
         // The flags take no value: the descriptors come in the frame, not as numbers.
-        let numbered = ["--grace-ms", "1", "--then-run", "7,8,9", "--cwd", "/", "--", "c"];
+        let numbered = [
+            "--grace-ms",
+            "1",
+            "--then-run",
+            "7,8,9",
+            "--cwd",
+            "/",
+            "--",
+            "c",
+        ];
         assert!(parse_args(&os(&numbered)).is_err());
     }
 
@@ -520,7 +529,10 @@ mod tests {
         let (_stdin, run) = take_frame(&args, &sup).unwrap();
         let run = run.expect("the run's ends");
         // Each received end is the read end of the pipe sent in its place.
-        for ((_, w), got) in pipes[1..].iter().zip([&run.stdout, &run.stderr, &run.stdin]) {
+        for ((_, w), got) in pipes[1..]
+            .iter()
+            .zip([&run.stdout, &run.stderr, &run.stdin])
+        {
             nix::unistd::write(w, b"x").unwrap();
             let mut b = [0u8; 1];
             assert_eq!(nix::unistd::read(got, &mut b).unwrap(), 1);
@@ -529,8 +541,16 @@ mod tests {
 
     #[test]
     fn a_frame_that_never_comes_or_is_wrong_is_an_error_before_anything_starts() {
-        let args = parse_args(&os(&["--grace-ms", "1", "--stdin-pipe", "--cwd", "/", "--", "c"]))
-            .unwrap();
+        let args = parse_args(&os(&[
+            "--grace-ms",
+            "1",
+            "--stdin-pipe",
+            "--cwd",
+            "/",
+            "--",
+            "c",
+        ]))
+        .unwrap();
         // EOF: the adapter died before passing the descriptors.
         let (sup, adapter) = UnixStream::pair().unwrap();
         drop(adapter);
