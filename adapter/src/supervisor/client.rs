@@ -410,8 +410,8 @@ pub(super) async fn spawn_with(
 
 /// [`spawn_with`] for a version check that a run may follow under the same supervisor
 /// (`--then-run`): the run's pipes are created now, their supervisor ends passed along in the
-/// descriptor frame (close-on-exec there, so the check never sees them); [`Supervised::run`] is the go,
-/// [`Supervised::release`] (or a drop) the no-go.
+/// descriptor frame (close-on-exec there, so the check never sees them); [`Supervised::run`] is
+/// the go, [`Supervised::release`] (or a drop) the no-go.
 pub(super) async fn spawn_check_with(
     supervisor_exe: &OsStr,
     spec: SpawnSpec,
