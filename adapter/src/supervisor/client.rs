@@ -2,7 +2,7 @@
 //! (SUP-1..3). Everything here runs on the adapter's tokio runtime.
 
 use std::ffi::OsStr;
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -16,8 +16,8 @@ use tokio::sync::watch;
 
 use super::protocol::{self, Command, LineBuffer, Report};
 use super::{
-    CleanupReport, ExitStatus, KILL_CONFIRM_BOUND, NATIVE_STDIN_FD, REPORT_SLACK,
-    SPAWN_REPORT_BOUND, SUBCOMMAND, SpawnError, SpawnSpec, StdinMode,
+    CleanupReport, ExitStatus, KILL_CONFIRM_BOUND, REPORT_SLACK, SPAWN_REPORT_BOUND, SUBCOMMAND,
+    SpawnError, SpawnSpec, StdinMode, fds,
 };
 
 /// Bound on reaping the supervisor process after its last report.
@@ -409,9 +409,9 @@ pub(super) async fn spawn_with(
 }
 
 /// [`spawn_with`] for a version check that a run may follow under the same supervisor
-/// (`--then-run`): the run's pipes are created now, their supervisor ends passed along
-/// (close-on-exec there, so the check never sees them); [`Supervised::run`] is the go,
-/// [`Supervised::release`] (or a drop) the no-go.
+/// (`--then-run`): the run's pipes are created now, their supervisor ends passed along in the
+/// descriptor frame (close-on-exec there, so the check never sees them); [`Supervised::run`] is
+/// the go, [`Supervised::release`] (or a drop) the no-go.
 pub(super) async fn spawn_check_with(
     supervisor_exe: &OsStr,
     spec: SpawnSpec,
@@ -424,39 +424,28 @@ async fn spawn_inner(
     spec: SpawnSpec,
     then_run: bool,
 ) -> Result<Supervised, SpawnError> {
-    // Every descriptor is created close-on-exec, so a supervisor started concurrently for another
-    // run never inherits this run's ends (NAT-8, and the lifeline's EOF depends on it).
-    let (out_r, out_w) =
-        nix::unistd::pipe2(OFlag::O_CLOEXEC).map_err(|e| spawn_err("cannot create a pipe", e))?;
-    let (err_r, err_w) =
-        nix::unistd::pipe2(OFlag::O_CLOEXEC).map_err(|e| spawn_err("cannot create a pipe", e))?;
+    // Every descriptor is created close-on-exec and stays so here, so a supervisor started
+    // concurrently for another run never inherits this run's ends (NAT-8, and the lifeline's EOF
+    // depends on it). The supervisor gets its stdio by inheritance and the rest through the
+    // descriptor frame (`fds`): no `pre_exec` hook, so std starts it with posix_spawn, not fork.
+    let pipe =
+        || nix::unistd::pipe2(OFlag::O_CLOEXEC).map_err(|e| spawn_err("cannot create a pipe", e));
+    let (out_r, out_w) = pipe()?;
+    let (err_r, err_w) = pipe()?;
     let (ours, theirs) = std::os::unix::net::UnixStream::pair()
         .map_err(|e| spawn_err("cannot create the control socket", e))?;
-    // StdinMode::Pipe: the read end goes to the supervisor as NATIVE_STDIN_FD (and from there to
-    // the native process as fd 0); the write end stays here only.
+    // StdinMode::Pipe: the read end goes to the supervisor (and from there to the native process
+    // as fd 0); the write end stays here only.
     let stdin_pipe = match spec.stdin {
         StdinMode::Null => None,
-        StdinMode::Pipe => Some(
-            nix::unistd::pipe2(OFlag::O_CLOEXEC)
-                .map_err(|e| spawn_err("cannot create a pipe", e))
-                .and_then(|(r, w)| Ok((at_least(r, 3)?, w)))?,
-        ),
+        StdinMode::Pipe => Some(pipe()?),
     };
-
-    // `--then-run`: the run's pipes, (adapter end, supervisor end) each. The supervisor ends sit
-    // above NATIVE_STDIN_FD, which `pass_native_stdin` overwrites in the child.
+    // `--then-run`: the run's pipes, (adapter end, supervisor end) each.
     let run_pipes = if then_run {
-        let pipe = || {
-            nix::unistd::pipe2(OFlag::O_CLOEXEC).map_err(|e| spawn_err("cannot create a pipe", e))
-        };
         let (out_r, out_w) = pipe()?;
         let (err_r, err_w) = pipe()?;
         let (in_r, in_w) = pipe()?;
-        Some([
-            (out_r, at_least(out_w, NATIVE_STDIN_FD + 1)?),
-            (err_r, at_least(err_w, NATIVE_STDIN_FD + 1)?),
-            (in_w, at_least(in_r, NATIVE_STDIN_FD + 1)?),
-        ])
+        Some([(out_r, out_w), (err_r, err_w), (in_w, in_r)])
     } else {
         None
     };
@@ -467,14 +456,11 @@ async fn spawn_inner(
         cmd.arg(SUBCOMMAND)
             .arg("--grace-ms")
             .arg(grace_ms.to_string());
-        if let Some((stdin_r, _)) = &stdin_pipe {
-            pass_native_stdin(&mut cmd, stdin_r);
+        if stdin_pipe.is_some() {
+            cmd.arg("--stdin-pipe");
         }
-        if let Some(pipes) = &run_pipes {
-            let fds = pipes.each_ref().map(|(_, theirs)| theirs.as_raw_fd());
-            cmd.arg("--then-run")
-                .arg(format!("{},{},{}", fds[0], fds[1], fds[2]));
-            keep_open_in_child(&mut cmd, fds);
+        if run_pipes.is_some() {
+            cmd.arg("--then-run");
         }
         cmd.arg("--cwd")
             .arg(&spec.cwd)
@@ -502,12 +488,25 @@ async fn spawn_inner(
         // `cmd` drops here, closing our copies of the child's ends: only the native group will
         // hold the stdout/stderr write ends.
     };
-    // Likewise the native stdin's read end: only the native group holds it from now on.
+    // The descriptor frame, the first bytes on the socket: the native stdin's read end, then the
+    // run's supervisor ends, in the order the supervisor takes them. On failure the supervisor
+    // is gone or sees EOF once `ours` drops here, and starts nothing.
+    let passed: Vec<BorrowedFd<'_>> = stdin_pipe
+        .iter()
+        .map(|(r, _)| r.as_fd())
+        .chain(run_pipes.iter().flatten().map(|(_, theirs)| theirs.as_fd()))
+        .collect();
+    if !passed.is_empty() {
+        fds::send(ours.as_fd(), &passed)
+            .map_err(|e| spawn_err("cannot pass the descriptors to the supervisor", e))?;
+    }
+    drop(passed);
+    // Our copies of what was passed close now: only the supervisor (and from there the native
+    // group) holds the native stdin's read end and the run's supervisor ends.
     let stdin_w = stdin_pipe.map(|(r, w)| {
         drop(r);
         w
     });
-    // And the run's supervisor ends: only the supervisor holds them until the run.
     let then_run = run_pipes.map(|[(out, _), (err, _), (inp, _)]| RunEnds {
         stdout: out,
         stderr: err,
@@ -588,68 +587,4 @@ fn register_pipes(
             Ok((o, e, i))
         })
         .map_err(|e| spawn_err("cannot register the native stdio pipes", e))
-}
-
-/// Lets the supervisor inherit `fds` under their own numbers (`--then-run`): they stay
-/// close-on-exec in the adapter, so a supervisor started concurrently for another run never
-/// inherits them; only this child clears the flag, between fork and exec.
-fn keep_open_in_child(cmd: &mut tokio::process::Command, fds: [i32; 3]) {
-    // SAFETY: runs in the forked child before exec; fcntl(2) is async-signal-safe, allocates
-    // nothing and touches only this child's descriptor table. The descriptors are above 2 and
-    // above NATIVE_STDIN_FD (`at_least`), so neither the stdio setup nor `pass_native_stdin`
-    // before this hook has replaced them, and their owners outlive the spawn in the parent, so
-    // the numbers are valid in the child.
-    unsafe {
-        cmd.pre_exec(move || {
-            for fd in fds {
-                if libc::fcntl(fd, libc::F_SETFD, 0) == -1 {
-                    return Err(std::io::Error::last_os_error());
-                }
-            }
-            Ok(())
-        });
-    }
-}
-
-/// `fd` itself when its number is at least `min`, else a close-on-exec duplicate that is: the
-/// supervisor's 0-2 are set up in the child before the `pre_exec` hooks run and would overwrite a
-/// lower one, as [`pass_native_stdin`] would overwrite a run pipe's end at [`NATIVE_STDIN_FD`].
-fn at_least(fd: OwnedFd, min: i32) -> Result<OwnedFd, SpawnError> {
-    if fd.as_raw_fd() >= min {
-        return Ok(fd);
-    }
-    fd.try_clone()
-        .and_then(|low| {
-            let high = nix::fcntl::fcntl(&low, nix::fcntl::FcntlArg::F_DUPFD_CLOEXEC(min))?;
-            // SAFETY: F_DUPFD_CLOEXEC just returned this new descriptor, owned by nobody else.
-            Ok(unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(high) })
-        })
-        .map_err(|e| spawn_err("cannot move a pipe end", e))
-}
-
-/// Makes `read_end` the supervisor's [`NATIVE_STDIN_FD`] (not close-on-exec there) and tells it so.
-/// Only the supervisor's exec sees it: in the adapter the descriptor stays close-on-exec, so a
-/// supervisor started concurrently for another run never inherits it.
-fn pass_native_stdin(cmd: &mut tokio::process::Command, read_end: &OwnedFd) {
-    let fd = read_end.as_raw_fd();
-    cmd.arg("--stdin-fd").arg(NATIVE_STDIN_FD.to_string());
-    // SAFETY: runs in the forked child before exec; dup2(2) and fcntl(2) are async-signal-safe,
-    // allocate nothing and touch only this child's descriptor table. `fd` is above 2
-    // (`at_least`), so the stdio setup before this hook has not replaced it, and `read_end`
-    // outlives the spawn in the parent, so the number is valid in the child.
-    unsafe {
-        cmd.pre_exec(move || {
-            let r = if fd == NATIVE_STDIN_FD {
-                // dup2 onto itself would keep close-on-exec set: clear it instead.
-                libc::fcntl(fd, libc::F_SETFD, 0)
-            } else {
-                // dup2 leaves the new descriptor without close-on-exec.
-                libc::dup2(fd, NATIVE_STDIN_FD)
-            };
-            if r == -1 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
 }

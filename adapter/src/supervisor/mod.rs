@@ -24,6 +24,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 mod client;
+mod fds;
 mod order;
 pub mod procfs;
 pub mod protocol;
@@ -48,10 +49,6 @@ pub const KILL_CONFIRM_BOUND: Duration = Duration::from_secs(5);
 /// empty: live children of the supervisor outside the group (SUP-4 escapees) under which a member
 /// could sit (see `watch.rs`), or no signalfd. Every other wait of the supervisor is on events.
 pub const POLL_INTERVAL: Duration = Duration::from_millis(25);
-
-/// The supervisor's descriptor holding the read end of the native stdin pipe
-/// ([`StdinMode::Pipe`]); the supervisor hands it to the native process as fd 0 and closes it.
-const NATIVE_STDIN_FD: i32 = 3;
 
 /// How long [`spawn`] waits for the supervisor's `spawned`/`spawn_failed` report.
 pub const SPAWN_REPORT_BOUND: Duration = Duration::from_secs(30);

@@ -9,7 +9,9 @@
 //!   EOF there without a [`Report::Cleanup`] is `cleanup_unconfirmed` (SUP-3).
 //!
 //! Every message is one compact JSON object on one line, at most [`MAX_LINE_BYTES`] long
-//! (newline included). A longer line is a protocol violation, never buffered whole.
+//! (newline included). A longer line is a protocol violation, never buffered whole. The one
+//! exception comes first: when the supervisor's argv announces descriptors, the adapter's first
+//! byte on the socket is the descriptor frame that carries them (`supervisor/fds.rs`).
 
 use serde::{Deserialize, Serialize};
 

@@ -3,24 +3,27 @@
 //! (SUP-1..3). Plain threads and blocking calls: no tokio runtime runs here.
 //!
 //! Descriptors on entry: 0 = its end of the control socket ([`super::protocol`]), 1 and 2 = the
-//! write ends of the native stdout and stderr pipes. Its environment is the native environment,
-//! already complete and scrubbed by the engine (NAT-8); its argv is
-//! `--grace-ms N [--stdin-fd FD] --cwd DIR -- PROGRAM ARGS…`. With `--stdin-fd` (the engine asked
-//! for [`super::StdinMode::Pipe`]) descriptor FD is the read end of the native stdin pipe: it
-//! becomes the native process's fd 0 and is closed here right after the spawn.
+//! write ends of the native stdout and stderr pipes; nothing else (anything else inherited is
+//! made close-on-exec). Its environment is the native environment, already complete and scrubbed
+//! by the engine (NAT-8); its argv is `--grace-ms N [--stdin-pipe] [--then-run] --cwd DIR --
+//! PROGRAM ARGS…`. With either flag, the first thing on the control socket is the adapter's
+//! descriptor frame ([`super::fds`]), received close-on-exec before anything starts; EOF, a wait
+//! past [`SPAWN_REPORT_BOUND`] or a frame with another count starts nothing. With `--stdin-pipe`
+//! (the engine asked for [`super::StdinMode::Pipe`]) its first descriptor is the read end of the
+//! native stdin pipe: it becomes the native process's fd 0 and is closed here right after the
+//! spawn.
 //!
-//! With `--then-run OUT,ERR,IN` the native process is the run's version check (NAT-2, C-NAT-2),
-//! and the same supervisor then starts the run: after the check's `cleanup` report it waits on
-//! the control socket for the adapter's go ([`Command::Run`] and the run's [`super::order`]) or
-//! no-go (EOF), and starts the run with descriptors OUT and ERR (the write ends of the run's
-//! stdout and stderr pipes) and IN (the read end of its stdin pipe, used with
-//! [`super::StdinMode::Pipe`], else closed). The check never sees them: they are close-on-exec
-//! here like everything else inherited.
+//! With `--then-run` the native process is the run's version check (NAT-2, C-NAT-2), and the
+//! same supervisor then starts the run: after the check's `cleanup` report it waits on the
+//! control socket for the adapter's go ([`Command::Run`] and the run's [`super::order`]) or no-go
+//! (EOF), and starts the run with the frame's next three descriptors: the write ends of the run's
+//! stdout and stderr pipes and the read end of its stdin pipe (used with
+//! [`super::StdinMode::Pipe`], else closed). The check never sees them: they stay close-on-exec.
 
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::io::{self, Read, Write};
-use std::os::fd::{AsFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
@@ -31,7 +34,7 @@ use nix::sys::signal::{SigSet, Signal};
 use nix::sys::stat::{SFlag, fstat};
 
 use super::protocol::{self, Command, LineBuffer, MAX_SURVIVORS_LISTED, Report};
-use super::{SpawnSpec, StdinMode, order, procfs};
+use super::{SPAWN_REPORT_BOUND, SpawnSpec, StdinMode, fds, order, procfs};
 
 /// Bound on one report write: a wedged adapter must not hang the supervisor.
 const REPORT_WRITE_BOUND: Duration = Duration::from_secs(5);
@@ -43,11 +46,12 @@ const ORDER_READ_BOUND: Duration = Duration::from_secs(30);
 #[derive(Debug, PartialEq, Eq)]
 struct Args {
     grace: Duration,
-    /// The inherited read end of the native stdin pipe; `None`: `/dev/null`.
-    stdin_fd: Option<i32>,
-    /// `--then-run`: the run's stdout, stderr and stdin descriptors (the native process is the
-    /// version check, the run follows on the adapter's go).
-    then_run: Option<[i32; 3]>,
+    /// `--stdin-pipe`: the descriptor frame starts with the read end of the native stdin pipe;
+    /// else the native stdin is `/dev/null`.
+    stdin_pipe: bool,
+    /// `--then-run`: the descriptor frame ends with the run's stdout, stderr and stdin ends (the
+    /// native process is the version check, the run follows on the adapter's go).
+    then_run: bool,
     cwd: PathBuf,
     program: OsString,
     args: Vec<OsString>,
@@ -55,8 +59,8 @@ struct Args {
 
 fn parse_args(argv: &[OsString]) -> Result<Args, String> {
     let mut grace = None;
-    let mut stdin_fd = None;
-    let mut then_run = None;
+    let mut stdin_pipe = false;
+    let mut then_run = false;
     let mut cwd = None;
     let mut it = argv.iter();
     loop {
@@ -74,31 +78,8 @@ fn parse_args(argv: &[OsString]) -> Result<Args, String> {
                     .map_err(|e| format!("bad --grace-ms {v:?}: {e}"))?;
                 grace = Some(Duration::from_millis(ms));
             }
-            Some("--stdin-fd") => {
-                let v = it
-                    .next()
-                    .and_then(|v| v.to_str())
-                    .ok_or("--stdin-fd needs a value")?;
-                let fd: i32 = v
-                    .parse()
-                    .ok()
-                    .filter(|&fd| fd > 2)
-                    .ok_or_else(|| format!("bad --stdin-fd {v:?}"))?;
-                stdin_fd = Some(fd);
-            }
-            Some("--then-run") => {
-                let v = it
-                    .next()
-                    .and_then(|v| v.to_str())
-                    .ok_or("--then-run needs a value")?;
-                let fds: Vec<i32> = v
-                    .split(',')
-                    .map(|f| f.parse().ok().filter(|&fd| fd > 2))
-                    .collect::<Option<_>>()
-                    .ok_or_else(|| format!("bad --then-run {v:?}"))?;
-                then_run =
-                    Some(<[i32; 3]>::try_from(fds).map_err(|_| format!("bad --then-run {v:?}"))?);
-            }
+            Some("--stdin-pipe") => stdin_pipe = true,
+            Some("--then-run") => then_run = true,
             Some("--cwd") => cwd = Some(PathBuf::from(it.next().ok_or("--cwd needs a value")?)),
             Some("--") => break,
             _ => return Err(format!("unexpected supervisor argument {a:?}")),
@@ -110,7 +91,7 @@ fn parse_args(argv: &[OsString]) -> Result<Args, String> {
         .clone();
     Ok(Args {
         grace: grace.ok_or("missing --grace-ms")?,
-        stdin_fd,
+        stdin_pipe,
         then_run,
         cwd: cwd.ok_or("missing --cwd")?,
         program,
@@ -132,7 +113,7 @@ pub fn main(argv: &[OsString]) -> ExitCode {
     };
     let _ = control.set_write_timeout(Some(REPORT_WRITE_BOUND));
     let mut reporter = Reporter { control };
-    match prepare_and_spawn(argv) {
+    match prepare_and_spawn(argv, &reporter.control) {
         Ok(started) => {
             reporter.send(&Report::Spawned {
                 pid: started.leader,
@@ -193,20 +174,14 @@ struct RunFds {
     stdin: OwnedFd,
 }
 
-/// Sets up the supervisor and starts the native process.
-fn prepare_and_spawn(argv: &[OsString]) -> Result<Started, String> {
+/// Sets up the supervisor, takes the descriptor frame from `control` and starts the native
+/// process.
+fn prepare_and_spawn(argv: &[OsString], control: &UnixStream) -> Result<Started, String> {
     let args = parse_args(argv)?;
     // NAT-8: nothing this process inherited beyond 0/1/2 may reach the native process. Fds we open
-    // from here on are close-on-exec already (std and nix default).
+    // or receive from here on are close-on-exec already (std and nix default, MSG_CMSG_CLOEXEC).
     mark_inherited_fds_cloexec()?;
-    let then_run = match args.then_run {
-        Some([out, err, inp]) => Some(RunFds {
-            stdout: take_pipe(out, "--then-run")?,
-            stderr: take_pipe(err, "--then-run")?,
-            stdin: take_pipe(inp, "--then-run")?,
-        }),
-        None => None,
-    };
+    let (stdin, then_run) = take_frame(&args, control)?;
     // SUP-1: descendants re-parented on their parent's death come back to us, not to init, so
     // they are reaped and counted by us.
     nix::sys::prctl::set_child_subreaper(true)
@@ -217,10 +192,6 @@ fn prepare_and_spawn(argv: &[OsString]) -> Result<Started, String> {
     handled_signals()
         .thread_block()
         .map_err(|e| format!("cannot block signals: {e}"))?;
-    let stdin = match args.stdin_fd {
-        Some(fd) => Stdio::from(take_pipe(fd, "--stdin-fd")?),
-        None => Stdio::null(), // NAT-7: never the MCP stream
-    };
     let leader = start_leader(
         &args.program,
         &args.args,
@@ -376,25 +347,47 @@ fn start_leader(
     Ok(pid)
 }
 
-/// Takes an inherited pipe end (`--stdin-fd`, `--then-run`), after checking that it is an open
-/// pipe.
-fn take_pipe(fd: i32, flag: &str) -> Result<OwnedFd, String> {
-    // SAFETY: F_GETFD only reads the descriptor flags; it fails with EBADF for a closed `fd`.
-    if unsafe { libc::fcntl(fd, libc::F_GETFD) } == -1 {
-        return Err(format!(
-            "{flag} {fd} is not open: {}",
-            io::Error::last_os_error()
-        ));
+/// The descriptor frame the argv announced (none: nothing read): the native stdin (`/dev/null`
+/// without `--stdin-pipe`, NAT-7: never the MCP stream) and, with `--then-run`, the run's ends.
+/// `Err` before anything was started (SPAWN_REPORT_BOUND bounds the wait).
+fn take_frame(args: &Args, control: &UnixStream) -> Result<(Stdio, Option<RunFds>), String> {
+    let expected = usize::from(args.stdin_pipe) + if args.then_run { 3 } else { 0 };
+    let mut passed = if expected > 0 {
+        fds::receive(control, expected, SPAWN_REPORT_BOUND)?
+    } else {
+        Vec::new()
     }
-    // SAFETY: `fd` is open (checked above), was passed to this process for exactly this purpose
-    // by the adapter (`client::pass_fds`), and nothing else in the process uses it (each flag's
-    // descriptors are taken once).
-    let owned = unsafe { OwnedFd::from_raw_fd(fd) };
-    let st = fstat(owned.as_fd()).map_err(|e| format!("cannot inspect {flag} {fd}: {e}"))?;
+    .into_iter();
+    let mut next_pipe = |what: &str| {
+        passed
+            .next()
+            .ok_or_else(|| format!("missing the {what} descriptor"))
+            .and_then(|fd| check_pipe(fd, what))
+    };
+    let stdin = if args.stdin_pipe {
+        Stdio::from(next_pipe("native stdin")?)
+    } else {
+        Stdio::null()
+    };
+    let then_run = if args.then_run {
+        Some(RunFds {
+            stdout: next_pipe("run's stdout")?,
+            stderr: next_pipe("run's stderr")?,
+            stdin: next_pipe("run's stdin")?,
+        })
+    } else {
+        None
+    };
+    Ok((stdin, then_run))
+}
+
+/// `fd` when it is a pipe (a passed descriptor of the frame, named `what` in errors).
+fn check_pipe(fd: OwnedFd, what: &str) -> Result<OwnedFd, String> {
+    let st = fstat(fd.as_fd()).map_err(|e| format!("cannot inspect the {what} descriptor: {e}"))?;
     if SFlag::from_bits_truncate(st.st_mode) & SFlag::S_IFMT != SFlag::S_IFIFO {
-        return Err(format!("{flag} {fd} is not a pipe"));
+        return Err(format!("the {what} descriptor is not a pipe"));
     }
-    Ok(owned)
+    Ok(fd)
 }
 
 /// The signals the event loop reads: SIGTERM, SIGINT and SIGHUP to the supervisor (terminate
@@ -482,8 +475,8 @@ mod tests {
             a,
             Args {
                 grace: Duration::from_millis(1500),
-                stdin_fd: None,
-                then_run: None,
+                stdin_pipe: false,
+                then_run: false,
                 cwd: "/tmp".into(),
                 program: "claude".into(),
                 args: os(&["-p", "--", "-x"]),
@@ -492,66 +485,88 @@ mod tests {
     }
 
     #[test]
-    fn parse_args_reads_the_native_stdin_descriptor() {
-        let a = parse_args(&os(&[
+    fn parse_args_reads_which_descriptors_the_frame_brings() {
+        let argv = |flags: &[&str]| {
+            let mut v = vec!["--grace-ms", "10"];
+            v.extend_from_slice(flags);
+            v.extend_from_slice(&["--cwd", "/", "--", "claude", "--version"]);
+            parse_args(&os(&v)).unwrap()
+        };
+        let a = argv(&["--stdin-pipe"]);
+        assert!(a.stdin_pipe && !a.then_run);
+        let a = argv(&["--then-run"]);
+        assert!(!a.stdin_pipe && a.then_run);
+        let a = argv(&["--stdin-pipe", "--then-run"]);
+        assert!(a.stdin_pipe && a.then_run);
+        assert_eq!(a.args, os(&["--version"]));
+        // The flags take no value: the descriptors come in the frame, not as numbers.
+        let numbered = [
             "--grace-ms",
-            "10",
-            "--stdin-fd",
-            "3",
-            "--cwd",
-            "/",
-            "--",
-            "cat",
-        ]))
-        .unwrap();
-        assert_eq!(a.stdin_fd, Some(3));
-        // 0-2 are the control socket and the native stdout/stderr, never the stdin pipe.
-        for bad in ["0", "2", "-1", "x"] {
-            assert!(
-                parse_args(&os(&[
-                    "--grace-ms",
-                    "10",
-                    "--stdin-fd",
-                    bad,
-                    "--cwd",
-                    "/",
-                    "--",
-                    "cat"
-                ]))
-                .is_err(),
-                "{bad}"
-            );
-        }
-    }
-
-    #[test]
-    fn parse_args_reads_the_run_descriptors_after_a_check() {
-        let a = parse_args(&os(&[
-            "--grace-ms",
-            "10",
+            "1",
             "--then-run",
             "7,8,9",
             "--cwd",
             "/",
             "--",
-            "claude",
-            "--version",
+            "c",
+        ];
+        assert!(parse_args(&os(&numbered)).is_err());
+    }
+
+    #[test]
+    fn the_frame_gives_the_native_stdin_then_the_run_ends() {
+        let args = Args {
+            stdin_pipe: true,
+            then_run: true,
+            ..parse_args(&os(&["--grace-ms", "1", "--cwd", "/", "--", "c"])).unwrap()
+        };
+        let pipes: Vec<_> = (0..4)
+            .map(|_| nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).unwrap())
+            .collect();
+        let (sup, adapter) = UnixStream::pair().unwrap();
+        let sent: Vec<_> = pipes.iter().map(|(r, _)| r.as_fd()).collect();
+        fds::send(adapter.as_fd(), &sent).unwrap();
+        let (_stdin, run) = take_frame(&args, &sup).unwrap();
+        let run = run.expect("the run's ends");
+        // Each received end is the read end of the pipe sent in its place.
+        for ((_, w), got) in pipes[1..]
+            .iter()
+            .zip([&run.stdout, &run.stderr, &run.stdin])
+        {
+            nix::unistd::write(w, b"x").unwrap();
+            let mut b = [0u8; 1];
+            assert_eq!(nix::unistd::read(got, &mut b).unwrap(), 1);
+        }
+    }
+
+    #[test]
+    fn a_frame_that_never_comes_or_is_wrong_is_an_error_before_anything_starts() {
+        let args = parse_args(&os(&[
+            "--grace-ms",
+            "1",
+            "--stdin-pipe",
+            "--cwd",
+            "/",
+            "--",
+            "c",
         ]))
         .unwrap();
-        assert_eq!(a.then_run, Some([7, 8, 9]));
-        for bad in ["7,8", "7,8,9,10", "1,8,9", "7,x,9", ""] {
-            let argv = os(&[
-                "--grace-ms",
-                "1",
-                "--then-run",
-                bad,
-                "--cwd",
-                "/",
-                "--",
-                "c",
-            ]);
-            assert!(parse_args(&argv).is_err(), "{bad}");
-        }
+        // EOF: the adapter died before passing the descriptors.
+        let (sup, adapter) = UnixStream::pair().unwrap();
+        drop(adapter);
+        let err = take_frame(&args, &sup).err().expect("no frame");
+        assert!(err.contains("closed the control socket"), "{err}");
+        // One descriptor expected, two sent.
+        let (sup, adapter) = UnixStream::pair().unwrap();
+        let (r, _w) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).unwrap();
+        fds::send(adapter.as_fd(), &[r.as_fd(), r.as_fd()]).unwrap();
+        let err = take_frame(&args, &sup).err().expect("a wrong count");
+        assert!(err.contains("expected 1 descriptor(s)"), "{err}");
+        // The right count, but not a pipe.
+        let (sup, adapter) = UnixStream::pair().unwrap();
+        fds::send(adapter.as_fd(), &[adapter.as_fd()]).unwrap();
+        let err = take_frame(&args, &sup).err().expect("not a pipe");
+        assert!(err.contains("not a pipe"), "{err}");
     }
 
     #[test]

@@ -364,6 +364,74 @@ fn the_supervise_subcommand_refuses_to_run_without_its_control_socket() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("control socket"));
 }
 
+#[test]
+fn a_supervisor_whose_adapter_is_gone_before_the_descriptor_frame_starts_nothing() {
+    // C-SUP-1: the descriptors beyond stdio arrive over the control socket, the adapter's first
+    // bytes there; without them (the adapter died right after starting the supervisor) nothing
+    // may run. The same supervisor argv with the frame does run the program.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let marker = dir.path().join("started");
+    let (code, reports) = supervise_touch(&marker, false);
+    assert_eq!(code, Some(1), "{reports}");
+    assert!(
+        !marker.exists(),
+        "the native program ran without its descriptors"
+    );
+
+    let (code, reports) = supervise_touch(&marker, true);
+    assert_eq!(code, Some(0), "{reports}");
+    assert!(reports.contains(r#""report":"spawned""#), "{reports}");
+    assert!(marker.exists(), "the native program did not run: {reports}");
+}
+
+/// Runs `__supervise --stdin-pipe` for `touch MARKER` by hand. The adapter's end of the control
+/// socket either closes at once or sends the descriptor frame (a pipe's read end: the native
+/// stdin) and reads the reports until the supervisor exits. The supervisor's exit code and the
+/// reports read.
+fn supervise_touch(marker: &std::path::Path, send_frame: bool) -> (Option<i32>, String) {
+    use std::io::Read;
+    use std::os::fd::{AsRawFd, OwnedFd};
+
+    let (theirs, mut ours) = std::os::unix::net::UnixStream::pair().expect("socket pair");
+    let (stdin_r, _stdin_w) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).expect("pipe");
+    let mut child = std::process::Command::new(adapter_exe())
+        .args([
+            "__supervise",
+            "--grace-ms",
+            "10",
+            "--stdin-pipe",
+            "--cwd",
+            "/",
+        ])
+        .args(["--", "/bin/sh", "-c", "touch \"$1\"", "sh"])
+        .arg(marker)
+        .stdin(std::process::Stdio::from(OwnedFd::from(theirs)))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start the supervisor");
+    let mut reports = String::new();
+    if send_frame {
+        nix::sys::socket::sendmsg::<()>(
+            ours.as_raw_fd(),
+            &[std::io::IoSlice::new(b"F")],
+            &[nix::sys::socket::ControlMessage::ScmRights(&[
+                stdin_r.as_raw_fd()
+            ])],
+            nix::sys::socket::MsgFlags::empty(),
+            None,
+        )
+        .expect("send the descriptor frame");
+        drop(stdin_r);
+        ours.set_read_timeout(Some(BOUND)).expect("bound the reads");
+        ours.read_to_string(&mut reports)
+            .expect("reports until exit");
+    }
+    drop(ours);
+    let status = child.wait().expect("the supervisor exits");
+    (status.code(), reports)
+}
+
 /// The supervisor of a native process: its parent, read from /proc.
 fn supervisor_of(native: u32) -> u32 {
     procs::scan()
