@@ -42,6 +42,17 @@ pub enum Rule {
 }
 
 impl Rule {
+    /// Every rule.
+    pub const ALL: [Rule; 7] = [
+        Rule::Stdout,
+        Rule::IdEcho,
+        Rule::ResultShape,
+        Rule::Mirror,
+        Rule::ErrorSplit,
+        Rule::OutputSchema,
+        Rule::OutputSchemaAbsent,
+    ];
+
     /// The case that grades this rule.
     #[must_use]
     pub fn case_id(self) -> &'static str {
@@ -59,6 +70,15 @@ impl Rule {
     /// purpose grades its own exchanges (see the module docs).
     #[must_use]
     pub fn counts_in(self, case: &str) -> bool {
+        // A cross-cutting case's own probe (structured-mirror's list call, output-schema's calls
+        // of read-only tools) runs while the other cross-cutting cases grade: it feeds only its
+        // own rule, so no verdict depends on which of them graded first (the same at any --jobs).
+        if Self::ALL
+            .iter()
+            .any(|r| r.case_id() == case && r.case_id() != self.case_id())
+        {
+            return false;
+        }
         match self {
             Rule::IdEcho => !case.starts_with("jsonrpc/ids/"),
             // Calls whose arguments the runner makes invalid on purpose, or of unknown tools:
@@ -514,6 +534,24 @@ mod tests {
             "{}",
             f.evidence
         );
+    }
+
+    #[test]
+    fn a_cross_cutting_probe_feeds_only_its_own_rule() {
+        // Its exchanges happen while the other cross-cutting cases grade.
+        for probe in [
+            "tools/result/output-schema",
+            "tools/result/structured-mirror",
+        ] {
+            for rule in Rule::ALL {
+                assert_eq!(
+                    rule.counts_in(probe),
+                    rule.case_id() == probe,
+                    "{rule:?} in {probe}"
+                );
+            }
+        }
+        assert!(Rule::ErrorSplit.counts_in("runs/list/retained"));
     }
 
     #[test]
