@@ -10,6 +10,7 @@ use std::collections::VecDeque;
 
 use mcp_wire::codec::{DecodeEvent, FrameDecoder};
 use mcp_wire::message::{self, ErrorObject};
+use mcp_wire::scan::PathScan;
 use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::watch;
@@ -53,6 +54,8 @@ pub(crate) struct Conn<'a, R, W, E> {
     decoder: FrameDecoder,
     buf: Vec<u8>,
     queue: VecDeque<Item>,
+    /// The bounded scan of the oversized line being forwarded (BND-1): is it message text?
+    over: Option<PathScan>,
     eof: Option<String>,
     cfg: &'a TurnConfig,
     policy: &'a dyn AgentRequestPolicy,
@@ -91,6 +94,7 @@ where
             decoder: FrameDecoder::new(cfg.max_line),
             buf: vec![0; READ_CHUNK],
             queue: VecDeque::new(),
+            over: None,
             eof: None,
             cfg,
             policy,
@@ -235,13 +239,22 @@ where
     ) -> Option<Result<Value, ErrorObject>> {
         let line = match item {
             Item::Chunk(piece) => {
+                self.over
+                    .get_or_insert_with(|| PathScan::new(session_update::KIND_PATHS))
+                    .feed(&piece);
                 self.events.chunk(&piece).await;
                 return None;
             }
             Item::OversizedEnd(len) => {
-                // BND-1: an oversized line was forwarded but is never parsed.
+                // BND-1: an oversized line was forwarded but is never parsed; a bounded scan of
+                // its keys tells whether it was message text, which the answer then lacks
+                // (ACP-6, BND-3: never a cut answer passed as whole).
                 if let Some(tap) = &self.cfg.tap {
                     tap.received_oversized(len);
+                }
+                let scanned = self.over.take().map(PathScan::finish);
+                if self.prompting && scanned.is_some_and(|s| session_update::is_text_chunk(&s)) {
+                    self.report.lose_text_chunk();
                 }
                 self.report.malformed_lines += 1;
                 self.events.end_oversized().await;

@@ -14,7 +14,10 @@
 //!   resuming and the agent advertises `loadSession`), then for plan mode `session/set_mode`;
 //!   each step bounded by `step_timeout`; `authenticate` is never sent.
 //! - **Turn (ACP-3, ACP-6):** `session/prompt`; `agent_message_chunk` text is concatenated up to
-//!   `text_max`; the turn settles when the prompt is answered.
+//!   `text_max`; the turn settles when the prompt is answered. An `agent_message_chunk` line over
+//!   `max_line` is never held, but a bounded scan of its keys (`mcp_wire::scan::PathScan`) knows
+//!   it for one: the report then says the text is cut (`text_truncated`,
+//!   `oversized_text_chunks`), so a caller never passes it as whole (BND-3).
 //! - **Permissions (ACP-4):** see [`PermissionMode`]; `allow_always` and `reject_always` are never
 //!   selected; every decision is recorded.
 //! - **Other agent requests (ACP-5):** answered through the [`AgentRequestPolicy`]

@@ -142,8 +142,13 @@ pub struct TurnReport {
     /// Concatenated `agent_message_chunk` text (`content.type: "text"`) of this turn's prompt,
     /// bounded by `text_max` bytes (cut at a character boundary).
     pub text: String,
-    /// Whether `text` was cut.
+    /// Whether `text` was cut: over `text_max`, or missing the text of an oversized
+    /// `agent_message_chunk` line (then `oversized_text_chunks` counts it). `text` stays a prefix
+    /// of what the agent said.
     pub text_truncated: bool,
+    /// `agent_message_chunk` text lines of this turn's prompt over the line bound (BND-1): never
+    /// held, so their text is not in `text`; a final built from it would be cut (BND-3).
+    pub oversized_text_chunks: u64,
     /// The first [`MAX_KEPT_DECISIONS`] permission decisions.
     pub permission_decisions: Vec<PermissionDecision>,
     /// Decisions made but not kept.
@@ -173,6 +178,7 @@ impl TurnReport {
             outcome: TurnOutcome::CancelledUnanswered,
             text: String::new(),
             text_truncated: false,
+            oversized_text_chunks: 0,
             permission_decisions: Vec::new(),
             permission_decisions_dropped: 0,
             malformed_lines: 0,
@@ -191,6 +197,13 @@ impl TurnReport {
         } else {
             self.permission_decisions_dropped += 1;
         }
+    }
+
+    /// An `agent_message_chunk` line over the line bound: its text is missing, so the text is
+    /// cut from here on (it stays a prefix of what the agent said).
+    pub(crate) fn lose_text_chunk(&mut self) {
+        self.oversized_text_chunks += 1;
+        self.text_truncated = true;
     }
 
     /// Appends agent text up to `max` bytes in all, cutting at a character boundary.

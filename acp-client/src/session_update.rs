@@ -1,9 +1,12 @@
 //! `session/update` notifications (ACP-3): every one is counted; the text of
 //! `agent_message_chunk` updates sent after the prompt is concatenated (BND-3); tool call kinds
 //! are remembered for permission decisions (ACP-4); unknown variants are counted, never fatal.
+//! A line over the line bound is never parsed, yet whether it is message text is learned from a
+//! bounded scan of its keys ([`is_text_chunk`]): its text is then missing from the answer.
 
 use std::collections::VecDeque;
 
+use mcp_wire::scan::Scanned;
 use serde_json::Value;
 
 use crate::report::TurnReport;
@@ -61,6 +64,27 @@ impl ToolKinds {
     }
 }
 
+/// The key paths a scan of an oversized line watches (BND-1), in the order [`is_text_chunk`]
+/// reads them: `id`, `method`, the update's variant and its content's type. Real agents write
+/// `sessionUpdate` before or after `content`, so the answer may be known only at the line's end.
+pub(crate) const KIND_PATHS: &[&[&str]] = &[
+    &["id"],
+    &["method"],
+    &["params", "update", "sessionUpdate"],
+    &["params", "update", "content", "type"],
+];
+
+/// Whether a scanned line (with [`KIND_PATHS`]) is a `session/update` notification carrying
+/// `agent_message_chunk` text: one whose text [`apply`] would have added to the answer.
+pub(crate) fn is_text_chunk(s: &Scanned) -> bool {
+    let string = |i: usize| s.found.get(i).and_then(|f| f.string.as_deref());
+    s.is_object
+        && !s.found.first().is_some_and(|f| f.seen)
+        && string(1) == Some("session/update")
+        && string(2) == Some("agent_message_chunk")
+        && string(3) == Some("text")
+}
+
 /// Applies one `session/update` notification's params to the report. Text counts only while
 /// `prompting` (a `session/load` replays the old conversation as updates first).
 pub(crate) fn apply(
@@ -104,6 +128,32 @@ pub(crate) fn apply(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mcp_wire::scan::PathScan;
+
+    #[test]
+    fn an_oversized_line_is_message_text_only_for_a_text_agent_message_chunk_notification() {
+        let kind = |line: &str| is_text_chunk(&PathScan::line(KIND_PATHS, line.as_bytes()));
+        let chunk = |update: &str| {
+            format!(
+                r#"{{"jsonrpc":"2.0","method":"session/update","params":{{"sessionId":"s","update":{update}}}}}"#
+            )
+        };
+        assert!(kind(&chunk(
+            r#"{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"}}"#
+        )));
+        assert!(kind(&chunk(
+            r#"{"content":{"text":"x","type":"text"},"sessionUpdate":"agent_message_chunk"}"#
+        )));
+        for other in [
+            chunk(r#"{"sessionUpdate":"tool_call_update","content":{"type":"text","text":"x"}}"#),
+            chunk(r#"{"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"x"}}"#),
+            chunk(r#"{"sessionUpdate":"agent_message_chunk","content":{"type":"image","data":"x"}}"#),
+            r#"{"jsonrpc":"2.0","id":1,"method":"session/update","params":{"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"}}}}"#.to_owned(),
+            "x".repeat(64),
+        ] {
+            assert!(!kind(&other), "{other}");
+        }
+    }
 
     #[test]
     fn the_tool_kind_map_forgets_the_oldest_entry_when_full() {

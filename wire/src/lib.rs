@@ -9,6 +9,7 @@
 pub mod codec;
 pub mod cost;
 pub mod message;
+pub mod scan;
 
 pub use codec::{DecodeEvent, FrameDecoder};
 pub use cost::{FrameError, Parsed, parse_frame};
@@ -16,3 +17,4 @@ pub use message::{
     ErrorObject, Inbound, Incoming, Invalid, Message, ParseError, code, encode, error_response,
     notification, parse_inbound, request, response,
 };
+pub use scan::{Found, PathScan, Scanned};

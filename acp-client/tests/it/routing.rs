@@ -220,3 +220,46 @@ async fn an_agent_that_closes_its_stdout_ends_the_turn() {
         report.outcome
     );
 }
+
+#[tokio::test]
+async fn an_oversized_message_chunk_leaves_the_text_cut_and_says_so_whatever_its_key_order() {
+    // BND-1, BND-3, ACP-6: a chunk never held is missing from the text; the report says the text
+    // is cut (and why) so no caller can pass it as whole. Other oversized updates cut nothing.
+    let big = "x".repeat(1000);
+    for (update, cut) in [
+        (
+            json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": big}}),
+            true,
+        ),
+        (
+            json!({"content": {"text": big, "type": "text"}, "sessionUpdate": "agent_message_chunk"}),
+            true,
+        ),
+        (
+            json!({"sessionUpdate": "tool_call_update", "toolCallId": "r", "content": [{"type": "content", "content": {"type": "text", "text": big}}]}),
+            false,
+        ),
+        (
+            json!({"sessionUpdate": "agent_thought_chunk", "content": {"type": "text", "text": big}}),
+            false,
+        ),
+    ] {
+        let mut cfg = config("hi");
+        cfg.max_line = 256;
+        let mut h = start(cfg);
+        let prompt = h.agent.handshake_to_prompt().await;
+        h.agent.say("start ").await;
+        h.agent.update(update.clone()).await;
+        h.agent.say(" end").await;
+        h.agent
+            .reply(&prompt, json!({"stopReason": "end_turn"}))
+            .await;
+        let (report, _, _) = h.report().await;
+        assert!(matches!(report.outcome, TurnOutcome::Completed { .. }));
+        assert_eq!(report.malformed_lines, 1, "{update}");
+        assert_eq!(report.text_truncated, cut, "{update}");
+        assert_eq!(report.oversized_text_chunks, u64::from(cut), "{update}");
+        // The text stays a prefix of what the agent said.
+        assert_eq!(report.text, if cut { "start " } else { "start  end" });
+    }
+}

@@ -1,54 +1,20 @@
-//! A streaming scanner of a JSON line's top-level object keys with bounded state (BND-3).
+//! The top-level keys of a claude stream-json line, learned with bounded state (BND-3).
 //!
 //! The real CLI writes `"type"` near the END of its result events, and a result can be larger than
 //! the 1 MiB line bound (BND-1), so the engine must recognise a final event it will never hold.
-//! [`TopScan`] is fed the line in pieces (the decoder's oversized chunks, or a whole line) and
-//! remembers only: nesting depth, whether it is inside a string, the current top-level key (64
-//! bytes at most) and the string values of a few top-level keys (256 bytes at most). Nested
-//! objects and strings that merely contain `"type":"result"` are skipped. Like serde_json's map,
-//! a repeated top-level key keeps its last value, so the scan and a later full parse agree.
+//! [`TopScan`] is fed the line in pieces (the decoder's oversized chunks, or a whole line); it is
+//! the wire crate's key-path scanner ([`mcp_wire::scan::PathScan`], shared with the ACP client)
+//! watching four top-level keys. Nested objects and strings that merely contain
+//! `"type":"result"` are skipped. Like serde_json's map, a repeated top-level key keeps its last
+//! value, so the scan and a later full parse agree.
 //!
 //! The scan is not a validator: on broken JSON it reports what it saw at the top level, which is
 //! what lets a truncated `{"type":"result",…` be recognised as a malformed final (OUT-2).
 
-/// Longest top-level key kept (longer keys are none of the ones we look for).
-const KEY_CAP: usize = 64;
-/// Longest captured string value (a `type`, a session id); longer values are reported as absent.
-const VALUE_CAP: usize = 256;
+use mcp_wire::scan::{PathScan, Scanned};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum St {
-    /// Before the first non-blank byte.
-    Start,
-    /// Inside the top-level object, expecting a key or `}`.
-    ExpectKey,
-    /// Inside a top-level key string.
-    InKey,
-    /// After a key, expecting `:`.
-    AfterKey,
-    /// After `:`, expecting a value.
-    ExpectValue,
-    /// Inside a top-level string value.
-    InValue,
-    /// Inside a top-level scalar (number, literal).
-    InScalar,
-    /// Inside a nested object or array (depth > 1).
-    Nested,
-    /// After a value, expecting `,` or `}`.
-    AfterValue,
-    /// The top-level value ended, or it was not an object.
-    Done,
-}
-
-/// Which top-level key the current value belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Want {
-    Other,
-    Type,
-    SessionId,
-    Error,
-    IsError,
-}
+/// The watched top-level keys, in the order [`TopLevel::from_scan`] reads them.
+const KEYS: &[&[&str]] = &[&["type"], &["session_id"], &["error"], &["is_error"]];
 
 /// What the scan learned about the line's top level.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -69,21 +35,26 @@ pub struct TopLevel {
     pub closed: bool,
 }
 
+impl TopLevel {
+    fn from_scan(s: Scanned) -> Self {
+        let mut found = s.found.into_iter();
+        let mut next = || found.next().unwrap_or_default();
+        let (ty, session_id, error, is_error) = (next(), next(), next(), next());
+        Self {
+            is_object: s.is_object,
+            ty: ty.string,
+            session_id: session_id.string,
+            has_error: error.non_null,
+            has_is_error: is_error.seen,
+            closed: s.closed,
+        }
+    }
+}
+
 /// The scanner. Memory: a few hundred bytes whatever the input.
 #[derive(Debug, Clone)]
 pub struct TopScan {
-    st: St,
-    /// Depth inside nested containers while `st == Nested` (1 = directly inside the value).
-    depth: u64,
-    in_string: bool,
-    escape: bool,
-    key: Vec<u8>,
-    key_overflow: bool,
-    want: Want,
-    value: Vec<u8>,
-    value_overflow: bool,
-    scalar_null: bool,
-    out: TopLevel,
+    inner: PathScan,
 }
 
 impl Default for TopScan {
@@ -97,350 +68,32 @@ impl TopScan {
     #[must_use]
     pub fn new() -> Self {
         Self {
-            st: St::Start,
-            depth: 0,
-            in_string: false,
-            escape: false,
-            key: Vec::with_capacity(KEY_CAP),
-            key_overflow: false,
-            want: Want::Other,
-            value: Vec::new(),
-            value_overflow: false,
-            scalar_null: false,
-            out: TopLevel::default(),
+            inner: PathScan::new(KEYS),
         }
     }
 
     /// Scans a whole line at once.
     #[must_use]
     pub fn line(bytes: &[u8]) -> TopLevel {
-        let mut s = Self::new();
-        s.feed(bytes);
-        s.finish()
+        TopLevel::from_scan(PathScan::line(KEYS, bytes))
     }
 
     /// What was seen so far (the line may be cut short: broken JSON reports what it had).
     #[must_use]
     pub fn finish(self) -> TopLevel {
-        self.out
+        TopLevel::from_scan(self.inner.finish())
     }
 
     /// Feeds the next piece of the line.
     pub fn feed(&mut self, data: &[u8]) {
-        let mut i = 0;
-        let n = data.len();
-        while i < n {
-            match self.st {
-                St::Done => return,
-                St::Nested => {
-                    if self.in_string {
-                        if self.escape {
-                            self.escape = false;
-                            i += 1;
-                            continue;
-                        }
-                        match find2(&data[i..], b'"', b'\\') {
-                            None => return,
-                            Some(k) => {
-                                i += k;
-                                if data[i] == b'\\' {
-                                    self.escape = true;
-                                } else {
-                                    self.in_string = false;
-                                }
-                                i += 1;
-                            }
-                        }
-                    } else {
-                        match find_structural(&data[i..]) {
-                            None => return,
-                            Some(k) => {
-                                i += k;
-                                match data[i] {
-                                    b'"' => self.in_string = true,
-                                    b'{' | b'[' => self.depth += 1,
-                                    _ => {
-                                        self.depth -= 1;
-                                        if self.depth == 0 {
-                                            self.st = St::AfterValue;
-                                        }
-                                    }
-                                }
-                                i += 1;
-                            }
-                        }
-                    }
-                }
-                St::InKey | St::InValue => {
-                    let capture = self.st == St::InKey || self.want != Want::Other;
-                    if self.escape {
-                        self.escape = false;
-                        if capture {
-                            self.push_captured(data[i]);
-                        }
-                        i += 1;
-                        continue;
-                    }
-                    match find2(&data[i..], b'"', b'\\') {
-                        None => {
-                            if capture {
-                                self.extend_captured(&data[i..]);
-                            }
-                            return;
-                        }
-                        Some(k) => {
-                            if capture {
-                                self.extend_captured(&data[i..i + k]);
-                            }
-                            i += k;
-                            if data[i] == b'\\' {
-                                self.escape = true;
-                                if capture {
-                                    self.push_captured(b'\\');
-                                }
-                            } else {
-                                self.end_string();
-                            }
-                            i += 1;
-                        }
-                    }
-                }
-                _ => {
-                    let b = data[i];
-                    i += 1;
-                    self.structural(b);
-                }
-            }
-        }
+        self.inner.feed(data);
     }
-
-    /// One byte outside any string, at the top level of the object.
-    fn structural(&mut self, b: u8) {
-        let blank = matches!(b, b' ' | b'\t' | b'\r' | b'\n');
-        match self.st {
-            St::Start => {
-                if blank {
-                } else if b == b'{' {
-                    self.out.is_object = true;
-                    self.st = St::ExpectKey;
-                } else {
-                    self.st = St::Done;
-                }
-            }
-            St::ExpectKey => match b {
-                b'"' => {
-                    self.key.clear();
-                    self.key_overflow = false;
-                    self.st = St::InKey;
-                }
-                b'}' => self.close(),
-                _ => {}
-            },
-            St::AfterKey => {
-                if b == b':' {
-                    self.want = self.classify_key();
-                    if self.want == Want::IsError {
-                        self.out.has_is_error = true;
-                    }
-                    self.st = St::ExpectValue;
-                }
-            }
-            St::ExpectValue => match b {
-                _ if blank => {}
-                b'"' => {
-                    self.value.clear();
-                    self.value_overflow = false;
-                    self.st = St::InValue;
-                }
-                b'{' | b'[' => {
-                    match self.want {
-                        Want::Error => self.out.has_error = true,
-                        Want::Type => self.out.ty = None,
-                        Want::SessionId => self.out.session_id = None,
-                        Want::IsError | Want::Other => {}
-                    }
-                    self.depth = 1;
-                    self.st = St::Nested;
-                }
-                b',' => self.st = St::ExpectKey,
-                b'}' => self.close(),
-                _ => {
-                    self.scalar_null = b == b'n';
-                    self.st = St::InScalar;
-                }
-            },
-            St::InScalar => match b {
-                b',' => {
-                    self.end_scalar();
-                    self.st = St::ExpectKey;
-                }
-                b'}' => {
-                    self.end_scalar();
-                    self.close();
-                }
-                _ if blank => {
-                    self.end_scalar();
-                    self.st = St::AfterValue;
-                }
-                _ => {}
-            },
-            St::AfterValue => match b {
-                b',' => self.st = St::ExpectKey,
-                b'}' => self.close(),
-                _ => {}
-            },
-            St::InKey | St::InValue | St::Nested | St::Done => {}
-        }
-    }
-
-    fn close(&mut self) {
-        self.out.closed = true;
-        self.st = St::Done;
-    }
-
-    fn end_scalar(&mut self) {
-        if self.want == Want::Error && !self.scalar_null {
-            self.out.has_error = true;
-        }
-        // A non-string `type` or `session_id` replaces an earlier string one (last key wins).
-        match self.want {
-            Want::Type => self.out.ty = None,
-            Want::SessionId => self.out.session_id = None,
-            Want::Error | Want::IsError | Want::Other => {}
-        }
-    }
-
-    fn end_string(&mut self) {
-        match self.st {
-            St::InKey => self.st = St::AfterKey,
-            St::InValue => {
-                let v = if self.value_overflow {
-                    None
-                } else {
-                    unescape(&self.value)
-                };
-                match self.want {
-                    Want::Type => self.out.ty = v,
-                    Want::SessionId => self.out.session_id = v,
-                    Want::Error => self.out.has_error = true,
-                    Want::IsError | Want::Other => {}
-                }
-                self.st = St::AfterValue;
-            }
-            _ => {}
-        }
-    }
-
-    fn classify_key(&self) -> Want {
-        if self.key_overflow {
-            return Want::Other;
-        }
-        let key: &[u8] = &self.key;
-        let decoded;
-        let key = if key.contains(&b'\\') {
-            match unescape(key) {
-                Some(k) => {
-                    decoded = k;
-                    decoded.as_bytes()
-                }
-                None => return Want::Other,
-            }
-        } else {
-            key
-        };
-        match key {
-            b"type" => Want::Type,
-            b"session_id" => Want::SessionId,
-            b"error" => Want::Error,
-            b"is_error" => Want::IsError,
-            _ => Want::Other,
-        }
-    }
-
-    fn push_captured(&mut self, b: u8) {
-        self.extend_captured(&[b]);
-    }
-
-    fn extend_captured(&mut self, bytes: &[u8]) {
-        let (buf, overflow, cap) = if self.st == St::InKey {
-            (&mut self.key, &mut self.key_overflow, KEY_CAP)
-        } else {
-            (&mut self.value, &mut self.value_overflow, VALUE_CAP)
-        };
-        if *overflow {
-            return;
-        }
-        if buf.len() + bytes.len() > cap {
-            *overflow = true;
-            buf.clear();
-        } else {
-            buf.extend_from_slice(bytes);
-        }
-    }
-}
-
-/// Decodes the body of a JSON string (escapes included) as serde_json would.
-fn unescape(body: &[u8]) -> Option<String> {
-    if !body.contains(&b'\\') {
-        return std::str::from_utf8(body).ok().map(str::to_owned);
-    }
-    let mut quoted = Vec::with_capacity(body.len() + 2);
-    quoted.push(b'"');
-    quoted.extend_from_slice(body);
-    quoted.push(b'"');
-    serde_json::from_slice::<String>(&quoted).ok()
-}
-
-const LO: u64 = 0x0101_0101_0101_0101;
-const HI: u64 = 0x8080_8080_8080_8080;
-
-/// Marks (high bit) the bytes of `w` equal to `b`. The lowest mark is exact; marks above a true
-/// match may be spurious, so only the first one is used.
-#[inline]
-fn eq_mask(w: u64, b: u8) -> u64 {
-    let x = w ^ (LO * u64::from(b));
-    x.wrapping_sub(LO) & !x & HI
-}
-
-#[inline]
-fn word(chunk: &[u8]) -> u64 {
-    let mut a = [0u8; 8];
-    a.copy_from_slice(chunk);
-    u64::from_le_bytes(a)
-}
-
-/// First index of `a` or `b` (strings are most of a stream's bytes, so this is the hot loop):
-/// `memchr2`, vectorised (SSE2/AVX2 chosen at run time on x86_64, NEON on aarch64).
-#[inline]
-fn find2(s: &[u8], a: u8, b: u8) -> Option<usize> {
-    memchr::memchr2(a, b, s)
-}
-
-/// First `"`, `{`, `}`, `[` or `]`. Setting bit 5 folds `[`/`]` onto `{`/`}`; the one other byte
-/// that folds onto the three (0x02 onto `"`) is ruled out exactly afterwards.
-fn find_structural(s: &[u8]) -> Option<usize> {
-    let is = |c: u8| matches!(c, b'"' | b'{' | b'}' | b'[' | b']');
-    let mut i = 0;
-    while i + 8 <= s.len() {
-        let w = word(&s[i..i + 8]) | (LO * 0x20);
-        let m = eq_mask(w, b'"') | eq_mask(w, b'{') | eq_mask(w, b'}');
-        if m == 0 {
-            i += 8;
-            continue;
-        }
-        let k = i + (m.trailing_zeros() / 8) as usize;
-        if is(s[k]) {
-            return Some(k);
-        }
-        // The only look-alike is the control byte 0x02 (folds onto `"`): step past it.
-        i = k + 1;
-    }
-    s[i..].iter().position(|&c| is(c)).map(|p| i + p)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mcp_wire::scan::{KEY_CAP, VALUE_CAP};
 
     fn scan_in_pieces(line: &[u8], piece: usize) -> TopLevel {
         let mut s = TopScan::new();
@@ -577,7 +230,7 @@ mod tests {
         let filler = vec![b'x'; 64 * 1024];
         for _ in 0..80 {
             s.feed(&filler);
-            assert!(s.key.capacity() <= KEY_CAP && s.value.capacity() <= VALUE_CAP * 2);
+            assert!(s.inner.held_capacity() <= KEY_CAP + VALUE_CAP * 2);
         }
         s.feed(br#"","nested":{"type":"assistant"},"type":"result"}"#);
         let t = s.finish();
@@ -589,35 +242,5 @@ mod tests {
     fn overlong_values_are_reported_absent() {
         let long = "r".repeat(VALUE_CAP + 1);
         assert_eq!(ty(&format!(r#"{{"type":"{long}"}}"#)), None);
-    }
-
-    #[test]
-    fn find_helpers_agree_with_a_naive_search() {
-        let samples: [&[u8]; 5] = [
-            b"abcdefghijklmnop\"",
-            b"abcdefgh;;;;;;;;{",
-            b"\x02\x02\x02\x02\x02\x02\x02\x02]",
-            b"[",
-            b"no structure here at all........",
-        ];
-        for s in samples {
-            let naive = s
-                .iter()
-                .position(|c| matches!(c, b'"' | b'{' | b'}' | b'[' | b']'));
-            assert_eq!(find_structural(s), naive, "{s:?}");
-            let naive2 = s.iter().position(|c| matches!(c, b'"' | b'\\'));
-            assert_eq!(find2(s, b'"', b'\\'), naive2);
-        }
-        // Every position and length around the 8- and 16-byte blocks.
-        for len in 0..40 {
-            for at in 0..=len {
-                let mut v = vec![b'x'; len];
-                if at < len {
-                    v[at] = b'\\';
-                }
-                let want = (at < len).then_some(at);
-                assert_eq!(find2(&v, b'"', b'\\'), want, "len {len} at {at}");
-            }
-        }
     }
 }

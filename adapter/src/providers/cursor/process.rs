@@ -147,7 +147,18 @@ pub fn completion_of(report: &TurnReport) -> Completion {
     };
     match &report.outcome {
         TurnOutcome::Completed { stop_reason, .. } => {
-            if report.text_truncated {
+            if report.oversized_text_chunks > 0 {
+                // BND-1, BND-3, C-ACP-2: a chunk never held leaves the answer cut.
+                c.error = Some(ToolError::new(
+                    ErrorCode::OversizedFinal,
+                    format!(
+                        "an agent_message_chunk line was over the line bound and never held \
+                         ({} such line(s), BND-1), so the agent's message text cannot be kept \
+                         whole within the {FINAL_MAX}-byte final bound",
+                        report.oversized_text_chunks
+                    ),
+                ));
+            } else if report.text_truncated {
                 // BND-3: never a success with a cut answer.
                 c.error = Some(ToolError::new(
                     ErrorCode::OversizedFinal,

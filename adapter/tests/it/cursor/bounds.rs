@@ -16,7 +16,7 @@ fn garbage_malformed_and_oversized_agent_lines_are_kept_or_counted_and_the_run_s
     assert_eq!(r["state"], "succeeded", "{r}");
     assert_eq!(
         r["final"]["text"], "one two three",
-        "the oversized chunk is never parsed, so its text is not the answer's"
+        "the oversized line is a thought chunk, omitted; no message text is lost"
     );
     let run_id = r["run_id"].as_str().expect("run_id").to_owned();
     let (events, omitted) = h.events(&run_id);
@@ -88,7 +88,7 @@ fn a_line_that_imitates_a_final_is_an_ordinary_event() {
 
 #[test]
 fn memory_stays_flat_while_the_agent_writes_a_lot() {
-    // BND-1..2, ACP-1: ~100 MiB of agent output (40 lines of 2 MiB, 20000 thought chunks of
+    // BND-1..2, ACP-1: ~100 MiB of agent output (40 thought lines of 2 MiB, 20000 thought chunks of
     // 1 kB) through the client and the adapter; the adapter's peak RSS stays well under 64 MiB.
     let mut h = Cursor::new("default");
     let thought = "t".repeat(1000);
@@ -99,7 +99,7 @@ fn memory_stays_flat_while_the_agent_writes_a_lot() {
         "steps": [
             {"repeat": 40, "steps": [{"line": {"bytes": 2_097_152, "msg": {"jsonrpc": "2.0",
                 "method": "session/update", "params": {"sessionId": "{{session_id}}",
-                "update": {"sessionUpdate": "agent_message_chunk",
+                "update": {"sessionUpdate": "agent_thought_chunk",
                 "content": {"type": "text", "text": ""}}}},
                 "pad": "/params/update/content/text"}}]},
             {"repeat": 20000, "steps": [{"update": {"sessionUpdate": "agent_thought_chunk",
@@ -117,10 +117,66 @@ fn memory_stays_flat_while_the_agent_writes_a_lot() {
     );
     assert_eq!(r["state"], "succeeded", "{r}");
     assert_eq!(r["final"]["text"], "done");
-    assert!(r["events_total"].as_u64().is_some_and(|n| n > 20_000), "{r}");
+    assert!(
+        r["events_total"].as_u64().is_some_and(|n| n > 20_000),
+        "{r}"
+    );
     let peak = vm_hwm_kib(pid).expect("VmHWM");
     assert!(
         peak < 64 * 1024,
         "adapter peak RSS {peak} KiB (was {before} KiB before the run)"
     );
+}
+
+/// A run of `scenario` whose one message chunk is a line over the 1 MiB line bound: never a
+/// success with the chunk's text cut out of `final.text` (BND-1, BND-3, ACP-6, C-ACP-2).
+fn assert_oversized_chunk_is_oversized_final(scenario: &str) {
+    let mut h = Cursor::new("default");
+    let (r, is_error) = h.run(args(scenario, json!({})));
+    assert!(is_error, "{r}");
+    assert_eq!(r["state"], "failed", "{r}");
+    assert_eq!(code(&r), "oversized_final", "{r}");
+    assert_eq!(r["final"], Value::Null, "no cut final text: {r}");
+    let message = r["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("agent_message_chunk"),
+        "the reason names the oversized chunk: {r}"
+    );
+    assert_eq!(r["cleanup_confirmed"], true);
+    let run_id = r["run_id"].as_str().expect("run_id").to_owned();
+    let (_, omitted) = h.events(&run_id);
+    assert_eq!(
+        omitted, 1,
+        "the line itself is still an omitted event (BND-1)"
+    );
+}
+
+#[test]
+fn a_message_chunk_over_the_line_bound_is_oversized_final_never_a_cut_success() {
+    // BND-1, BND-3, ACP-6, C-ACP-2: 'start ' + a 1 MiB + 64 KiB chunk + ' end'.
+    assert_oversized_chunk_is_oversized_final("oversized-chunk");
+}
+
+#[test]
+fn a_message_chunk_over_the_line_bound_is_known_when_its_kind_comes_last() {
+    // BND-3: `sessionUpdate` written after `content`, so it is known only at the line's end.
+    assert_oversized_chunk_is_oversized_final("oversized-chunk-late-kind");
+}
+
+#[test]
+fn a_tool_update_over_the_line_bound_is_an_omitted_event_and_the_run_succeeds() {
+    // BND-1: an oversized line that is not message text is omitted; no false fail.
+    let mut h = Cursor::new("default");
+    let (r, is_error) = h.run(args("oversized-read", json!({})));
+    assert!(!is_error, "{r}");
+    assert_eq!(r["state"], "succeeded", "{r}");
+    assert!(
+        r["final"]["text"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("Reading the log. ")),
+        "{r}"
+    );
+    let run_id = r["run_id"].as_str().expect("run_id").to_owned();
+    let (_, omitted) = h.events(&run_id);
+    assert_eq!(omitted, 1, "{r}");
 }

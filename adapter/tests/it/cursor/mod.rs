@@ -6,7 +6,8 @@
 //! - `handshake`: ACP-2 bounds, slow handshakes, auth-required.
 //! - `permissions`: ACP-4 in every permission mode, the ask_question skip.
 //! - `extensions`: ACP-5, every agent request answered.
-//! - `updates`: ACP-1/ACP-3, unknown variants, odd tool call ids, garbage and oversized lines.
+//! - `updates`: ACP-1/ACP-3, unknown variants, odd tool call ids.
+//! - `bounds`: ACP-1, BND-1..3, garbage and oversized lines, message text over the final bound.
 //! - `outcome`: ACP-6 / C-ACP-2, every stop reason, errors and crashes.
 //! - `cancel`: ACP-7 / C-ACP-3, cancel mid-turn and the kill after every turn.
 //! - `sessions`: ACP-8, resume with and without `loadSession`, options not offered.
@@ -19,6 +20,7 @@
 //! `authenticate` and no `allow-always` option was ever sent (ACP-2, ACP-4).
 
 mod argv;
+mod bounds;
 mod cancel;
 mod extensions;
 mod families;
