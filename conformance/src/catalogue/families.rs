@@ -12,7 +12,7 @@ use crate::select::glob_match;
 
 /// fake-claude scenario → the fake-cursor-agent scenario that produces the same outcome
 /// through ACP (see fake-cursor-agent/README.md).
-const CURSOR_SCENARIOS: [(&str, &str); 9] = [
+const CURSOR_SCENARIOS: [(&str, &str); 10] = [
     ("success", "default"),
     ("error-subtype", "prompt-error"),
     ("missing-final", "crash-midturn"),
@@ -25,6 +25,9 @@ const CURSOR_SCENARIOS: [(&str, &str); 9] = [
     // BND-3 / C-ACP-2: Cursor's final is the prompt answer plus the agent_message_chunk text
     // (ACP-6), so an oversized final is message text over 128 KiB.
     ("oversized-final", "oversized-text"),
+    // BND-1, BND-3 / C-ACP-2: one agent_message_chunk line over 1 MiB, never held: the message
+    // text cannot be kept whole, so the run is oversized_final, never a success with cut text.
+    ("huge-final", "oversized-chunk"),
     // BND-1 / ACP-1: an agent line over 1 MiB (a read's rawOutput) is omitted and counted.
     ("oversized-event", "oversized-read"),
     // BND-2, RUN-5: 300 session/update lines, more than the 256-event buffer.
@@ -45,23 +48,20 @@ const CURSOR_SCENARIOS: [(&str, &str); 9] = [
 ///   line, so no line can be a second, malformed or incomplete final.
 /// - `runs/outcome/nonzero-exit`: exit status is not part of an ACP run's outcome (ACP-6: the
 ///   client ends the agent); an agent that exits before answering is `missing-final@cursor`.
-/// - `runs/bounds/huge-final`: a result line over 1 MiB; an ACP final is no agent line. Its
-///   nearest ACP analogue, one agent_message_chunk line over 1 MiB, is not checked: acp-client
-///   omits that line (BND-1) and its text with it, so such a turn settles with the text it had
-///   (open: C-ACP-2 would want `oversized_final`).
 /// - `runs/timeout/hang-after-final`: cannot arise, the client kills the group once the prompt
 ///   is answered (ACP-7).
 /// - `runs/cancel/ignore-sigterm`, `runs/supervision/grandchild`, `…/escaped-grandchild`,
 ///   `…/stdout-closed-early`: fake-cursor-agent has no step that ignores SIGTERM, forks or
 ///   closes stdout early, and the supervisor they check (SUP-1, SUP-3, SUP-4) is the one both
 ///   providers share, covered by the claude instances.
-pub const CURSOR: [&str; 23] = [
+pub const CURSOR: [&str; 24] = [
     "runs/run/succeeded",
     "runs/run/result-shape",
     "runs/run/stderr-noise",
     "runs/outcome/error-subtype",
     "runs/outcome/missing-final",
     "runs/bounds/oversized-final",
+    "runs/bounds/huge-final",
     "runs/bounds/oversized-event",
     "runs/bounds/event-buffer",
     "runs/events/stale-cursor",

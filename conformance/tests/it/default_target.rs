@@ -69,6 +69,7 @@ fn the_reference_adapter_passes_every_must_of_the_provider_profile() {
             "runs/outcome/error-subtype",
             "runs/outcome/missing-final",
             "runs/bounds/oversized-final",
+            "runs/bounds/huge-final",
             "runs/bounds/oversized-event",
             "runs/bounds/event-buffer",
             "runs/events/stale-cursor",
