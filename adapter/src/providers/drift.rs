@@ -722,18 +722,8 @@ mod tests {
     /// A commander-style help of the shape Cursor's CLI prints (written for this test, not
     /// captured: the real `cursor-agent` is not installable here), with the global `--model`
     /// option and the `acp` command the cursor tree relies on.
-    const CURSOR_HELP: &str = "Usage: cursor-agent [options] [command] [prompt...]
-
-Options:
-  -v, --version                 Output the version number
-  --model <model>               Model to use
-  -h, --help                    Display help for command
-
-Commands:
-  acp                           Start the agent in ACP server mode
-  login                         Authenticate with Cursor
-  status|whoami                 Show authentication status
-";
+    const CURSOR_HELP: &str =
+        include_str!("../../tests/it/supervision/fixtures/cursor-agent-help.txt");
 
     #[test]
     fn the_cursor_tree_checks_its_option_and_its_acp_command() {

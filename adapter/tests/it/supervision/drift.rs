@@ -51,17 +51,7 @@ impl FakeCli {
 /// the `acp` command cursor-cli-tree.json relies on. Written for these tests, not captured: the
 /// real `cursor-agent` is on no package registry, and fake-cursor-agent has no `--help` because
 /// its text would be invented.
-const CURSOR_HELP: &str = "Usage: cursor-agent [options] [command] [prompt...]
-
-Options:
-  -v, --version                 Output the version number
-  --model <model>               Model to use
-  -h, --help                    Display help for command
-
-Commands:
-  acp                           Start the agent in ACP server mode
-  login                         Authenticate with Cursor
-";
+const CURSOR_HELP: &str = include_str!("fixtures/cursor-agent-help.txt");
 const CURSOR_VERSION: &str = "2026.10.01-e373342";
 
 /// `cli-tree check` of the captured claude and of `cursor` (ACP-9: `--cursor` checks Cursor's
