@@ -154,13 +154,9 @@ impl Watch {
                 continue;
             };
             // Guarded as in `tools/schema/valid`: an unknown `$schema` draft panics in the crate.
-            let problem =
-                std::panic::catch_unwind(|| crate::catalogue::tools::schema_problem(schema))
-                    .unwrap_or_else(|_| Some("unknown draft".into()));
-            if problem.is_some() {
-                continue;
-            }
-            if let Ok(v) = jsonschema::validator_for(schema) {
+            // Checked and compiled once; an invalid schema holds no result.
+            if let Ok(Ok(v)) = std::panic::catch_unwind(|| crate::catalogue::tools::compile(schema))
+            {
                 out.insert(name.to_owned(), Arc::new(v));
             }
         }
@@ -534,6 +530,20 @@ mod tests {
             "{}",
             f.evidence
         );
+    }
+
+    #[test]
+    fn every_rule_is_graded_by_a_cross_cutting_case_and_every_such_case_has_its_rule() {
+        // `Rule::ALL` is what `counts_in` reads to keep probes apart: it must list every rule,
+        // and the catalogue's cross-cutting cases are exactly the rules' cases.
+        let crosscut: std::collections::BTreeSet<&str> = crate::catalogue::all()
+            .iter()
+            .filter(|c| matches!(c.needs, crate::model::Needs::Crosscut))
+            .map(|c| c.id)
+            .collect();
+        let graded: std::collections::BTreeSet<&str> =
+            Rule::ALL.iter().map(|r| r.case_id()).collect();
+        assert_eq!(graded, crosscut);
     }
 
     #[test]

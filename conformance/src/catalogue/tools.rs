@@ -118,15 +118,19 @@ async fn invalid_cursor(ctx: Ctx) -> CheckResult {
 /// compilation (which catches unresolvable references and bad regexes).
 #[must_use]
 pub fn schema_problem(schema: &Value) -> Option<String> {
+    compile(schema).err()
+}
+
+/// [`schema_problem`]'s checks, keeping the compiled validator when they pass (the watch holds
+/// results to declared output schemas with it, compiled once).
+pub fn compile(schema: &Value) -> Result<jsonschema::Validator, String> {
     if !schema.is_object() {
-        return Some("not an object".into());
+        return Err("not an object".into());
     }
     if let Err(e) = jsonschema::meta::validate(schema) {
-        return Some(format!("not a valid JSON Schema: {e}"));
+        return Err(format!("not a valid JSON Schema: {e}"));
     }
-    jsonschema::validator_for(schema)
-        .err()
-        .map(|e| format!("does not compile: {e}"))
+    jsonschema::validator_for(schema).map_err(|e| format!("does not compile: {e}"))
 }
 
 async fn schema_valid(ctx: Ctx) -> CheckResult {
