@@ -292,3 +292,46 @@ pub fn ensure(
 pub fn str_at<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
     v.get(key).and_then(Value::as_str)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_are_made_from_what_the_input_schema_gives_or_not_at_all() {
+        // tools/result/output-schema's probe: declared values first, then a plain value of the
+        // type; a required property that cannot be made means no call.
+        let schema = json!({"type": "object", "required": ["a", "b", "c", "d", "e", "f", "g"],
+            "properties": {
+                "a": {"type": "string", "const": "fixed"},
+                "b": {"type": "integer", "default": 7},
+                "c": {"type": "string", "examples": ["ex"]},
+                "d": {"enum": ["one", "two"]},
+                "e": {"type": "string", "minLength": 20},
+                "f": {"type": "number", "minimum": 3},
+                "g": {"type": "object", "required": ["h"],
+                      "properties": {"h": {"type": "boolean"}}},
+                "optional": {"type": "string"}}});
+        let args = arguments_for(&schema).expect("arguments");
+        assert_eq!(args["a"], "fixed");
+        assert_eq!(args["b"], 7);
+        assert_eq!(args["c"], "ex");
+        assert_eq!(args["d"], "one");
+        assert_eq!(args["e"].as_str().map(str::len), Some(20));
+        assert_eq!(args["f"], 3);
+        assert_eq!(args["g"], json!({"h": false}));
+        assert!(args.get("optional").is_none());
+        // No required property: an empty object.
+        assert_eq!(arguments_for(&json!({"type": "object"})), Some(json!({})));
+        // A required array that must not be empty, or a required property the schema does not
+        // describe: nothing the runner could honestly send.
+        for unmakeable in [
+            json!({"type": "object", "required": ["x"],
+                   "properties": {"x": {"type": "array", "minItems": 1}}}),
+            json!({"type": "object", "required": ["x"]}),
+            json!({"type": "object", "required": ["x"], "properties": {"x": {"$ref": "#/y"}}}),
+        ] {
+            assert_eq!(arguments_for(&unmakeable), None, "{unmakeable}");
+        }
+    }
+}
