@@ -8,6 +8,9 @@
 //!   over stdio (`--claude <fake-claude>`), timed from the request to its answer: the version check
 //!   and the run, under one supervisor (C-SUP-1), ingest and the cleanup report.
 //!
+//! Each timed operation starts after a pause of [`SETTLE`] (the spare supervisor the adapter
+//! starts for its next run after an answer must not land in the direct side's time).
+//!
 //! Prints median and p90 per run for both, and the overhead (median of the per-iteration
 //! differences, and the difference of the medians). Goal: overhead ≤ 3 ms. Recorded numbers live
 //! in `bench/run-overhead.md`. `RUN_OVERHEAD_ADAPTER=PATH` measures another adapter build. Run with `cargo bench -p claude-mcp-adapter --bench run_overhead`
@@ -29,6 +32,20 @@ use crate::common::{fake_claude, machine, percentile};
 const PROMPT: &str = "hi";
 /// Warm-up iterations per side, not counted (page cache, first-exec costs).
 const WARMUP: usize = 3;
+/// Pause before every timed operation, so that neither side pays for background work the other
+/// left behind: the adapter starts the next run's spare supervisor after a run's answer
+/// (`supervisor/spare.rs`), which would otherwise run during the next direct iteration and make
+/// the overhead look smaller than it is. The pause spins rather than sleeps: on this VM a core
+/// that went idle wakes slowly (a sleep of even 10 ms doubled both sides' times and their noise),
+/// and the rounds before this one measured back to back, with the cores busy.
+const SETTLE: Duration = Duration::from_millis(5);
+
+fn settle() {
+    let until = Instant::now() + SETTLE;
+    while Instant::now() < until {
+        std::hint::spin_loop();
+    }
+}
 
 fn main() -> ExitCode {
     match run() {
@@ -63,7 +80,9 @@ fn run() -> Result<(), String> {
     let mut direct_ms = Vec::with_capacity(n);
     let mut adapter_ms = Vec::with_capacity(n);
     for i in 0..WARMUP + n {
+        settle();
         let d = direct(&fake, &argv)?;
+        settle();
         let a = adapter.run(PROMPT)?;
         if i >= WARMUP {
             direct_ms.push(d);

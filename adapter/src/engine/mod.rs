@@ -652,6 +652,7 @@ impl Engine {
             }
         };
         let _ = tokio::time::timeout(SHUTDOWN_WAIT, all).await;
+        crate::supervisor::retire_spare();
     }
 }
 

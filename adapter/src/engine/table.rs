@@ -217,6 +217,8 @@ impl Table {
         // The run's buffers are freed here when no reader holds it any more.
         drop(entry);
         if idle {
+            // No retained run: no child process either (a kept spare supervisor ends here).
+            crate::supervisor::retire_spare();
             crate::alloc::trim_idle();
         }
         Ok(Released {

@@ -187,9 +187,13 @@ async fn run(args: ServeArgs) -> Result<ExitCode, ServeError> {
         },
         providers,
     );
+    // A long-lived server: the next run's supervisor is started while the current one runs.
+    crate::supervisor::keep_spares();
     let mut sigterm = signal(SignalKind::terminate())?;
     let mut sigint = signal(SignalKind::interrupt())?;
-    let (out, mut stdout_closed) = transport::spawn_writer(recorder.clone())?;
+    // After the answers are out, the next run's supervisor is started (it must not delay one).
+    let (out, mut stdout_closed) =
+        transport::spawn_writer(recorder.clone(), crate::supervisor::refill_spare)?;
     let mut frames = transport::spawn_reader(args.max_frame_bytes)?;
 
     let mut server = Server {

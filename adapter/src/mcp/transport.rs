@@ -214,14 +214,19 @@ fn signal_closed(closed: &ClosedSignal) {
 /// (`watch_hangup`).
 pub fn spawn_writer(
     recorder: Option<Recorder>,
+    after_drain: fn(),
 ) -> std::io::Result<(Outbox, oneshot::Receiver<()>)> {
     let (tx, mut rx) = mpsc::channel::<Out>(OUTBOX_QUEUE);
+    // `after_drain` may start processes through tokio (the spare supervisor), which needs the
+    // runtime's context on this plain thread.
+    let runtime = tokio::runtime::Handle::current();
     let (closed_tx, closed_rx) = oneshot::channel();
     let closed: ClosedSignal = Arc::new(std::sync::Mutex::new(Some(closed_tx)));
     let watcher = closed.clone();
     std::thread::Builder::new()
         .name("mcp-stdout".into())
         .spawn(move || {
+            let _runtime = runtime.enter();
             let mut stdout = std::io::stdout().lock();
             let mut gone = false;
             while let Some(out) = rx.blocking_recv() {
@@ -246,6 +251,11 @@ pub fn spawn_writer(
                             gone = true;
                             signal_closed(&closed);
                             continue;
+                        }
+                        // Nothing more to write: the quiet point after an answer, for work that
+                        // must not delay one.
+                        if rx.is_empty() {
+                            after_drain();
                         }
                     }
                 }

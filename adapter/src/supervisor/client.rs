@@ -3,7 +3,6 @@
 
 use std::ffi::OsStr;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
-use std::process::Stdio;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -16,8 +15,8 @@ use tokio::sync::watch;
 
 use super::protocol::{self, Command, LineBuffer, Report};
 use super::{
-    CleanupReport, ExitStatus, KILL_CONFIRM_BOUND, REPORT_SLACK, SPAWN_REPORT_BOUND, SUBCOMMAND,
-    SpawnError, SpawnSpec, StdinMode, fds,
+    CleanupReport, ExitStatus, KILL_CONFIRM_BOUND, REPORT_SLACK, SPAWN_REPORT_BOUND, SpawnError,
+    SpawnSpec, StdinMode, fds, spare,
 };
 
 /// Bound on reaping the supervisor process after its last report.
@@ -182,6 +181,9 @@ pub struct Supervised {
     terminate_requested: watch::Receiver<bool>,
     reports: Reports,
     process: Option<tokio::process::Child>,
+    /// The executable the supervisor was started from (a spare for the next run is started from
+    /// the same).
+    exe: std::ffi::OsString,
     /// A version check started with [`spawn_check_with`]: the adapter's ends of the run's pipes,
     /// until [`Supervised::run`] starts the run under the same supervisor.
     then_run: Option<RunEnds>,
@@ -311,11 +313,7 @@ impl Supervised {
     }
 
     async fn start_run(&mut self, ends: RunEnds, spec: &SpawnSpec) -> Result<(), SpawnError> {
-        let order = super::order::encode(spec).map_err(SpawnError)?;
-        let mut frame = protocol::encode(&Command::Run {
-            bytes: u64::try_from(order.len()).unwrap_or(u64::MAX),
-        });
-        frame.extend_from_slice(&order);
+        let frame = order_frame(spec, |bytes| Command::Run { bytes })?;
         // Nobody else holds this supervisor's lifeline yet (no handle was given out for the
         // check's successor), so the write half is taken for the async write and put back.
         let write = self
@@ -378,6 +376,9 @@ impl Supervised {
         if let Some(p) = self.process.as_mut() {
             let _ = tokio::time::timeout(SUPERVISOR_EXIT_BOUND, p.wait()).await;
             self.process = None;
+            // The next run's supervisor is wanted now that this one's work is over; it starts at
+            // the next quiet point (`spare::refill`).
+            spare::want(&self.exe);
         }
     }
 }
@@ -400,7 +401,16 @@ fn spawn_err(what: &str, e: impl std::fmt::Display) -> SpawnError {
     SpawnError(format!("{what}: {e}"))
 }
 
-/// Starts a supervisor from `supervisor_exe` for `spec` and waits (bounded) for its first report.
+/// A command line announcing an order, and the order (`supervisor::order`) after it.
+fn order_frame(spec: &SpawnSpec, command: impl Fn(u64) -> Command) -> Result<Vec<u8>, SpawnError> {
+    let order = super::order::encode(spec).map_err(SpawnError)?;
+    let mut frame = protocol::encode(&command(u64::try_from(order.len()).unwrap_or(u64::MAX)));
+    frame.extend_from_slice(&order);
+    Ok(frame)
+}
+
+/// Starts `spec` under a supervisor from `supervisor_exe` and waits (bounded) for its first
+/// report.
 pub(super) async fn spawn_with(
     supervisor_exe: &OsStr,
     spec: SpawnSpec,
@@ -409,7 +419,7 @@ pub(super) async fn spawn_with(
 }
 
 /// [`spawn_with`] for a version check that a run may follow under the same supervisor
-/// (`--then-run`): the run's pipes are created now, their supervisor ends passed along in the
+/// (`then_run`): the run's pipes are created now, their supervisor ends passed along in the
 /// descriptor frame (close-on-exec there, so the check never sees them); [`Supervised::run`] is
 /// the go, [`Supervised::release`] (or a drop) the no-go.
 pub(super) async fn spawn_check_with(
@@ -426,21 +436,18 @@ async fn spawn_inner(
 ) -> Result<Supervised, SpawnError> {
     // Every descriptor is created close-on-exec and stays so here, so a supervisor started
     // concurrently for another run never inherits this run's ends (NAT-8, and the lifeline's EOF
-    // depends on it). The supervisor gets its stdio by inheritance and the rest through the
-    // descriptor frame (`fds`): no `pre_exec` hook, so std starts it with posix_spawn, not fork.
+    // depends on it). The supervisor gets all of them through the descriptor frame (`fds`).
     let pipe =
         || nix::unistd::pipe2(OFlag::O_CLOEXEC).map_err(|e| spawn_err("cannot create a pipe", e));
     let (out_r, out_w) = pipe()?;
     let (err_r, err_w) = pipe()?;
-    let (ours, theirs) = std::os::unix::net::UnixStream::pair()
-        .map_err(|e| spawn_err("cannot create the control socket", e))?;
     // StdinMode::Pipe: the read end goes to the supervisor (and from there to the native process
     // as fd 0); the write end stays here only.
     let stdin_pipe = match spec.stdin {
         StdinMode::Null => None,
         StdinMode::Pipe => Some(pipe()?),
     };
-    // `--then-run`: the run's pipes, (adapter end, supervisor end) each.
+    // `then_run`: the run's pipes, (adapter end, supervisor end) each.
     let run_pipes = if then_run {
         let (out_r, out_w) = pipe()?;
         let (err_r, err_w) = pipe()?;
@@ -449,60 +456,31 @@ async fn spawn_inner(
     } else {
         None
     };
-
-    let grace_ms = u64::try_from(spec.grace.as_millis()).unwrap_or(u64::MAX);
-    let process = {
-        let mut cmd = tokio::process::Command::new(supervisor_exe);
-        cmd.arg(SUBCOMMAND)
-            .arg("--grace-ms")
-            .arg(grace_ms.to_string());
-        if stdin_pipe.is_some() {
-            cmd.arg("--stdin-pipe");
-        }
-        if run_pipes.is_some() {
-            cmd.arg("--then-run");
-        }
-        cmd.arg("--cwd")
-            .arg(&spec.cwd)
-            .arg("--")
-            .arg(&spec.program)
-            .args(&spec.args)
-            // The supervisor runs with the native environment and passes it on unchanged (NAT-8).
-            .env_clear()
-            .envs(spec.env.iter().map(|(k, v)| (k, v)))
-            // Pin no directory of the user's; the native process gets spec.cwd.
-            .current_dir("/")
-            .stdin(Stdio::from(OwnedFd::from(theirs)))
-            .stdout(Stdio::from(out_w))
-            .stderr(Stdio::from(err_w))
-            // Its own group: a signal to the adapter's group (a host killing its server) must not
-            // take the supervisor down before it has killed the native group (SUP-2).
-            .process_group(0)
-            .kill_on_drop(false);
-        cmd.spawn().map_err(|e| {
-            spawn_err(
-                &format!("cannot start the supervisor {supervisor_exe:?}"),
-                e,
-            )
-        })?
-        // `cmd` drops here, closing our copies of the child's ends: only the native group will
-        // hold the stdout/stderr write ends.
-    };
-    // The descriptor frame, the first bytes on the socket: the native stdin's read end, then the
-    // run's supervisor ends, in the order the supervisor takes them. On failure the supervisor
-    // is gone or sees EOF once `ours` drops here, and starts nothing.
-    let passed: Vec<BorrowedFd<'_>> = stdin_pipe
-        .iter()
-        .map(|(r, _)| r.as_fd())
+    // The descriptor frame: the native stdout and stderr write ends, the native stdin's read end,
+    // then the run's supervisor ends, in the order the supervisor takes them.
+    let passed: Vec<BorrowedFd<'_>> = [out_w.as_fd(), err_w.as_fd()]
+        .into_iter()
+        .chain(stdin_pipe.iter().map(|(r, _)| r.as_fd()))
         .chain(run_pipes.iter().flatten().map(|(_, theirs)| theirs.as_fd()))
         .collect();
-    if !passed.is_empty() {
-        fds::send(ours.as_fd(), &passed)
+    let job = order_frame(&spec, |bytes| Command::Start { bytes, then_run })?;
+    // A spare kept from an earlier run, else one started now. A spare that died in the meantime
+    // (its socket refuses the frame) is let go and one fresh supervisor tried instead.
+    let mut supervisor = match spare::take(supervisor_exe) {
+        Some(kept) => kept,
+        None => spare::start(supervisor_exe)?,
+    };
+    if fds::send(supervisor.socket.as_fd(), &passed).is_err() {
+        drop(supervisor);
+        supervisor = spare::start(supervisor_exe)?;
+        fds::send(supervisor.socket.as_fd(), &passed)
             .map_err(|e| spawn_err("cannot pass the descriptors to the supervisor", e))?;
     }
     drop(passed);
     // Our copies of what was passed close now: only the supervisor (and from there the native
-    // group) holds the native stdin's read end and the run's supervisor ends.
+    // group) holds the native stdout/stderr write ends, the native stdin's read end and the run's
+    // supervisor ends.
+    drop((out_w, err_w));
     let stdin_w = stdin_pipe.map(|(r, w)| {
         drop(r);
         w
@@ -513,11 +491,26 @@ async fn spawn_inner(
         stdin: inp,
     });
 
+    let spare::Spare {
+        process,
+        socket: ours,
+    } = supervisor;
     ours.set_nonblocking(true)
         .map_err(|e| spawn_err("cannot configure the control socket", e))?;
     let stream = UnixStream::from_std(ours)
         .map_err(|e| spawn_err("cannot register the control socket", e))?;
-    let (read, write) = stream.into_split();
+    let (read, mut write) = stream.into_split();
+    // The job's order: a few KiB (argv and the scrubbed environment), taken at once by a
+    // supervisor blocked in its read; bounded all the same.
+    match tokio::time::timeout(SPAWN_REPORT_BOUND, write.write_all(&job)).await {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => return Err(spawn_err("cannot send the job to the supervisor", e)),
+        Err(_) => {
+            return Err(SpawnError(format!(
+                "the supervisor did not take its job within {SPAWN_REPORT_BOUND:?}"
+            )));
+        }
+    }
     let (terminate_tx, terminate_rx) = watch::channel(false);
     let lifeline = Arc::new(Lifeline {
         write: Mutex::new(Some(write)),
@@ -544,6 +537,7 @@ async fn spawn_inner(
         terminate_requested: terminate_rx,
         reports,
         process: Some(process),
+        exe: supervisor_exe.to_owned(),
         then_run,
     })
 }

@@ -1,19 +1,20 @@
-//! The descriptor frame: how the adapter hands a supervisor the descriptors beyond its stdio (the
-//! native stdin pipe's read end, a version check's run pipe ends) over the control socket, as
-//! `SCM_RIGHTS`, instead of letting the supervisor inherit them.
+//! The descriptor frame: how the adapter hands a supervisor the descriptors of its job (the
+//! native stdout and stderr pipes' write ends, the native stdin pipe's read end, a version check's
+//! run pipe ends) over the control socket, as `SCM_RIGHTS`, instead of letting the supervisor
+//! inherit them.
 //!
 //! Inheriting them under fixed numbers needed `pre_exec` hooks in the adapter, and any hook makes
 //! std start the supervisor with fork(2) of the whole multi-threaded adapter (page-table copy,
 //! copy-on-write faults afterwards) instead of posix_spawn(3) (`clone(CLONE_VM|CLONE_VFORK)`):
-//! measurable on every run (`bench/run-overhead.md`). Passed here, every descriptor stays
-//! close-on-exec on both sides, so a supervisor started concurrently for another run never
+//! measurable on every run (`bench/run-overhead.md`); and a supervisor started ahead of its run (a
+//! spare, `client.rs`) cannot inherit what does not exist yet. Passed here, every descriptor
+//! stays close-on-exec on both sides, so a supervisor started concurrently for another run never
 //! inherits them, and neither does the native process unless the supervisor hands one on as its
 //! stdio (NAT-8).
 //!
-//! The frame is the first thing the adapter writes on the socket, right after the spawn: one
-//! byte, [`FRAME_BYTE`], carrying all descriptors in one `SCM_RIGHTS` message. The supervisor's
-//! argv says how many to expect (`--stdin-pipe`: 1, `--then-run`: 3 more); with none expected,
-//! no frame is sent.
+//! The frame is the first thing the adapter writes on the socket: one byte, [`FRAME_BYTE`],
+//! carrying all descriptors in one `SCM_RIGHTS` message. The job's order that follows says how
+//! many belong to it (`supervise.rs` checks the count).
 
 use std::io::{self, IoSlice, IoSliceMut};
 use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
@@ -25,8 +26,9 @@ use nix::sys::socket::{ControlMessage, ControlMessageOwned, MsgFlags, recvmsg, s
 /// The one data byte of the descriptor frame (`SCM_RIGHTS` needs at least one).
 pub(super) const FRAME_BYTE: u8 = b'F';
 
-/// Most descriptors one frame carries: the native stdin pipe's read end and a run's three ends.
-pub(super) const MAX_FDS: usize = 4;
+/// Most descriptors one frame carries: the native stdout and stderr, the native stdin pipe's
+/// read end and a run's three ends.
+pub(super) const MAX_FDS: usize = 6;
 
 /// Adapter side: sends `fds` as the descriptor frame on `socket`. Never blocks: the frame is the
 /// first thing written on a fresh socket, so its buffer has room.
@@ -48,37 +50,28 @@ pub(super) fn send(socket: BorrowedFd<'_>, fds: &[BorrowedFd<'_>]) -> io::Result
     }
 }
 
-/// Supervisor side: receives the descriptor frame with exactly `expected` descriptors (received
-/// close-on-exec), waiting at most `bound`. `Err` (nothing to start) on EOF (the adapter died or
-/// gave up), a read error or timeout, a frame with another byte, another count or another control
-/// message. Descriptors of a rejected frame are closed.
+/// Supervisor side: receives the descriptor frame (its descriptors received close-on-exec),
+/// waiting at most `bound` (`None`: as long as the adapter keeps the socket open). `Ok(None)` on
+/// EOF (the adapter let go, exited or died: nothing to start); `Err` on a read error or timeout,
+/// or a frame with another byte, more than [`MAX_FDS`] descriptors or another control message.
+/// Descriptors of a rejected frame are closed.
 pub(super) fn receive(
     socket: &UnixStream,
-    expected: usize,
-    bound: Duration,
-) -> Result<Vec<OwnedFd>, String> {
+    bound: Option<Duration>,
+) -> Result<Option<Vec<OwnedFd>>, String> {
     socket
-        .set_read_timeout(Some(bound))
+        .set_read_timeout(bound)
         .map_err(|e| format!("cannot bound the descriptor wait: {e}"))?;
     let got = receive_once(socket);
-    // Later reads (the lifeline, the run's go) have their own waits.
+    // Later reads (the order, the lifeline, the run's go) have their own waits.
     socket
         .set_read_timeout(None)
         .map_err(|e| format!("cannot unbound the control socket: {e}"))?;
-    let (byte, fds) = got?;
-    if byte != Some(FRAME_BYTE) {
-        return Err(match byte {
-            None => "the adapter closed the control socket before passing the descriptors".into(),
-            Some(b) => format!("expected the descriptor frame, got byte {b:#04x}"),
-        });
+    match got? {
+        (None, _) => Ok(None),
+        (Some(FRAME_BYTE), fds) => Ok(Some(fds)),
+        (Some(b), _) => Err(format!("expected the descriptor frame, got byte {b:#04x}")),
     }
-    if fds.len() != expected {
-        return Err(format!(
-            "expected {expected} descriptor(s) from the adapter, got {}",
-            fds.len()
-        ));
-    }
-    Ok(fds)
 }
 
 /// One `recvmsg` of at most one data byte: the byte (`None` at EOF) and the descriptors it
@@ -149,13 +142,13 @@ mod tests {
     }
 
     #[test]
-    fn the_expected_descriptors_arrive_close_on_exec_and_later_bytes_stay_on_the_socket() {
+    fn the_descriptors_arrive_close_on_exec_and_later_bytes_stay_on_the_socket() {
         let (sup, adapter) = UnixStream::pair().unwrap();
         let (r, w) = pipe();
         let (r2, _w2) = pipe();
         send(adapter.as_fd(), &[r.as_fd(), r2.as_fd()]).unwrap();
         (&adapter).write_all(b"next\n").unwrap();
-        let fds = receive(&sup, 2, BOUND).unwrap();
+        let fds = receive(&sup, Some(BOUND)).unwrap().expect("a frame");
         assert_eq!(fds.len(), 2);
         assert!(fds.iter().all(is_cloexec));
         // The first received descriptor is the pipe's read end we sent.
@@ -172,22 +165,24 @@ mod tests {
     }
 
     #[test]
-    fn eof_before_the_descriptors_is_an_error() {
+    fn eof_before_the_frame_is_no_job_and_an_unbounded_wait_ends_there() {
         let (sup, adapter) = UnixStream::pair().unwrap();
         drop(adapter);
-        let err = receive(&sup, 1, BOUND).unwrap_err();
-        assert!(err.contains("closed the control socket"), "{err}");
+        assert!(receive(&sup, Some(BOUND)).unwrap().is_none());
+        // A spare waits without a bound; its adapter's end closing in the meantime ends it.
+        let (sup, adapter) = UnixStream::pair().unwrap();
+        let closer = std::thread::spawn(move || drop(adapter));
+        assert!(receive(&sup, None).unwrap().is_none());
+        closer.join().unwrap();
     }
 
     #[test]
-    fn a_wrong_count_is_an_error() {
+    fn a_frame_without_descriptors_arrives_empty() {
         let (sup, adapter) = UnixStream::pair().unwrap();
-        let (r, _w) = pipe();
-        send(adapter.as_fd(), &[r.as_fd(), r.as_fd()]).unwrap();
-        let err = receive(&sup, 1, BOUND).unwrap_err();
-        assert!(
-            err.contains("expected 1 descriptor(s) from the adapter, got 2"),
-            "{err}"
+        send(adapter.as_fd(), &[]).unwrap();
+        assert_eq!(
+            receive(&sup, Some(BOUND)).unwrap().expect("a frame").len(),
+            0
         );
     }
 
@@ -197,27 +192,22 @@ mod tests {
         let (r, _w) = pipe();
         let many = vec![r.as_fd(); MAX_FDS + 4];
         send(adapter.as_fd(), &many).unwrap();
-        let err = receive(&sup, MAX_FDS, BOUND).unwrap_err();
+        let err = receive(&sup, Some(BOUND)).unwrap_err();
         assert!(err.contains("more than"), "{err}");
     }
 
     #[test]
-    fn a_frame_without_descriptors_or_plain_bytes_are_errors() {
-        let (sup, adapter) = UnixStream::pair().unwrap();
-        send(adapter.as_fd(), &[]).unwrap();
-        let err = receive(&sup, 1, BOUND).unwrap_err();
-        assert!(err.contains("got 0"), "{err}");
-
+    fn plain_bytes_instead_of_the_frame_are_an_error() {
         let (sup, adapter) = UnixStream::pair().unwrap();
         (&adapter).write_all(b"{}\n").unwrap();
-        let err = receive(&sup, 1, BOUND).unwrap_err();
+        let err = receive(&sup, Some(BOUND)).unwrap_err();
         assert!(err.contains("expected the descriptor frame"), "{err}");
     }
 
     #[test]
-    fn a_silent_adapter_ends_the_wait_at_the_bound() {
+    fn a_silent_adapter_ends_a_bounded_wait_at_the_bound() {
         let (sup, _adapter) = UnixStream::pair().unwrap();
-        let err = receive(&sup, 1, Duration::from_millis(50)).unwrap_err();
+        let err = receive(&sup, Some(Duration::from_millis(50))).unwrap_err();
         assert!(err.contains("within the bound"), "{err}");
     }
 }

@@ -28,10 +28,12 @@ mod fds;
 mod order;
 pub mod procfs;
 pub mod protocol;
+mod spare;
 mod supervise;
 mod watch;
 
 pub use client::{Supervised, SupervisorHandle};
+pub use spare::{keep_spares, refill as refill_spare, retire as retire_spare};
 
 /// Name of the hidden subcommand that turns this binary into a supervisor.
 pub const SUBCOMMAND: &str = "__supervise";

@@ -1,6 +1,6 @@
-//! The run's order: what a supervisor that ran the version check (`--then-run`) starts next,
-//! sent by the adapter after the check's `cleanup` report as a [`super::protocol::Command::Run`]
-//! line followed by these bytes (C-SUP-1).
+//! An order: what a supervisor starts. Its job ([`super::protocol::Command::Start`], right after
+//! the descriptor frame) and, after a version check's `cleanup` report, the run
+//! ([`super::protocol::Command::Run`]) are each such a line followed by these bytes (C-SUP-1).
 //!
 //! Argv strings and environment entries are arbitrary bytes (no NUL: `execve` could not pass
 //! one anyway), and a prompt alone may be 128 KiB, so the order is not a JSON line: it is a

@@ -10,8 +10,8 @@
 //!
 //! Every message is one compact JSON object on one line, at most [`MAX_LINE_BYTES`] long
 //! (newline included). A longer line is a protocol violation, never buffered whole. The one
-//! exception comes first: when the supervisor's argv announces descriptors, the adapter's first
-//! byte on the socket is the descriptor frame that carries them (`supervisor/fds.rs`).
+//! exception comes first: the adapter's first byte on the socket is the descriptor frame that
+//! carries the job's descriptors (`supervisor/fds.rs`); the job's [`Command::Start`] line follows.
 
 use serde::{Deserialize, Serialize};
 
@@ -64,7 +64,16 @@ pub enum Report {
 pub enum Command {
     /// SUP-3: SIGTERM to the group, the grace, SIGKILL, reap. Repeats are ignored.
     Terminate,
-    /// Only to a supervisor started with `--then-run`, after its version check's `cleanup`
+    /// The job, right after the descriptor frame: start the native process. `bytes` bytes of its
+    /// order follow the line (`supervisor::order`, at most `order::MAX_ORDER_BYTES`); with
+    /// `then_run` it is a version check and the frame also carries the run's three ends.
+    Start {
+        /// Length of the encoded order that follows.
+        bytes: u64,
+        /// The native process is a version check the run may follow (C-SUP-1).
+        then_run: bool,
+    },
+    /// Only to a supervisor whose job had `then_run`, after its version check's `cleanup`
     /// report: start the run. `bytes` bytes of the run's order follow the line
     /// (`supervisor::order`, at most `order::MAX_ORDER_BYTES`). The adapter's no-go is the
     /// lifeline's EOF instead.
@@ -180,6 +189,13 @@ mod tests {
         assert_eq!(
             encode(&Command::Run { bytes: 12 }),
             b"{\"command\":\"run\",\"bytes\":12}\n"
+        );
+        assert_eq!(
+            encode(&Command::Start {
+                bytes: 40,
+                then_run: true
+            }),
+            b"{\"command\":\"start\",\"bytes\":40,\"then_run\":true}\n"
         );
     }
 

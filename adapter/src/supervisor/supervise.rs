@@ -1,32 +1,33 @@
-//! The supervisor process itself (`claude-mcp-adapter __supervise …`): starts the native process
+//! The supervisor process itself (`claude-mcp-adapter __supervise`): starts the native process
 //! as the leader of a new session and process group, pins it, and ends with the whole group dead
 //! (SUP-1..3). Plain threads and blocking calls: no tokio runtime runs here.
 //!
-//! Descriptors on entry: 0 = its end of the control socket ([`super::protocol`]), 1 and 2 = the
-//! write ends of the native stdout and stderr pipes; nothing else (anything else inherited is
-//! made close-on-exec). Its environment is the native environment, already complete and scrubbed
-//! by the engine (NAT-8); its argv is `--grace-ms N [--stdin-pipe] [--then-run] --cwd DIR --
-//! PROGRAM ARGS…`. With either flag, the first thing on the control socket is the adapter's
-//! descriptor frame ([`super::fds`]), received close-on-exec before anything starts; EOF, a wait
-//! past [`SPAWN_REPORT_BOUND`] or a frame with another count starts nothing. With `--stdin-pipe`
-//! (the engine asked for [`super::StdinMode::Pipe`]) its first descriptor is the read end of the
-//! native stdin pipe: it becomes the native process's fd 0 and is closed here right after the
-//! spawn.
+//! It is started ahead of its job, often before the run it will serve exists (a spare, see
+//! `client.rs`), with no argument beyond the subcommand, an empty environment, cwd `/`, fd 0 =
+//! its end of the control socket ([`super::protocol`]) and fds 1 and 2 = `/dev/null`; anything
+//! else it inherited is made close-on-exec first. Everything about the job comes over the
+//! control socket, in this order:
 //!
-//! With `--then-run` the native process is the run's version check (NAT-2, C-NAT-2), and the
-//! same supervisor then starts the run: after the check's `cleanup` report it waits on the
-//! control socket for the adapter's go ([`Command::Run`] and the run's [`super::order`]) or no-go
-//! (EOF), and starts the run with the frame's next three descriptors: the write ends of the run's
-//! stdout and stderr pipes and the read end of its stdin pipe (used with
-//! [`super::StdinMode::Pipe`], else closed). The check never sees them: they stay close-on-exec.
+//! 1. the descriptor frame ([`super::fds`]): the write ends of the native stdout and stderr pipes,
+//!    then with [`super::StdinMode::Pipe`] the read end of the native stdin pipe, then with
+//!    `then_run` the run's three ends (below); received close-on-exec. EOF before it (the adapter
+//!    retired the spare, exited or died) ends the supervisor with nothing started;
+//! 2. a [`Command::Start`] line and the job's [`super::order`] (program, argv, cwd, the complete
+//!    scrubbed native environment, grace, stdin mode; NAT-8), read with a bound. A job whose
+//!    descriptors do not match it starts nothing (`spawn_failed`).
+//!
+//! With `then_run` the native process is the run's version check (NAT-2, C-NAT-2), and the same
+//! supervisor then starts the run: after the check's `cleanup` report it waits on the control
+//! socket for the adapter's go ([`Command::Run`] and the run's order) or no-go (EOF), and starts
+//! the run with the frame's last three descriptors: the write ends of the run's stdout and stderr
+//! pipes and the read end of its stdin pipe (used with [`super::StdinMode::Pipe`], else closed).
+//! The check never sees them: they stay close-on-exec.
 
-use std::ffi::{OsStr, OsString};
-use std::fs::File;
+use std::ffi::OsString;
 use std::io::{self, Read, Write};
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt;
-use std::path::PathBuf;
 use std::process::{ExitCode, Stdio};
 use std::time::Duration;
 
@@ -34,87 +35,28 @@ use nix::sys::signal::{SigSet, Signal};
 use nix::sys::stat::{SFlag, fstat};
 
 use super::protocol::{self, Command, LineBuffer, MAX_SURVIVORS_LISTED, Report};
-use super::{SPAWN_REPORT_BOUND, SpawnSpec, StdinMode, fds, order, procfs};
+use super::{SpawnSpec, StdinMode, fds, order, procfs};
 
 /// Bound on one report write: a wedged adapter must not hang the supervisor.
 const REPORT_WRITE_BOUND: Duration = Duration::from_secs(5);
 
-/// Bound on reading a run's order once its `run` line arrived (the adapter writes both at once).
+/// Bound on reading an order once its line arrived (the adapter writes both at once).
 const ORDER_READ_BOUND: Duration = Duration::from_secs(30);
 
-/// Parsed supervisor argv.
-#[derive(Debug, PartialEq, Eq)]
-struct Args {
-    grace: Duration,
-    /// `--stdin-pipe`: the descriptor frame starts with the read end of the native stdin pipe;
-    /// else the native stdin is `/dev/null`.
-    stdin_pipe: bool,
-    /// `--then-run`: the descriptor frame ends with the run's stdout, stderr and stdin ends (the
-    /// native process is the version check, the run follows on the adapter's go).
-    then_run: bool,
-    cwd: PathBuf,
-    program: OsString,
-    args: Vec<OsString>,
-}
-
-fn parse_args(argv: &[OsString]) -> Result<Args, String> {
-    let mut grace = None;
-    let mut stdin_pipe = false;
-    let mut then_run = false;
-    let mut cwd = None;
-    let mut it = argv.iter();
-    loop {
-        let Some(a) = it.next() else {
-            return Err("missing `-- PROGRAM`".into());
-        };
-        match a.to_str() {
-            Some("--grace-ms") => {
-                let v = it
-                    .next()
-                    .and_then(|v| v.to_str())
-                    .ok_or("--grace-ms needs a value")?;
-                let ms: u64 = v
-                    .parse()
-                    .map_err(|e| format!("bad --grace-ms {v:?}: {e}"))?;
-                grace = Some(Duration::from_millis(ms));
-            }
-            Some("--stdin-pipe") => stdin_pipe = true,
-            Some("--then-run") => then_run = true,
-            Some("--cwd") => cwd = Some(PathBuf::from(it.next().ok_or("--cwd needs a value")?)),
-            Some("--") => break,
-            _ => return Err(format!("unexpected supervisor argument {a:?}")),
-        }
-    }
-    let program = it
-        .next()
-        .ok_or("missing the native program after --")?
-        .clone();
-    Ok(Args {
-        grace: grace.ok_or("missing --grace-ms")?,
-        stdin_pipe,
-        then_run,
-        cwd: cwd.ok_or("missing --cwd")?,
-        program,
-        args: it.cloned().collect(),
-    })
-}
-
-/// Entry point; see the module doc for the descriptors and argv it expects.
+/// Entry point; see the module doc for the descriptors and messages it expects. `argv` (after
+/// the subcommand) must be empty: the job comes over the control socket.
 pub fn main(argv: &[OsString]) -> ExitCode {
     let control = match take_control_socket() {
-        Ok(c) => c,
-        Err(e) => {
-            crate::diag::now(&format!(
-                "claude-mcp-adapter: {} is internal: {e}",
-                super::SUBCOMMAND
-            ));
-            return ExitCode::from(2);
-        }
+        Ok(c) if argv.is_empty() => c,
+        Ok(_) => return internal_only(&format!("unexpected arguments {argv:?}")),
+        Err(e) => return internal_only(&e),
     };
     let _ = control.set_write_timeout(Some(REPORT_WRITE_BOUND));
     let mut reporter = Reporter { control };
-    match prepare_and_spawn(argv, &reporter.control) {
-        Ok(started) => {
+    match prepare_and_spawn(&reporter.control) {
+        // Retired before a job came: nothing was started.
+        Ok(None) => ExitCode::SUCCESS,
+        Ok(Some(started)) => {
             reporter.send(&Report::Spawned {
                 pid: started.leader,
             });
@@ -131,6 +73,14 @@ pub fn main(argv: &[OsString]) -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+fn internal_only(why: &str) -> ExitCode {
+    crate::diag::now(&format!(
+        "claude-mcp-adapter: {} is internal: {why}",
+        super::SUBCOMMAND
+    ));
+    ExitCode::from(2)
 }
 
 /// Writes reports; a write error means the adapter is gone, which the lifeline's EOF tells.
@@ -163,25 +113,33 @@ fn take_control_socket() -> Result<UnixStream, String> {
 struct Started {
     leader: u32,
     grace: Duration,
-    /// `--then-run`: the run's descriptors, kept for the run after the check.
+    /// `then_run`: the run's descriptors, kept for the run after the check.
     then_run: Option<RunFds>,
 }
 
-/// The run's ends of its stdio pipes (`--then-run`), held until the run starts.
+/// The run's ends of its stdio pipes (`then_run`), held until the run starts.
 struct RunFds {
     stdout: OwnedFd,
     stderr: OwnedFd,
     stdin: OwnedFd,
 }
 
-/// Sets up the supervisor, takes the descriptor frame from `control` and starts the native
-/// process.
-fn prepare_and_spawn(argv: &[OsString], control: &UnixStream) -> Result<Started, String> {
-    let args = parse_args(argv)?;
+/// The job as it arrived: the order and the descriptors the frame brought for it.
+struct Job {
+    spec: SpawnSpec,
+    stdio: [Stdio; 3],
+    then_run: Option<RunFds>,
+}
+
+/// Sets up the supervisor, waits for its job on `control` and starts the native process;
+/// `Ok(None)` when the adapter let go before sending a job.
+fn prepare_and_spawn(control: &UnixStream) -> Result<Option<Started>, String> {
     // NAT-8: nothing this process inherited beyond 0/1/2 may reach the native process. Fds we open
     // or receive from here on are close-on-exec already (std and nix default, MSG_CMSG_CLOEXEC).
     mark_inherited_fds_cloexec()?;
-    let (stdin, then_run) = take_frame(&args, control)?;
+    let Some(job) = take_job(control)? else {
+        return Ok(None);
+    };
     // SUP-1: descendants re-parented on their parent's death come back to us, not to init, so
     // they are reaped and counted by us.
     nix::sys::prctl::set_child_subreaper(true)
@@ -192,36 +150,23 @@ fn prepare_and_spawn(argv: &[OsString], control: &UnixStream) -> Result<Started,
     handled_signals()
         .thread_block()
         .map_err(|e| format!("cannot block signals: {e}"))?;
-    let leader = start_leader(
-        &args.program,
-        &args.args,
-        &args.cwd,
-        None,
-        [stdin, Stdio::inherit(), Stdio::inherit()],
-    )?;
-
-    // Only the native group may hold the write ends of its stdout/stderr, so their EOF means
-    // the group closed them (SUP-4's bounded drain covers an escaped holder).
-    let null = File::options()
-        .read(true)
-        .write(true)
-        .open("/dev/null")
-        .map_err(|e| format!("cannot open /dev/null: {e}"))?;
-    nix::unistd::dup2_stdout(null.as_fd()).map_err(|e| format!("cannot release stdout: {e}"))?;
-    nix::unistd::dup2_stderr(null.as_fd()).map_err(|e| format!("cannot release stderr: {e}"))?;
-    Ok(Started {
+    // Only the native group holds the write ends of its stdout/stderr from here on (this
+    // process's copies close with the spawn), so their EOF means the group closed them (SUP-4's
+    // bounded drain covers an escaped holder).
+    let leader = start_leader(&job.spec, job.stdio)?;
+    Ok(Some(Started {
         leader,
-        grace: args.grace,
-        then_run,
-    })
+        grace: job.spec.grace,
+        then_run: job.then_run,
+    }))
 }
 
-/// After the version check's cleanup report (`--then-run`): waits for the adapter's go or no-go
+/// After the version check's cleanup report (`then_run`): waits for the adapter's go or no-go
 /// and starts the run, supervised exactly like a first native process (SUP-1..3). The wait has no
 /// timer: the adapter's answer, or the lifeline's EOF when it dies or lets go, ends it.
 fn run_after_check(reporter: &mut Reporter, fds: RunFds) -> ExitCode {
-    let order = match await_order(&reporter.control) {
-        Ok(Some(order)) => order,
+    let order = match await_order(&reporter.control, Expect::Run) {
+        Ok(Some((order, _))) => order,
         // No-go: nothing more runs; the check's group is gone already.
         Ok(None) => return ExitCode::SUCCESS,
         Err(message) => {
@@ -236,10 +181,7 @@ fn run_after_check(reporter: &mut Reporter, fds: RunFds) -> ExitCode {
         StdinMode::Null => Stdio::null(), // NAT-7; the unused pipe end closes here
     };
     let started = start_leader(
-        order.program.as_os_str(),
-        &order.args,
-        &order.cwd,
-        Some(&order.env),
+        &order,
         [stdin, Stdio::from(fds.stdout), Stdio::from(fds.stderr)],
     );
     match started {
@@ -257,19 +199,34 @@ fn run_after_check(reporter: &mut Reporter, fds: RunFds) -> ExitCode {
     }
 }
 
-/// Reads the control socket until the adapter's `run` line and the order after it (`Some`), or
-/// its EOF (`None`: no-go). Other commands are ignored (nothing runs to terminate).
-fn await_order(mut control: &UnixStream) -> Result<Option<SpawnSpec>, String> {
+/// Which command carries the order [`await_order`] waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Expect {
+    /// The job, right after the descriptor frame: [`Command::Start`].
+    Start,
+    /// The run after a version check: [`Command::Run`].
+    Run,
+}
+
+/// Reads the control socket until the expected command's line and the order after it (`Some`,
+/// with `then_run` for a start), or its EOF (`None`: the adapter let go). Other commands are
+/// ignored (nothing runs to terminate).
+fn await_order(
+    mut control: &UnixStream,
+    expect: Expect,
+) -> Result<Option<(SpawnSpec, bool)>, String> {
     let mut lines = LineBuffer::default();
     let mut chunk = [0u8; 4096];
-    let bytes = 'wait: loop {
+    let (bytes, then_run) = 'wait: loop {
         loop {
             match lines.next_line() {
-                Ok(Some(line)) => {
-                    if let Ok(Command::Run { bytes }) = serde_json::from_slice(&line) {
-                        break 'wait bytes;
+                Ok(Some(line)) => match (expect, serde_json::from_slice(&line)) {
+                    (Expect::Run, Ok(Command::Run { bytes })) => break 'wait (bytes, false),
+                    (Expect::Start, Ok(Command::Start { bytes, then_run })) => {
+                        break 'wait (bytes, then_run);
                     }
-                }
+                    _ => {}
+                },
                 Ok(None) => break,
                 Err(e) => return Err(format!("control channel: {e}")),
             }
@@ -285,41 +242,36 @@ fn await_order(mut control: &UnixStream) -> Result<Option<SpawnSpec>, String> {
     let len = usize::try_from(bytes)
         .ok()
         .filter(|&n| n <= order::MAX_ORDER_BYTES)
-        .ok_or_else(|| format!("a run order of {bytes} bytes exceeds the bound"))?;
+        .ok_or_else(|| format!("an order of {bytes} bytes exceeds the bound"))?;
     let mut buf = lines.take_rest();
     if buf.len() > len {
-        return Err("unexpected bytes after the run order".into());
+        return Err("unexpected bytes after the order".into());
     }
     let have = buf.len();
     buf.resize(len, 0);
     let _ = control.set_read_timeout(Some(ORDER_READ_BOUND));
-    control
+    let read = control
         .read_exact(&mut buf[have..])
-        .map_err(|e| format!("cannot read the run order: {e}"))?;
-    order::decode(&buf).map(Some)
+        .map_err(|e| format!("cannot read the order: {e}"));
+    let _ = control.set_read_timeout(None);
+    read?;
+    order::decode(&buf).map(|spec| Some((spec, then_run)))
 }
 
-/// Starts `program` as the leader of a new session and process group (SUP-1) with `stdio`
-/// (stdin, stdout, stderr) and, when given, exactly `env` (else this process's, which is the
-/// native environment). Returns its pid; it is never waited on through std: the leader is
-/// observed with WNOWAIT and reaped by hand once its group is dead (SUP-1 pinning).
-fn start_leader(
-    program: &OsStr,
-    args: &[OsString],
-    cwd: &std::path::Path,
-    env: Option<&[(OsString, OsString)]>,
-    stdio: [Stdio; 3],
-) -> Result<u32, String> {
+/// Starts `spec.program` with its argv, cwd and exactly its environment (the scrubbed native
+/// one, NAT-8) as the leader of a new session and process group (SUP-1), with `stdio` (stdin,
+/// stdout, stderr). Returns its pid; it is never waited on through std: the leader is observed
+/// with WNOWAIT and reaped by hand once its group is dead (SUP-1 pinning).
+fn start_leader(spec: &SpawnSpec, stdio: [Stdio; 3]) -> Result<u32, String> {
     let [stdin, stdout, stderr] = stdio;
-    let mut cmd = std::process::Command::new(program);
-    cmd.args(args)
-        .current_dir(cwd)
+    let mut cmd = std::process::Command::new(&spec.program);
+    cmd.args(&spec.args)
+        .current_dir(&spec.cwd)
+        .env_clear()
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
         .stdin(stdin)
         .stdout(stdout)
         .stderr(stderr);
-    if let Some(env) = env {
-        cmd.env_clear().envs(env.iter().map(|(k, v)| (k, v)));
-    }
     // SAFETY: runs in the forked child before exec; sigprocmask(2) and setsid(2) are
     // async-signal-safe, allocate nothing, and touch no state shared with the parent.
     // The mask: std does not reset it, and the blocked SIGTERM would survive exec (SUP-3 needs
@@ -334,8 +286,8 @@ fn start_leader(
     let child = cmd.spawn().map_err(|e| {
         format!(
             "cannot start {} in {}: {e}",
-            program.to_string_lossy(),
-            cwd.display()
+            spec.program.display(),
+            spec.cwd.display()
         )
     })?;
     let pid = child.id();
@@ -347,29 +299,39 @@ fn start_leader(
     Ok(pid)
 }
 
-/// The descriptor frame the argv announced (none: nothing read): the native stdin (`/dev/null`
-/// without `--stdin-pipe`, NAT-7: never the MCP stream) and, with `--then-run`, the run's ends.
-/// `Err` before anything was started (SPAWN_REPORT_BOUND bounds the wait).
-fn take_frame(args: &Args, control: &UnixStream) -> Result<(Stdio, Option<RunFds>), String> {
-    let expected = usize::from(args.stdin_pipe) + if args.then_run { 3 } else { 0 };
-    let mut passed = if expected > 0 {
-        fds::receive(control, expected, SPAWN_REPORT_BOUND)?
-    } else {
-        Vec::new()
+/// Waits (without a timer: a spare waits for as long as the adapter keeps it) for the job: the
+/// descriptor frame, then the [`Command::Start`] line and its order. `Ok(None)` on EOF before the
+/// frame (retired: nothing to start); `Err` for a job that does not fit its descriptors.
+fn take_job(control: &UnixStream) -> Result<Option<Job>, String> {
+    let Some(fds) = fds::receive(control, None)? else {
+        return Ok(None);
+    };
+    let Some((spec, then_run)) = await_order(control, Expect::Start)? else {
+        return Err("the adapter closed the control socket before sending the job".into());
+    };
+    let pipe = spec.stdin == StdinMode::Pipe;
+    let expected = 2 + usize::from(pipe) + if then_run { 3 } else { 0 };
+    if fds.len() != expected {
+        return Err(format!(
+            "expected {expected} descriptor(s) from the adapter, got {}",
+            fds.len()
+        ));
     }
-    .into_iter();
+    let mut passed = fds.into_iter();
     let mut next_pipe = |what: &str| {
         passed
             .next()
             .ok_or_else(|| format!("missing the {what} descriptor"))
             .and_then(|fd| check_pipe(fd, what))
     };
-    let stdin = if args.stdin_pipe {
+    let stdout = Stdio::from(next_pipe("native stdout")?);
+    let stderr = Stdio::from(next_pipe("native stderr")?);
+    let stdin = if pipe {
         Stdio::from(next_pipe("native stdin")?)
     } else {
-        Stdio::null()
+        Stdio::null() // NAT-7
     };
-    let then_run = if args.then_run {
+    let then_run = if then_run {
         Some(RunFds {
             stdout: next_pipe("run's stdout")?,
             stderr: next_pipe("run's stderr")?,
@@ -378,10 +340,13 @@ fn take_frame(args: &Args, control: &UnixStream) -> Result<(Stdio, Option<RunFds
     } else {
         None
     };
-    Ok((stdin, then_run))
+    Ok(Some(Job {
+        spec,
+        stdio: [stdin, stdout, stderr],
+        then_run,
+    }))
 }
 
-/// `fd` when it is a pipe (a passed descriptor of the frame, named `what` in errors).
 fn check_pipe(fd: OwnedFd, what: &str) -> Result<OwnedFd, String> {
     let st = fstat(fd.as_fd()).map_err(|e| format!("cannot inspect the {what} descriptor: {e}"))?;
     if SFlag::from_bits_truncate(st.st_mode) & SFlag::S_IFMT != SFlag::S_IFIFO {
@@ -453,156 +418,163 @@ pub(super) fn cleanup_report(mut survivors: Vec<u32>, mut notes: Vec<String>) ->
 mod tests {
     use super::*;
 
-    fn os(v: &[&str]) -> Vec<OsString> {
-        v.iter().map(OsString::from).collect()
+    fn pipe() -> (OwnedFd, OwnedFd) {
+        nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).unwrap()
     }
 
-    #[test]
-    fn parse_args_reads_grace_cwd_program_and_arguments() {
-        let a = parse_args(&os(&[
-            "--grace-ms",
-            "1500",
-            "--cwd",
-            "/tmp",
-            "--",
-            "claude",
-            "-p",
-            "--",
-            "-x",
-        ]))
-        .unwrap();
-        assert_eq!(
-            a,
-            Args {
-                grace: Duration::from_millis(1500),
-                stdin_pipe: false,
-                then_run: false,
-                cwd: "/tmp".into(),
-                program: "claude".into(),
-                args: os(&["-p", "--", "-x"]),
-            }
-        );
+    /// Sends a job as the adapter does: the frame with `fds`, then the start line and the order.
+    fn send_job(
+        adapter: &mut UnixStream,
+        fds: &[std::os::fd::BorrowedFd<'_>],
+        spec: &SpawnSpec,
+        then_run: bool,
+    ) {
+        super::fds::send(adapter.as_fd(), fds).unwrap();
+        let order = order::encode(spec).unwrap();
+        adapter
+            .write_all(&protocol::encode(&Command::Start {
+                bytes: u64::try_from(order.len()).unwrap(),
+                then_run,
+            }))
+            .unwrap();
+        adapter.write_all(&order).unwrap();
     }
 
-    #[test]
-    fn parse_args_reads_which_descriptors_the_frame_brings() {
-        let argv = |flags: &[&str]| {
-            let mut v = vec!["--grace-ms", "10"];
-            v.extend_from_slice(flags);
-            v.extend_from_slice(&["--cwd", "/", "--", "claude", "--version"]);
-            parse_args(&os(&v)).unwrap()
-        };
-        let a = argv(&["--stdin-pipe"]);
-        assert!(a.stdin_pipe && !a.then_run);
-        let a = argv(&["--then-run"]);
-        assert!(!a.stdin_pipe && a.then_run);
-        let a = argv(&["--stdin-pipe", "--then-run"]);
-        assert!(a.stdin_pipe && a.then_run);
-        assert_eq!(a.args, os(&["--version"]));
-        // The flags take no value: the descriptors come in the frame, not as numbers.
-        let numbered = [
-            "--grace-ms",
-            "1",
-            "--then-run",
-            "7,8,9",
-            "--cwd",
-            "/",
-            "--",
-            "c",
-        ];
-        assert!(parse_args(&os(&numbered)).is_err());
-    }
-
-    #[test]
-    fn the_frame_gives_the_native_stdin_then_the_run_ends() {
-        let args = Args {
-            stdin_pipe: true,
-            then_run: true,
-            ..parse_args(&os(&["--grace-ms", "1", "--cwd", "/", "--", "c"])).unwrap()
-        };
-        let pipes: Vec<_> = (0..4)
-            .map(|_| nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).unwrap())
-            .collect();
-        let (sup, adapter) = UnixStream::pair().unwrap();
-        let sent: Vec<_> = pipes.iter().map(|(r, _)| r.as_fd()).collect();
-        fds::send(adapter.as_fd(), &sent).unwrap();
-        let (_stdin, run) = take_frame(&args, &sup).unwrap();
-        let run = run.expect("the run's ends");
-        // Each received end is the read end of the pipe sent in its place.
-        for ((_, w), got) in pipes[1..]
-            .iter()
-            .zip([&run.stdout, &run.stderr, &run.stdin])
-        {
-            nix::unistd::write(w, b"x").unwrap();
-            let mut b = [0u8; 1];
-            assert_eq!(nix::unistd::read(got, &mut b).unwrap(), 1);
+    fn spec(stdin: StdinMode) -> SpawnSpec {
+        SpawnSpec {
+            stdin,
+            ..SpawnSpec::new(
+                "/bin/true",
+                vec!["x".into()],
+                "/",
+                vec![("K".into(), "v".into())],
+            )
         }
     }
 
     #[test]
-    fn a_frame_that_never_comes_or_is_wrong_is_an_error_before_anything_starts() {
-        let args = parse_args(&os(&[
-            "--grace-ms",
-            "1",
-            "--stdin-pipe",
-            "--cwd",
-            "/",
-            "--",
-            "c",
-        ]))
-        .unwrap();
-        // EOF: the adapter died before passing the descriptors.
-        let (sup, adapter) = UnixStream::pair().unwrap();
-        drop(adapter);
-        let err = take_frame(&args, &sup).err().expect("no frame");
-        assert!(err.contains("closed the control socket"), "{err}");
-        // One descriptor expected, two sent.
-        let (sup, adapter) = UnixStream::pair().unwrap();
-        let (r, _w) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).unwrap();
-        fds::send(adapter.as_fd(), &[r.as_fd(), r.as_fd()]).unwrap();
-        let err = take_frame(&args, &sup).err().expect("a wrong count");
-        assert!(err.contains("expected 1 descriptor(s)"), "{err}");
-        // The right count, but not a pipe.
-        let (sup, adapter) = UnixStream::pair().unwrap();
-        fds::send(adapter.as_fd(), &[adapter.as_fd()]).unwrap();
-        let err = take_frame(&args, &sup).err().expect("not a pipe");
-        assert!(err.contains("not a pipe"), "{err}");
+    fn a_job_brings_its_order_and_the_native_stdio_then_the_run_ends() {
+        let pipes: Vec<_> = (0..6).map(|_| pipe()).collect();
+        let (sup, mut adapter) = UnixStream::pair().unwrap();
+        // stdout, stderr (write ends), stdin (read end), then the run's stdout, stderr, stdin.
+        let sent: Vec<_> = pipes
+            .iter()
+            .enumerate()
+            .map(|(i, (r, w))| {
+                if matches!(i, 2 | 5) {
+                    r.as_fd()
+                } else {
+                    w.as_fd()
+                }
+            })
+            .collect();
+        send_job(&mut adapter, &sent, &spec(StdinMode::Pipe), true);
+        let job = take_job(&sup).unwrap().expect("a job");
+        assert_eq!(job.spec.program, std::path::PathBuf::from("/bin/true"));
+        assert_eq!(job.spec.env, vec![("K".into(), "v".into())]);
+        let run = job.then_run.expect("the run's ends");
+        // Each received run end is the end sent in its place: a byte written into the pipe
+        // comes out of the other end.
+        for ((r, w), got, is_read) in [
+            (&pipes[3], &run.stdout, false),
+            (&pipes[4], &run.stderr, false),
+            (&pipes[5], &run.stdin, true),
+        ] {
+            let mut b = [0u8; 1];
+            if is_read {
+                nix::unistd::write(w, b"x").unwrap();
+                assert_eq!(nix::unistd::read(got, &mut b).unwrap(), 1);
+            } else {
+                nix::unistd::write(got, b"x").unwrap();
+                assert_eq!(nix::unistd::read(r, &mut b).unwrap(), 1);
+            }
+        }
     }
 
     #[test]
-    fn await_order_takes_the_run_line_and_its_order_or_eof_as_the_no_go() {
+    fn a_job_whose_descriptors_do_not_fit_its_order_starts_nothing() {
+        // EOF before the frame: retired, no job, no error.
+        let (sup, adapter) = UnixStream::pair().unwrap();
+        drop(adapter);
+        assert!(take_job(&sup).unwrap().is_none());
+        // The frame, then EOF before the order.
+        let (sup, adapter) = UnixStream::pair().unwrap();
+        let (r, w) = pipe();
+        super::fds::send(adapter.as_fd(), &[w.as_fd(), w.as_fd()]).unwrap();
+        drop(adapter);
+        let err = take_job(&sup).err().expect("no order");
+        assert!(err.contains("before sending the job"), "{err}");
+        // A stdin pipe ordered, two descriptors sent.
+        let (sup, mut adapter) = UnixStream::pair().unwrap();
+        send_job(
+            &mut adapter,
+            &[w.as_fd(), w.as_fd()],
+            &spec(StdinMode::Pipe),
+            false,
+        );
+        let err = take_job(&sup).err().expect("a wrong count");
+        assert!(err.contains("expected 3 descriptor(s)"), "{err}");
+        // The right count, but not pipes.
+        let (sup, mut adapter) = UnixStream::pair().unwrap();
+        let other = adapter.try_clone().unwrap();
+        send_job(
+            &mut adapter,
+            &[other.as_fd(), w.as_fd()],
+            &spec(StdinMode::Null),
+            false,
+        );
+        let err = take_job(&sup).err().expect("not a pipe");
+        assert!(err.contains("not a pipe"), "{err}");
+        drop(r);
+    }
+
+    #[test]
+    fn await_order_takes_its_line_and_order_or_eof_as_the_no_go() {
         let spec = SpawnSpec::new("/bin/true", vec!["x".into()], "/", vec![]);
         let order = order::encode(&spec).unwrap();
+        let bytes = u64::try_from(order.len()).unwrap();
         let (theirs, mut ours) = UnixStream::pair().unwrap();
-        // An ignored command first, then the go; the order arrives in the same writes.
+        // Ignored commands first (a start is no run), then the go; the order arrives at once.
         ours.write_all(&protocol::encode(&Command::Terminate))
             .unwrap();
-        ours.write_all(&protocol::encode(&Command::Run {
-            bytes: u64::try_from(order.len()).unwrap(),
+        ours.write_all(&protocol::encode(&Command::Start {
+            bytes,
+            then_run: false,
+        }))
+        .unwrap();
+        ours.write_all(&protocol::encode(&Command::Run { bytes }))
+            .unwrap();
+        ours.write_all(&order).unwrap();
+        let (got, then_run) = await_order(&theirs, Expect::Run).unwrap().expect("a go");
+        assert_eq!(got.program, spec.program);
+        assert_eq!(got.args, spec.args);
+        assert!(!then_run);
+        assert_eq!(theirs.read_timeout().unwrap(), None, "unbounded again");
+
+        drop(ours);
+        assert!(
+            await_order(&theirs, Expect::Run).unwrap().is_none(),
+            "EOF is the no-go"
+        );
+
+        let (theirs, mut ours) = UnixStream::pair().unwrap();
+        ours.write_all(&protocol::encode(&Command::Start {
+            bytes,
+            then_run: true,
         }))
         .unwrap();
         ours.write_all(&order).unwrap();
-        let got = await_order(&theirs).unwrap().expect("a go");
-        assert_eq!(got.program, spec.program);
-        assert_eq!(got.args, spec.args);
-
-        drop(ours);
-        assert!(await_order(&theirs).unwrap().is_none(), "EOF is the no-go");
+        let (_, then_run) = await_order(&theirs, Expect::Start).unwrap().expect("a job");
+        assert!(then_run);
 
         let (theirs, mut ours) = UnixStream::pair().unwrap();
         let over = u64::try_from(order::MAX_ORDER_BYTES).unwrap() + 1;
         ours.write_all(&protocol::encode(&Command::Run { bytes: over }))
             .unwrap();
-        assert!(await_order(&theirs).is_err(), "an order over the bound");
-    }
-
-    #[test]
-    fn parse_args_rejects_incomplete_argv() {
-        assert!(parse_args(&os(&["--cwd", "/", "--", "x"])).is_err());
-        assert!(parse_args(&os(&["--grace-ms", "1", "--", "x"])).is_err());
-        assert!(parse_args(&os(&["--grace-ms", "1", "--cwd", "/", "--"])).is_err());
-        assert!(parse_args(&os(&["--grace-ms", "soon", "--cwd", "/", "--", "x"])).is_err());
-        assert!(parse_args(&os(&["--bogus"])).is_err());
+        assert!(
+            await_order(&theirs, Expect::Run).is_err(),
+            "an order over the bound"
+        );
     }
 
     #[test]

@@ -10,6 +10,7 @@ mod bounds;
 mod lifecycle;
 mod native;
 mod outcome;
+mod spare;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -346,90 +346,135 @@ async fn a_missing_cwd_is_a_spawn_error() {
 }
 
 #[test]
-fn the_supervise_subcommand_refuses_to_run_without_its_control_socket() {
+fn the_supervise_subcommand_refuses_to_run_without_its_control_socket_or_with_arguments() {
     let out = std::process::Command::new(adapter_exe())
-        .args([
-            "__supervise",
-            "--grace-ms",
-            "10",
-            "--cwd",
-            "/",
-            "--",
-            "true",
-        ])
+        .arg("__supervise")
         .stdin(std::process::Stdio::null())
         .output()
         .expect("run");
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("control socket"));
+    // Its job comes over the socket only: an argv is refused before anything is read.
+    let (theirs, _ours) = std::os::unix::net::UnixStream::pair().expect("socket pair");
+    let out = std::process::Command::new(adapter_exe())
+        .args(["__supervise", "--", "true"])
+        .stdin(std::process::Stdio::from(std::os::fd::OwnedFd::from(
+            theirs,
+        )))
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unexpected arguments"));
 }
 
 #[test]
-fn a_supervisor_whose_adapter_is_gone_before_the_descriptor_frame_starts_nothing() {
-    // C-SUP-1: the descriptors beyond stdio arrive over the control socket, the adapter's first
-    // bytes there; without them (the adapter died right after starting the supervisor) nothing
-    // may run. The same supervisor argv with the frame does run the program.
+fn a_supervisor_whose_adapter_lets_go_before_its_job_is_whole_starts_nothing() {
+    // C-SUP-1: a supervisor (a spare, started ahead of its run) gets its job over the control
+    // socket: the descriptor frame, then the start line and the order. Without them (the adapter
+    // retired it, or died right after starting it) nothing may run: EOF before the frame is a
+    // quiet end, EOF between the frame and the order a spawn failure. The whole job does run the
+    // program.
     let dir = tempfile::tempdir().expect("temp dir");
     let marker = dir.path().join("started");
-    let (code, reports) = supervise_touch(&marker, false);
-    assert_eq!(code, Some(1), "{reports}");
-    assert!(
-        !marker.exists(),
-        "the native program ran without its descriptors"
-    );
+    let (code, reports) = supervise_touch(&marker, Sent::Nothing);
+    assert_eq!(code, Some(0), "{reports}");
+    assert!(reports.is_empty(), "{reports}");
+    assert!(!marker.exists(), "the native program ran without its job");
 
-    let (code, reports) = supervise_touch(&marker, true);
+    let (code, reports) = supervise_touch(&marker, Sent::FrameOnly);
+    assert_eq!(code, Some(1), "{reports}");
+    assert!(reports.contains(r#""report":"spawn_failed""#), "{reports}");
+    assert!(!marker.exists(), "the native program ran without its order");
+
+    let (code, reports) = supervise_touch(&marker, Sent::Job);
     assert_eq!(code, Some(0), "{reports}");
     assert!(reports.contains(r#""report":"spawned""#), "{reports}");
     assert!(marker.exists(), "the native program did not run: {reports}");
 }
 
-/// Runs `__supervise --stdin-pipe` for `touch MARKER` by hand. The adapter's end of the control
-/// socket either closes at once or sends the descriptor frame (a pipe's read end: the native
-/// stdin) and reads the reports until the supervisor exits. The supervisor's exit code and the
-/// reports read.
-fn supervise_touch(marker: &std::path::Path, send_frame: bool) -> (Option<i32>, String) {
-    use std::io::Read;
+/// How much of its job [`supervise_touch`] gives the supervisor.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Sent {
+    Nothing,
+    FrameOnly,
+    Job,
+}
+
+/// Runs `__supervise` by hand for `touch MARKER` with a stdin pipe. The adapter's end of the
+/// control socket sends `sent` of the job, then reads the reports until the supervisor exits.
+/// The supervisor's exit code and the reports read.
+fn supervise_touch(marker: &std::path::Path, sent: Sent) -> (Option<i32>, String) {
+    use std::io::{Read, Write};
     use std::os::fd::{AsRawFd, OwnedFd};
 
     let (theirs, mut ours) = std::os::unix::net::UnixStream::pair().expect("socket pair");
-    let (stdin_r, _stdin_w) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).expect("pipe");
+    let pipe = || nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).expect("pipe");
+    let ((stdin_r, _stdin_w), (_out_r, out_w), (_err_r, err_w)) = (pipe(), pipe(), pipe());
     let mut child = std::process::Command::new(adapter_exe())
-        .args([
-            "__supervise",
-            "--grace-ms",
-            "10",
-            "--stdin-pipe",
-            "--cwd",
-            "/",
-        ])
-        .args(["--", "/bin/sh", "-c", "touch \"$1\"", "sh"])
-        .arg(marker)
+        .arg("__supervise")
+        .env_clear()
         .stdin(std::process::Stdio::from(OwnedFd::from(theirs)))
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
         .expect("start the supervisor");
-    let mut reports = String::new();
-    if send_frame {
+    if sent != Sent::Nothing {
         nix::sys::socket::sendmsg::<()>(
             ours.as_raw_fd(),
             &[std::io::IoSlice::new(b"F")],
             &[nix::sys::socket::ControlMessage::ScmRights(&[
-                stdin_r.as_raw_fd()
+                out_w.as_raw_fd(),
+                err_w.as_raw_fd(),
+                stdin_r.as_raw_fd(),
             ])],
             nix::sys::socket::MsgFlags::empty(),
             None,
         )
         .expect("send the descriptor frame");
-        drop(stdin_r);
-        ours.set_read_timeout(Some(BOUND)).expect("bound the reads");
-        ours.read_to_string(&mut reports)
-            .expect("reports until exit");
     }
+    drop((stdin_r, out_w, err_w));
+    if sent == Sent::Job {
+        let order = order(marker);
+        ours.write_all(
+            format!(
+                "{{\"command\":\"start\",\"bytes\":{},\"then_run\":false}}\n",
+                order.len()
+            )
+            .as_bytes(),
+        )
+        .expect("send the start line");
+        ours.write_all(&order).expect("send the order");
+    } else {
+        ours.shutdown(std::net::Shutdown::Write).expect("EOF");
+    }
+    let mut reports = String::new();
+    ours.set_read_timeout(Some(BOUND)).expect("bound the reads");
+    ours.read_to_string(&mut reports)
+        .expect("reports until exit");
     drop(ours);
     let status = child.wait().expect("the supervisor exits");
     (status.code(), reports)
+}
+
+/// The order for `/bin/sh -c 'touch "$1"' sh MARKER` with a stdin pipe, a 10 ms grace and an
+/// empty environment, in the supervisor's order encoding (`supervisor/order.rs`).
+fn order(marker: &std::path::Path) -> Vec<u8> {
+    use std::os::unix::ffi::OsStrExt;
+    let mut out = vec![1u8];
+    out.extend_from_slice(&10u64.to_le_bytes());
+    let put = |out: &mut Vec<u8>, b: &[u8]| {
+        out.extend_from_slice(&u32::try_from(b.len()).expect("short").to_le_bytes());
+        out.extend_from_slice(b);
+    };
+    put(&mut out, b"/bin/sh");
+    put(&mut out, b"/");
+    let args: [&[u8]; 4] = [b"-c", b"touch \"$1\"", b"sh", marker.as_os_str().as_bytes()];
+    out.extend_from_slice(&4u32.to_le_bytes());
+    for a in args {
+        put(&mut out, a);
+    }
+    out.extend_from_slice(&0u32.to_le_bytes());
+    out
 }
 
 /// The supervisor of a native process: its parent, read from /proc.
