@@ -147,15 +147,10 @@ pub fn retire() {
     {
         // Wait until it is a zombie, without reaping (WNOWAIT): tokio's handle reaps it next,
         // so its pid is never reaped behind tokio's back.
-        loop {
-            match waitid(
-                Id::Pid(Pid::from_raw(pid)),
-                WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT,
-            ) {
-                Err(nix::errno::Errno::EINTR) => {}
-                _ => break,
-            }
-        }
+        while let Err(nix::errno::Errno::EINTR) = waitid(
+            Id::Pid(Pid::from_raw(pid)),
+            WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT,
+        ) {}
     }
     // Reaps it (the zombie is there); were it somehow not, tokio reaps it once the handle drops.
     let _ = spare.process.try_wait();
