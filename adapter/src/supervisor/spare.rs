@@ -107,7 +107,7 @@ pub(super) fn want(exe: &OsStr) {
     }
 }
 
-/// Starts the spare [`want`] asked for, if it is still wanted (spares kept, a run retained, none
+/// Starts the spare `want` asked for, if it is still wanted (spares kept, a run retained, none
 /// kept yet). Called by the MCP server's writer once it has written everything queued: started
 /// with a run, or before that run's answer, the spare's exec and start-up would compete with them
 /// for the cores (`bench/run-overhead.md`). Needs the tokio runtime's context. A failure is left
