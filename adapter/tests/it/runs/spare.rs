@@ -162,3 +162,27 @@ fn a_spare_dies_with_its_adapter_even_on_sigkill() {
         spare.pid
     );
 }
+
+#[test]
+fn a_spare_that_died_before_its_run_is_replaced_and_the_run_still_succeeds() {
+    // A kept spare can die before it is used (an operator's kill, the OOM killer). Its socket
+    // then refuses the job; the run gets a fresh supervisor instead of a spawn failure.
+    let mut h = Harness::new();
+    let adapter = h.s.pid();
+    succeeded(&mut h);
+    let dead = the_spare(adapter);
+    kill(
+        Pid::from_raw(i32::try_from(dead.pid).expect("pid")),
+        Signal::SIGKILL,
+    )
+    .expect("SIGKILL the spare");
+    assert!(procs::wait_gone(dead.pid, BOUND), "the spare did not die");
+    succeeded(&mut h);
+    let runs = h.runs();
+    let last = runs.last().expect("the second run's invocation");
+    assert_ne!(
+        last["ppid"],
+        json!(dead.pid),
+        "the run's supervisor is not the dead spare"
+    );
+}
