@@ -187,11 +187,11 @@ async fn run(args: ServeArgs) -> Result<ExitCode, ServeError> {
         },
         providers,
     );
-    // A long-lived server: the next run's supervisor is started while the current one runs.
+    // A long-lived server: a spare supervisor is kept ready for the next run (C-SUP-2).
     crate::supervisor::keep_spares();
     let mut sigterm = signal(SignalKind::terminate())?;
     let mut sigint = signal(SignalKind::interrupt())?;
-    // After the answers are out, the next run's supervisor is started (it must not delay one).
+    // The spare is started once everything queued is written, so it never delays an answer.
     let (out, mut stdout_closed) =
         transport::spawn_writer(recorder.clone(), crate::supervisor::refill_spare)?;
     let mut frames = transport::spawn_reader(args.max_frame_bytes)?;

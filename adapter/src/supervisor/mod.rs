@@ -137,8 +137,9 @@ pub struct CleanupReport {
 #[error("{0}")]
 pub struct SpawnError(pub String);
 
-/// Starts `spec` under a new supervisor process (the current executable re-run with
-/// [`SUBCOMMAND`]); returns once the native process was spawned (or failed to: `spawn_failed`).
+/// Starts `spec` under a supervisor process (the current executable re-run with [`SUBCOMMAND`]:
+/// the kept spare when there is one, C-SUP-2, else a new one); returns once the native process was
+/// spawned (or failed to: `spawn_failed`).
 pub async fn spawn(spec: SpawnSpec) -> Result<Supervised, SpawnError> {
     let exe = std::env::current_exe()
         .map_err(|e| SpawnError(format!("cannot locate the adapter executable: {e}")))?;
