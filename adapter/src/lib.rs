@@ -20,4 +20,4 @@ pub mod engine;
 pub mod mcp;
 pub mod providers;
 pub mod record;
-pub mod supervisor;
+pub use cmk_supervisor as supervisor;

@@ -131,6 +131,7 @@ fn test_files(repo: &Path) -> io::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for krate in [
         "adapter",
+        "adapter/supervisor",
         "acp-client",
         "conformance",
         "fake-claude",

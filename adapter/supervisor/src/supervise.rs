@@ -4,15 +4,15 @@
 //!
 //! It is started ahead of its job, often before the run it will serve exists (a spare, see
 //! `client.rs`), with no argument beyond the subcommand, an empty environment, cwd `/`, fd 0 =
-//! its end of the control socket ([`super::protocol`]) and fds 1 and 2 = `/dev/null`; anything
+//! its end of the control socket ([`crate::protocol`]) and fds 1 and 2 = `/dev/null`; anything
 //! else it inherited is made close-on-exec first. Everything about the job comes over the
 //! control socket, in this order:
 //!
-//! 1. the descriptor frame ([`super::fds`]): the write ends of the native stdout and stderr pipes,
-//!    then with [`super::StdinMode::Pipe`] the read end of the native stdin pipe, then with
+//! 1. the descriptor frame ([`crate::fds`]): the write ends of the native stdout and stderr pipes,
+//!    then with [`crate::StdinMode::Pipe`] the read end of the native stdin pipe, then with
 //!    `then_run` the run's three ends (below); received close-on-exec. EOF before it (the adapter
 //!    retired the spare, exited or died) ends the supervisor with nothing started;
-//! 2. a [`Command::Start`] line and the job's [`super::order`] (program, argv, cwd, the complete
+//! 2. a [`Command::Start`] line and the job's [`crate::order`] (program, argv, cwd, the complete
 //!    scrubbed native environment, grace, stdin mode; NAT-8), read with a bound. A job whose
 //!    descriptors do not match it starts nothing (`spawn_failed`).
 //!
@@ -20,7 +20,7 @@
 //! supervisor then starts the run: after the check's `cleanup` report it waits on the control
 //! socket for the adapter's go ([`Command::Run`] and the run's order) or no-go (EOF), and starts
 //! the run with the frame's last three descriptors: the write ends of the run's stdout and stderr
-//! pipes and the read end of its stdin pipe (used with [`super::StdinMode::Pipe`], else closed).
+//! pipes and the read end of its stdin pipe (used with [`crate::StdinMode::Pipe`], else closed).
 //! The check never sees them: they stay close-on-exec.
 
 use std::ffi::OsString;
@@ -31,11 +31,12 @@ use std::os::unix::process::CommandExt;
 use std::process::{ExitCode, Stdio};
 use std::time::Duration;
 
-use nix::sys::signal::{SigSet, Signal};
+use nix::sys::signal::SigSet;
 use nix::sys::stat::{SFlag, fstat};
 
-use super::protocol::{self, Command, LineBuffer, MAX_SURVIVORS_LISTED, Report};
-use super::{SpawnSpec, StdinMode, fds, order, procfs};
+use crate::protocol::{self, Command, LineBuffer, Report};
+use crate::report::{Reporter, handled_signals};
+use crate::{SpawnSpec, StdinMode, fds, order, procfs};
 
 /// Bound on one report write: a wedged adapter must not hang the supervisor.
 const REPORT_WRITE_BOUND: Duration = Duration::from_secs(5);
@@ -60,7 +61,7 @@ pub fn main(argv: &[OsString]) -> ExitCode {
             reporter.send(&Report::Spawned {
                 pid: started.leader,
             });
-            super::watch::supervise(&mut reporter, started.leader, started.grace);
+            crate::watch::supervise(&mut reporter, started.leader, started.grace);
             match started.then_run {
                 Some(fds) => run_after_check(&mut reporter, fds),
                 None => ExitCode::SUCCESS,
@@ -76,23 +77,15 @@ pub fn main(argv: &[OsString]) -> ExitCode {
 }
 
 fn internal_only(why: &str) -> ExitCode {
-    crate::diag::now(&format!(
+    // Written at once and never panicking: stderr may be closed.
+    let mut err = io::stderr().lock();
+    let _ = writeln!(
+        err,
         "claude-mcp-adapter: {} is internal: {why}",
-        super::SUBCOMMAND
-    ));
+        crate::SUBCOMMAND
+    )
+    .and_then(|()| err.flush());
     ExitCode::from(2)
-}
-
-/// Writes reports; a write error means the adapter is gone, which the lifeline's EOF tells.
-pub(super) struct Reporter {
-    /// The control socket: reports out, the lifeline in.
-    pub(super) control: UnixStream,
-}
-
-impl Reporter {
-    pub(super) fn send(&mut self, report: &Report) {
-        let _ = self.control.write_all(&protocol::encode(report));
-    }
 }
 
 /// Fd 0 must be the control socket; a duplicate (close-on-exec) is what we keep.
@@ -187,7 +180,7 @@ fn run_after_check(reporter: &mut Reporter, fds: RunFds) -> ExitCode {
     match started {
         Ok(leader) => {
             reporter.send(&Report::Spawned { pid: leader });
-            super::watch::supervise(reporter, leader, order.grace);
+            crate::watch::supervise(reporter, leader, order.grace);
             ExitCode::SUCCESS
         }
         Err(message) => {
@@ -355,17 +348,6 @@ fn check_pipe(fd: OwnedFd, what: &str) -> Result<OwnedFd, String> {
     Ok(fd)
 }
 
-/// The signals the event loop reads: SIGTERM, SIGINT and SIGHUP to the supervisor (terminate
-/// the run), and `SIGCHLD`, which wakes it for every exit of one of its children.
-pub(super) fn handled_signals() -> SigSet {
-    let mut set = SigSet::empty();
-    set.add(Signal::SIGCHLD);
-    set.add(Signal::SIGTERM);
-    set.add(Signal::SIGINT);
-    set.add(Signal::SIGHUP);
-    set
-}
-
 /// Marks every descriptor above 2 close-on-exec: one `close_range(2)` call (Linux 5.11+), else a
 /// `/proc/self/fd` listing (a directory read this hot path of every run does not need).
 fn mark_inherited_fds_cloexec() -> Result<(), String> {
@@ -394,26 +376,6 @@ fn mark_inherited_fds_cloexec() -> Result<(), String> {
     Ok(())
 }
 
-pub(super) fn cleanup_report(mut survivors: Vec<u32>, mut notes: Vec<String>) -> Report {
-    survivors.sort_unstable();
-    if !survivors.is_empty() {
-        notes.insert(
-            0,
-            format!(
-                "{} process(es) of the native group still alive after SIGKILL",
-                survivors.len()
-            ),
-        );
-    }
-    let confirmed = notes.is_empty();
-    survivors.truncate(MAX_SURVIVORS_LISTED);
-    Report::Cleanup {
-        confirmed,
-        survivors,
-        error: (!confirmed).then(|| protocol::bounded_message(&notes.join("; "))),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -429,7 +391,7 @@ mod tests {
         spec: &SpawnSpec,
         then_run: bool,
     ) {
-        super::fds::send(adapter.as_fd(), fds).unwrap();
+        crate::fds::send(adapter.as_fd(), fds).unwrap();
         let order = order::encode(spec).unwrap();
         adapter
             .write_all(&protocol::encode(&Command::Start {
@@ -500,7 +462,7 @@ mod tests {
         // The frame, then EOF before the order.
         let (sup, adapter) = UnixStream::pair().unwrap();
         let (r, w) = pipe();
-        super::fds::send(adapter.as_fd(), &[w.as_fd(), w.as_fd()]).unwrap();
+        crate::fds::send(adapter.as_fd(), &[w.as_fd(), w.as_fd()]).unwrap();
         drop(adapter);
         let err = take_job(&sup).err().expect("no order");
         assert!(err.contains("before sending the job"), "{err}");
@@ -575,46 +537,5 @@ mod tests {
             await_order(&theirs, Expect::Run).is_err(),
             "an order over the bound"
         );
-    }
-
-    #[test]
-    fn cleanup_report_is_confirmed_only_without_survivors_or_notes() {
-        assert_eq!(
-            cleanup_report(vec![], vec![]),
-            Report::Cleanup {
-                confirmed: true,
-                survivors: vec![],
-                error: None
-            }
-        );
-        let Report::Cleanup {
-            confirmed,
-            survivors,
-            error,
-        } = cleanup_report(vec![9, 3], vec![])
-        else {
-            panic!("not a cleanup report");
-        };
-        assert!(!confirmed);
-        assert_eq!(survivors, vec![3, 9]);
-        assert!(error.unwrap().contains("2 process(es)"));
-        let Report::Cleanup { confirmed, .. } = cleanup_report(vec![], vec!["reap failed".into()])
-        else {
-            panic!("not a cleanup report");
-        };
-        assert!(!confirmed);
-    }
-
-    #[test]
-    fn cleanup_report_lists_a_bounded_number_of_survivors() {
-        let many: Vec<u32> = (1..=1000).collect();
-        let Report::Cleanup {
-            survivors, error, ..
-        } = cleanup_report(many, vec![])
-        else {
-            panic!("not a cleanup report");
-        };
-        assert_eq!(survivors.len(), MAX_SURVIVORS_LISTED);
-        assert!(error.unwrap().starts_with("1000 process(es)"));
     }
 }

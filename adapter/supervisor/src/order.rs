@@ -1,6 +1,6 @@
-//! An order: what a supervisor starts. Its job ([`super::protocol::Command::Start`], right after
+//! An order: what a supervisor starts. Its job ([`crate::protocol::Command::Start`], right after
 //! the descriptor frame) and, after a version check's `cleanup` report, the run
-//! ([`super::protocol::Command::Run`]) are each such a line followed by these bytes (C-SUP-1).
+//! ([`crate::protocol::Command::Run`]) are each such a line followed by these bytes (C-SUP-1).
 //!
 //! Argv strings and environment entries are arbitrary bytes (no NUL: `execve` could not pass
 //! one anyway), and a prompt alone may be 128 KiB, so the order is not a JSON line: it is a
@@ -14,7 +14,7 @@ use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::{SpawnSpec, StdinMode};
+use crate::{SpawnSpec, StdinMode};
 
 /// Most bytes an order may take. Linux passes at most a few MiB of argv and environment
 /// together (`ARG_MAX`, a quarter of the stack limit), so a larger order could not run anyway.

@@ -13,8 +13,8 @@ use tokio::net::unix::pipe::{Receiver, Sender};
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::sync::watch;
 
-use super::protocol::{self, Command, LineBuffer, Report};
-use super::{
+use crate::protocol::{self, Command, LineBuffer, Report};
+use crate::{
     CleanupReport, ExitStatus, KILL_CONFIRM_BOUND, REPORT_SLACK, SPAWN_REPORT_BOUND, SpawnError,
     SpawnSpec, StdinMode, fds, spare,
 };
@@ -403,7 +403,7 @@ fn spawn_err(what: &str, e: impl std::fmt::Display) -> SpawnError {
 
 /// A command line announcing an order, and the order (`supervisor::order`) after it.
 fn order_frame(spec: &SpawnSpec, command: impl Fn(u64) -> Command) -> Result<Vec<u8>, SpawnError> {
-    let order = super::order::encode(spec).map_err(SpawnError)?;
+    let order = crate::order::encode(spec).map_err(SpawnError)?;
     let mut frame = protocol::encode(&command(u64::try_from(order.len()).unwrap_or(u64::MAX)));
     frame.extend_from_slice(&order);
     Ok(frame)

@@ -23,7 +23,7 @@ use std::sync::{Mutex, PoisonError};
 use nix::sys::wait::{Id, WaitPidFlag, waitid};
 use nix::unistd::Pid;
 
-use super::{SUBCOMMAND, SpawnError};
+use crate::{SUBCOMMAND, SpawnError};
 
 /// A supervisor started ahead of its job.
 #[derive(Debug)]

@@ -33,9 +33,9 @@ use nix::sys::signalfd::{SfdFlags, SignalFd};
 use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid};
 use nix::unistd::Pid;
 
-use super::protocol::{Command, LineBuffer, Report};
-use super::supervise::{Reporter, cleanup_report, handled_signals};
-use super::{ExitStatus, KILL_CONFIRM_BOUND, POLL_INTERVAL, procfs};
+use crate::protocol::{Command, LineBuffer, Report};
+use crate::report::{Reporter, cleanup_report, handled_signals};
+use crate::{ExitStatus, KILL_CONFIRM_BOUND, POLL_INTERVAL, procfs};
 
 /// The run's state as the loop sees it.
 #[derive(Debug, Default)]

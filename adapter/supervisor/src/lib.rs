@@ -28,6 +28,7 @@ mod fds;
 mod order;
 pub mod procfs;
 pub mod protocol;
+mod report;
 mod spare;
 mod supervise;
 mod watch;
