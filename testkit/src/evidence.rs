@@ -131,6 +131,11 @@ fn test_files(repo: &Path) -> io::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for krate in [
         "adapter",
+        "adapter/engine",
+        "adapter/mcp-server",
+        "adapter/native",
+        "adapter/provider-claude",
+        "adapter/provider-cursor",
         "adapter/supervisor",
         "acp-client",
         "conformance",
