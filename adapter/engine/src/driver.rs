@@ -6,11 +6,13 @@
 //! report after a termination by [`CLEANUP_WAIT`], and stdout after the leader was reaped by
 //! [`STDOUT_DRAIN`] (an escaped descendant may hold the pipe open, SUP-4).
 
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::io::AsyncReadExt;
-use tokio::time::{Instant, sleep_until};
+use tokio::sync::watch;
+use tokio::time::{Instant, Sleep, sleep_until};
 
 use crate::outcome::{Cleanup, Facts, classify};
 use crate::provider::{
@@ -175,7 +177,7 @@ async fn execute(
     }
 
     table.advance(&run.run_id, RunState::Starting);
-    let mut proc = match provider.spawn(&checked, spec).await {
+    let proc = match provider.spawn(&checked, spec).await {
         Ok(p) => p,
         Err(e) => {
             exec.cancelled = *cancel.borrow_and_update();
@@ -184,160 +186,257 @@ async fn execute(
         }
     };
     table.advance(&run.run_id, RunState::Running);
-    let grace = provider.term_grace();
-    let mut completion: Option<BoxFuture<'static, Completion>> = proc.take_completion();
+    let cancelled = *cancel.borrow_and_update();
+    let mut execution = Execution::new(table, run, proc, provider.term_grace(), cancel, exec);
+    if cancelled {
+        execution.exec.cancelled = true;
+        execution.begin_termination(Ending::Cancel);
+    }
+    execution.run(deadline).await
+}
 
-    let mut stdout: Option<NativeReader> = proc.take_stdout();
-    let mut stderr: Option<NativeReader> = proc.take_stderr();
-    let mut out_buf = vec![0u8; READ_CHUNK];
-    let mut err_buf = vec![0u8; 8 * 1024];
-    let mut exit_known = false;
-    let mut terminated = false;
-    let mut cancel_gone = false;
-    let mut cleanup_by: Option<Instant> = None;
-    let mut drain_by: Option<Instant> = None;
-    let far = Instant::now() + Duration::from_secs(365 * 24 * 3600);
-    // Timers live across iterations (re-armed with `reset`), so a busy stream does not register
-    // and cancel three timers per read.
-    let deadline_timer = sleep_until(deadline);
-    let cleanup_timer = sleep_until(far);
-    let drain_timer = sleep_until(far);
-    tokio::pin!(deadline_timer, cleanup_timer, drain_timer);
+/// Where one run's execution stands (RUN-10). Moves happen in [`Execution::begin_termination`]
+/// and [`Execution::cleanup_reported`] only, which also set the phase's timer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// The native process runs and nothing has ended it yet: cancels, the deadline and the loop
+    /// guard act.
+    Running,
+    /// The leader exited or a termination began: the cleanup report is due by `by`.
+    Ending { by: Instant },
+    /// The cleanup report is in: the streams drain until `by` (SUP-4).
+    Draining { by: Instant },
+}
 
-    if *cancel.borrow_and_update() {
-        exec.cancelled = true;
-        terminated = true;
-        proc.interrupt();
-        cleanup_by = Some(Instant::now() + grace + CLEANUP_WAIT);
+/// Why execution moves towards its end; every one goes through
+/// [`Execution::begin_termination`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ending {
+    /// RUN-6: a cancel.
+    Cancel,
+    /// BND-4; also "a final followed by a process that does not exit" (OUT-2).
+    Deadline,
+    /// LOOP-3: the loop guard tripped.
+    LoopGuard,
+    /// ACP-6: the protocol's answer settled the turn.
+    Completed,
+    /// The group leader exited by itself.
+    Exited,
+}
+
+/// One run's execution after its spawn: the process, its streams and the phase.
+struct Execution<'a> {
+    table: &'a Table,
+    run: &'a Run,
+    proc: Box<dyn NativeProcess>,
+    grace: Duration,
+    phase: Phase,
+    /// The phase's bound ([`Phase::Ending`], [`Phase::Draining`]); far away while running. It
+    /// lives across iterations (reset on a move), so a busy stream does not register and
+    /// cancel a timer per read.
+    phase_timer: Pin<Box<Sleep>>,
+    /// This driver asked the group to end (any [`Ending`] but the leader's own exit).
+    asked: bool,
+    /// The leader's end was reported (its status may still be unknown): the next report is
+    /// the cleanup.
+    exit_known: bool,
+    /// The cancel flag; `None` once its sender is gone.
+    cancel: Option<watch::Receiver<bool>>,
+    completion: Option<BoxFuture<'static, Completion>>,
+    stdout: Option<NativeReader>,
+    stderr: Option<NativeReader>,
+    out_buf: Vec<u8>,
+    err_buf: Vec<u8>,
+    exec: Exec,
+}
+
+impl<'a> Execution<'a> {
+    fn new(
+        table: &'a Table,
+        run: &'a Run,
+        mut proc: Box<dyn NativeProcess>,
+        grace: Duration,
+        cancel: watch::Receiver<bool>,
+        exec: Exec,
+    ) -> Self {
+        Self {
+            table,
+            run,
+            completion: proc.take_completion(),
+            stdout: proc.take_stdout(),
+            stderr: proc.take_stderr(),
+            proc,
+            grace,
+            phase: Phase::Running,
+            phase_timer: Box::pin(sleep_until(far())),
+            asked: false,
+            exit_known: false,
+            cancel: Some(cancel),
+            out_buf: vec![0u8; READ_CHUNK],
+            err_buf: vec![0u8; 8 * 1024],
+            exec,
+        }
     }
 
-    let mut armed_cleanup = None;
-    let mut armed_drain = None;
-    loop {
-        // Settled once the group is gone, both streams are read to their end and a protocol
-        // provider's completion is in (ACP-6: its report of the turn, session id included,
-        // may come after the cleanup report); the drain bound (SUP-4) ends the wait otherwise.
-        if exec.cleanup.is_some() && stdout.is_none() && stderr.is_none() && completion.is_none() {
-            break;
+    /// The one way towards the end: a cancel, the deadline and the loop guard use the
+    /// provider's graceful interrupt (ACP-7's `session/cancel`; for claude SIGTERM), a
+    /// completion and the leader's exit end the group (SUP-3: members it left are ended too;
+    /// asking again is harmless). The cleanup report is then due within the grace plus
+    /// [`CLEANUP_WAIT`], and the run is settling.
+    fn begin_termination(&mut self, why: Ending) {
+        match why {
+            Ending::Cancel | Ending::Deadline | Ending::LoopGuard => self.proc.interrupt(),
+            Ending::Completed | Ending::Exited => self.proc.terminate(),
         }
-        if cleanup_by != armed_cleanup {
-            armed_cleanup = cleanup_by;
-            cleanup_timer.as_mut().reset(cleanup_by.unwrap_or(far));
+        if why != Ending::Exited {
+            self.asked = true;
         }
-        if drain_by != armed_drain {
-            armed_drain = drain_by;
-            drain_timer.as_mut().reset(drain_by.unwrap_or(far));
+        let by = Instant::now() + self.grace + CLEANUP_WAIT;
+        match self.phase {
+            Phase::Running => self.move_to(Phase::Ending { by }),
+            Phase::Ending { by: was } => self.move_to(Phase::Ending { by: was.max(by) }),
+            Phase::Draining { .. } => {}
         }
-        tokio::select! {
-            r = read_some(&mut stdout, &mut out_buf), if stdout.is_some() => match r {
-                Some(n) => {
-                    let (total, trip) = {
-                        let mut d = run.data();
-                        d.ingest.stdout(&out_buf[..n]);
-                        (d.ingest.sink.events_total, d.ingest.sink.tools.take_new_trip())
-                    };
-                    if let Some(trip) = trip
-                        && !exec.cancelled
-                    {
-                        // LOOP-3: stopped through the cancel path (the provider's graceful
-                        // interrupt, then the group's end, SUP-3); what the native process
-                        // already did stays done.
-                        exec.loop_trip = Some(trip);
-                        if !terminated && !exit_known {
-                            terminated = true;
-                            proc.interrupt();
-                            cleanup_by = Some(Instant::now() + grace + CLEANUP_WAIT);
-                            table.advance(&run.run_id, RunState::Settling);
+        self.table.advance(&self.run.run_id, RunState::Settling);
+    }
+
+    /// The supervisor's final word: the streams may drain a little longer (SUP-4).
+    fn cleanup_reported(&mut self, c: Cleanup) {
+        self.exec.cleanup = Some(c);
+        self.move_to(Phase::Draining {
+            by: Instant::now() + STDOUT_DRAIN,
+        });
+    }
+
+    fn move_to(&mut self, phase: Phase) {
+        if let Phase::Ending { by } | Phase::Draining { by } = phase {
+            self.phase_timer.as_mut().reset(by);
+        }
+        self.phase = phase;
+    }
+
+    /// Settled once the group is gone, both streams are read to their end and a protocol
+    /// provider's completion is in (ACP-6: its report of the turn, session id included, may
+    /// come after the cleanup report); the drain bound (SUP-4) ends the wait otherwise.
+    fn done(&self) -> bool {
+        matches!(self.phase, Phase::Draining { .. })
+            && self.stdout.is_none()
+            && self.stderr.is_none()
+            && self.completion.is_none()
+    }
+
+    async fn run(mut self, deadline: Instant) -> Exec {
+        let deadline_timer = sleep_until(deadline);
+        tokio::pin!(deadline_timer);
+        while !self.done() {
+            let running = self.phase == Phase::Running;
+            tokio::select! {
+                r = read_some(&mut self.stdout, &mut self.out_buf), if self.stdout.is_some() => {
+                    match r {
+                        Some(n) => self.on_stdout(n),
+                        None => {
+                            self.run.data().ingest.stdout_eof();
+                            let total = self.run.data().ingest.sink.events_total;
+                            self.run.progress.send_replace(total);
+                            self.stdout = None;
                         }
                     }
-                    run.progress.send_if_modified(|v| {
-                        let changed = *v != total;
-                        *v = total;
-                        changed
-                    });
-                }
-                None => {
-                    run.data().ingest.stdout_eof();
-                    let total = run.data().ingest.sink.events_total;
-                    run.progress.send_replace(total);
-                    stdout = None;
-                }
-            },
-            r = read_some(&mut stderr, &mut err_buf), if stderr.is_some() => match r {
-                Some(n) => run.data().ingest.stderr(&err_buf[..n]),
-                None => stderr = None,
-            },
-            ev = next_report(proc.as_mut(), exit_known), if exec.cleanup.is_none() => match ev {
-                Report::Exited(st) => {
-                    exit_known = true;
-                    exec.exit = st;
-                    // Members the leader left in its group are ended too (the supervisor does
-                    // this on its own; asking again is harmless).
-                    proc.terminate();
-                    let by = Instant::now() + grace + CLEANUP_WAIT;
-                    cleanup_by = Some(cleanup_by.map_or(by, |c| c.max(by)));
-                    table.advance(&run.run_id, RunState::Settling);
-                }
-                Report::Cleanup(c) => {
-                    exec.cleanup = Some(c);
-                    drain_by = Some(Instant::now() + STDOUT_DRAIN);
-                }
-            },
-            r = cancel.changed(), if !terminated && !exit_known && !cancel_gone => {
-                if r.is_err() {
-                    cancel_gone = true;
-                } else if *cancel.borrow_and_update() {
-                    exec.cancelled = true;
-                    terminated = true;
-                    // RUN-6: the provider's graceful interrupt (ACP-7), then the group's end.
-                    proc.interrupt();
-                    cleanup_by = Some(Instant::now() + grace + CLEANUP_WAIT);
-                    table.advance(&run.run_id, RunState::Settling);
-                }
-            },
-            () = &mut deadline_timer, if !terminated && !exit_known => {
-                // BND-4; also "a final followed by a process that does not exit" (OUT-2).
-                // Ended like a cancel (C-ACP-4): the provider's graceful interrupt (ACP's
-                // session/cancel; for claude the same SIGTERM as before), then the group's end.
-                exec.timed_out = true;
-                terminated = true;
-                proc.interrupt();
-                cleanup_by = Some(Instant::now() + grace + CLEANUP_WAIT);
-                table.advance(&run.run_id, RunState::Settling);
-            },
-            () = &mut cleanup_timer, if exec.cleanup.is_none() && cleanup_by.is_some() => {
-                exec.cleanup = Some(Cleanup {
-                    confirmed: false,
-                    survivors: Vec::new(),
-                    error: Some(format!(
-                        "no cleanup report within {} s of the termination",
-                        (grace + CLEANUP_WAIT).as_secs()
-                    )),
-                });
-                break;
-            },
-            c = async { completion.as_mut()?.as_mut().await.into() }, if completion.is_some() => {
-                // ACP-6: the protocol's answer settles execution; the provider ends the group
-                // after every turn (ACP-7), so asking again here is harmless and bounds it.
-                completion = None;
-                if let Some(c) = c {
-                    settle_completion(run, &mut exec, c);
-                }
-                if !terminated {
-                    terminated = true;
-                    proc.terminate();
-                    let by = Instant::now() + grace + CLEANUP_WAIT;
-                    cleanup_by = Some(cleanup_by.map_or(by, |c| c.max(by)));
-                    table.advance(&run.run_id, RunState::Settling);
-                }
-            },
-            () = &mut drain_timer, if drain_by.is_some() => {
-                // SUP-4: an escaped descendant may hold the pipe; what it writes is not read.
-                break;
-            },
+                },
+                r = read_some(&mut self.stderr, &mut self.err_buf), if self.stderr.is_some() => {
+                    match r {
+                        Some(n) => self.run.data().ingest.stderr(&self.err_buf[..n]),
+                        None => self.stderr = None,
+                    }
+                },
+                ev = next_report(self.proc.as_mut(), self.exit_known),
+                    if !matches!(self.phase, Phase::Draining { .. }) => match ev {
+                    Report::Exited(st) => {
+                        self.exit_known = true;
+                        self.exec.exit = st;
+                        self.begin_termination(Ending::Exited);
+                    }
+                    Report::Cleanup(c) => self.cleanup_reported(c),
+                },
+                r = changed(&mut self.cancel), if running && self.cancel.is_some() => match r {
+                    None => self.cancel = None,
+                    Some(true) => {
+                        self.exec.cancelled = true;
+                        self.begin_termination(Ending::Cancel);
+                    }
+                    Some(false) => {}
+                },
+                () = &mut deadline_timer, if running => {
+                    // Ended like a cancel (C-ACP-4).
+                    self.exec.timed_out = true;
+                    self.begin_termination(Ending::Deadline);
+                },
+                () = &mut self.phase_timer, if !running => {
+                    if let Phase::Ending { .. } = self.phase {
+                        self.exec.cleanup = Some(Cleanup {
+                            confirmed: false,
+                            survivors: Vec::new(),
+                            error: Some(format!(
+                                "no cleanup report within {} s of the termination",
+                                (self.grace + CLEANUP_WAIT).as_secs()
+                            )),
+                        });
+                    }
+                    // Draining: an escaped descendant may hold the pipe; what it writes is not
+                    // read (SUP-4).
+                    break;
+                },
+                c = async { self.completion.as_mut()?.as_mut().await.into() },
+                    if self.completion.is_some() => {
+                    self.completion = None;
+                    if let Some(c) = c {
+                        settle_completion(self.run, &mut self.exec, c);
+                    }
+                    if !self.asked {
+                        self.begin_termination(Ending::Completed);
+                    }
+                },
+            }
         }
+        self.exec
     }
-    exec
+
+    /// Native stdout bytes into the run's ingest; a loop guard trip ends the run (LOOP-3).
+    fn on_stdout(&mut self, n: usize) {
+        let (total, trip) = {
+            let mut d = self.run.data();
+            d.ingest.stdout(&self.out_buf[..n]);
+            (
+                d.ingest.sink.events_total,
+                d.ingest.sink.tools.take_new_trip(),
+            )
+        };
+        if let Some(trip) = trip
+            && !self.exec.cancelled
+        {
+            // Stopped through the cancel path; what the native process already did stays done.
+            self.exec.loop_trip = Some(trip);
+            if self.phase == Phase::Running {
+                self.begin_termination(Ending::LoopGuard);
+            }
+        }
+        self.run.progress.send_if_modified(|v| {
+            let changed = *v != total;
+            *v = total;
+            changed
+        });
+    }
+}
+
+/// A time no run reaches.
+fn far() -> Instant {
+    Instant::now() + Duration::from_secs(365 * 24 * 3600)
+}
+
+/// The cancel flag's next value; `None` once its sender is gone.
+async fn changed(cancel: &mut Option<watch::Receiver<bool>>) -> Option<bool> {
+    let rx = cancel.as_mut()?;
+    rx.changed().await.ok()?;
+    Some(*rx.borrow_and_update())
 }
 
 /// Hands a protocol provider's completion to the run's ingest (final, session id) and execution
