@@ -255,7 +255,7 @@ async fn execute(engine: &Engine, req: RunRequest) -> Ended {
         }
     }
     match engine.result(&run_id) {
-        Ok(v) => Ended::Run(cmk_engine::results::to_json(&v)),
+        Ok(v) => Ended::Run(cmk_engine::to_json(&v)),
         Err(e) => Ended::Refused(e),
     }
 }

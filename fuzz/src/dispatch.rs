@@ -11,7 +11,7 @@ use clap::Parser;
 use cmk_engine::{Engine, EngineConfig};
 use cmk_mcp_server::catalogue::Catalogue;
 use cmk_mcp_server::config::ServeArgs;
-use cmk_mcp_server::dispatch::Server;
+use cmk_mcp_server::server::Server;
 use cmk_mcp_server::transport::Outbox;
 use mcp_wire::{Message, Parsed, message};
 use serde_json::Value;

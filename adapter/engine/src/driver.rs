@@ -14,7 +14,8 @@ use tokio::io::AsyncReadExt;
 use tokio::sync::watch;
 use tokio::time::{Instant, Sleep, sleep_until};
 
-use crate::outcome::{Cleanup, Facts, classify};
+use crate::native::Cleanup;
+use crate::outcome::{Facts, classify};
 use crate::provider::{
     BoxFuture, Completion, NativeProcess, NativeReader, PreflightError, Provider, RunSpec,
 };

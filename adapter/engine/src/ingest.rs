@@ -16,6 +16,7 @@ use mcp_wire::codec::{DecodeEvent, FrameDecoder};
 use serde::de::IgnoredAny;
 use serde_json::Value;
 
+use crate::native::{NativeError, bounded};
 use crate::provider::{Dialect, LineClass, LineKind, LineScanner};
 use crate::record::{Dir, Recorder};
 use crate::ring::EventRing;
@@ -27,53 +28,6 @@ pub const LINE_MAX: usize = 1024 * 1024;
 pub const FINAL_MAX: usize = 128 * 1024;
 /// Native stderr tail kept (RUN-11).
 pub const STDERR_TAIL: usize = 8 * 1024;
-/// Longest `native_error.message`.
-const NATIVE_MESSAGE_MAX: usize = 4 * 1024;
-
-/// Where a native error was read (RUN-11); serialised as [`NativeSource::as_str`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum NativeSource {
-    /// The final result event (`is_error: true` or an error subtype).
-    Result,
-    /// An assistant event carrying `error`.
-    Assistant,
-    /// The native stderr (a failed run without a native error event).
-    Stderr,
-    /// The native protocol's answer (ACP: an error answer, a refused handshake, a stop reason
-    /// other than `end_turn`).
-    Protocol,
-}
-
-impl NativeSource {
-    /// The wire spelling.
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            NativeSource::Result => "result",
-            NativeSource::Assistant => "assistant",
-            NativeSource::Stderr => "stderr",
-            NativeSource::Protocol => "protocol",
-        }
-    }
-}
-
-/// `native_error` of a result (RUN-11).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
-pub struct NativeError {
-    /// What the native side said (bounded).
-    pub message: String,
-    /// Where it was read.
-    pub source: NativeSource,
-}
-
-impl NativeError {
-    /// `{message, source}`.
-    #[must_use]
-    pub fn to_value(&self) -> Value {
-        crate::results::to_json(self)
-    }
-}
 
 /// Why the single final event is not valid (OUT-2 `malformed_final`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -399,23 +353,4 @@ impl Sink {
             self.finals.kept_valid = true;
         }
     }
-}
-
-/// Cuts a message to `NATIVE_MESSAGE_MAX` bytes at a char boundary.
-#[must_use]
-pub fn bounded(s: String) -> String {
-    bounded_to(s, NATIVE_MESSAGE_MAX)
-}
-
-/// Cuts a text to `max` bytes at a char boundary.
-#[must_use]
-pub fn bounded_to(mut s: String, max: usize) -> String {
-    if s.len() > max {
-        let mut cut = max;
-        while !s.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        s.truncate(cut);
-    }
-    s
 }

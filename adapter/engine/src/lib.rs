@@ -37,6 +37,7 @@ pub mod diag;
 pub mod driver;
 pub mod ingest;
 pub mod jsonout;
+pub mod native;
 pub mod outcome;
 pub mod provider;
 pub mod record;
@@ -58,6 +59,19 @@ use crate::record::Recorder;
 use provider::Provider;
 use results::{CancelAnswer, EventsPage, ListedRun, Released, RunList, RunResult};
 use table::{Run, RunData, Table};
+
+/// Serialises a result type into JSON. Infallible for the types of this module (derived
+/// `Serialize`, string keys only), like `serde_json::json!`, which makes the same assumption.
+#[must_use]
+pub fn to_json<T: serde::Serialize + ?Sized>(value: &T) -> Value {
+    serde_json::to_value(value).unwrap_or_else(|e| {
+        // Unreachable for these types; say so rather than answer something undeclared.
+        crate::diag::emit(format!(
+            "claude-mcp-adapter: a result did not serialise: {e}"
+        ));
+        Value::Null
+    })
+}
 
 /// The error codes of TOOL-5, in one place; serialised as [`ErrorCode::as_str`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
@@ -157,7 +171,7 @@ impl ToolError {
     /// The `{code, message, ...}` object.
     #[must_use]
     pub fn to_value(&self) -> Value {
-        results::to_json(self)
+        to_json(self)
     }
 }
 
@@ -755,7 +769,7 @@ fn result_of(run_id: &str, state: RunState, d: &RunData) -> RunResult {
             .cleanup
             .as_ref()
             .filter(|_| settled)
-            .and_then(outcome::Cleanup::error_text),
+            .and_then(native::Cleanup::error_text),
         exit_code: d.exit.and_then(|e| e.code),
         signal: d.exit.and_then(|e| e.signal),
         events_total: sink.events_total,

@@ -10,56 +10,14 @@
 
 use serde_json::Value;
 
-use crate::ingest::{FINAL_MAX, FinalFault, Finals, LINE_MAX, NativeError, NativeSource};
+use crate::ingest::{FINAL_MAX, FinalFault, Finals, LINE_MAX};
 use crate::jsonout::{self, Refusal, TEXT_KEPT_MAX};
+use crate::native::{Cleanup, NativeError, NativeSource};
 use crate::provider::Dialect;
-use crate::results::{TripSummary, to_json};
-use crate::tools::Trip;
+use crate::to_json;
+use crate::tools::{Trip, TripSummary};
 use crate::{ErrorCode, RunState, ToolError};
 use cmk_supervisor::ExitStatus;
-
-/// Cleanup as the engine saw it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Cleanup {
-    /// Every process of the group is gone, acknowledged (or nothing was ever started).
-    pub confirmed: bool,
-    /// Processes that survived SIGKILL (`cleanup_failed`).
-    pub survivors: Vec<u32>,
-    /// The detail for `cleanup_error`.
-    pub error: Option<String>,
-}
-
-impl Cleanup {
-    /// Nothing was started, so there is nothing to clean up.
-    #[must_use]
-    pub fn nothing_started() -> Self {
-        Self {
-            confirmed: true,
-            survivors: Vec::new(),
-            error: None,
-        }
-    }
-
-    /// The `cleanup_error` text, when cleanup is not confirmed.
-    #[must_use]
-    pub fn error_text(&self) -> Option<String> {
-        if self.confirmed {
-            return None;
-        }
-        let mut parts = Vec::new();
-        if !self.survivors.is_empty() {
-            let pids: Vec<String> = self.survivors.iter().map(u32::to_string).collect();
-            parts.push(format!("processes survived SIGKILL: {}", pids.join(", ")));
-        }
-        if let Some(e) = &self.error {
-            parts.push(e.clone());
-        }
-        if parts.is_empty() {
-            parts.push("cleanup was not acknowledged".into());
-        }
-        Some(parts.join("; "))
-    }
-}
 
 /// Everything the classifier needs about a finished run.
 #[derive(Debug)]
@@ -173,7 +131,7 @@ fn structured_error(refusal: &Refusal, dialect: &dyn Dialect, final_event: &Valu
         .with("reason", refusal.reason().into())
         .with(
             "text",
-            crate::ingest::bounded_to(text, TEXT_KEPT_MAX).into(),
+            crate::native::bounded_to(text, TEXT_KEPT_MAX).into(),
         );
     if let Refusal::SchemaInvalid { pointer, .. } = refusal {
         e = e.with("pointer", pointer.clone().into());

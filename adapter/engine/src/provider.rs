@@ -21,9 +21,9 @@ use serde_json::{Map, Value};
 use tokio::io::AsyncRead;
 
 use crate::ToolError;
-use crate::ingest::NativeError;
 use crate::jsonout::Candidate;
-use crate::outcome::Cleanup;
+use crate::native::Cleanup;
+use crate::native::NativeError;
 use crate::tools::{GuardConfig, ToolEvent};
 use cmk_supervisor::ExitStatus;
 

@@ -18,8 +18,8 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::ingest::NativeError;
-use crate::tools::{ToolOutcome, Trip};
+use crate::native::NativeError;
+use crate::tools::{Denials, LoopGuard, ToolCalls};
 use crate::{RunState, ToolError};
 
 /// A run's result or current state (RUN-4, RUN-11).
@@ -141,128 +141,4 @@ pub struct Released {
 pub struct Failure<'a> {
     /// The error.
     pub error: &'a ToolError,
-}
-
-/// `.tool_calls` (TOOLCALL-4).
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct ToolCalls {
-    /// The calls, in order (bounded).
-    pub calls: Vec<ToolCall>,
-    /// Calls not listed.
-    pub left_out: u64,
-}
-
-/// One normalised tool call (TOOLCALL-1..3).
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct ToolCall {
-    /// The native call id.
-    pub call_id: String,
-    /// The canonical tool.
-    pub tool: String,
-    /// The native tool name.
-    pub native_name: String,
-    /// The canonical arguments (strings bounded).
-    pub arguments: Value,
-    /// The outcome class.
-    pub outcome: ToolOutcome,
-}
-
-/// `.permission_denials` (TOOLCALL-4).
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct Denials {
-    /// The denials, in order (bounded).
-    pub denials: Vec<Denial>,
-    /// Denials not listed.
-    pub left_out: u64,
-}
-
-/// One denied tool call.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct Denial {
-    /// The native call id, when known.
-    pub call_id: Option<String>,
-    /// The canonical tool.
-    pub tool: String,
-    /// The native tool name, when known.
-    pub native_name: Option<String>,
-    /// The canonical arguments, when known.
-    pub arguments: Option<Value>,
-}
-
-/// `.loop_guard` (LOOP-4).
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct LoopGuard {
-    /// `loop_guard: "on"`.
-    pub enabled: bool,
-    /// The strict limit.
-    pub limit: u32,
-    /// The limit of exploratory tools' coarse fingerprints.
-    pub coarse_limit: u32,
-    /// The fingerprint nearest its limit so far.
-    pub highest: Option<Highest>,
-    /// Why the guard stopped the run.
-    pub tripped: Option<TripSummary>,
-}
-
-/// A tool-call fingerprint (LOOP-1, LOOP-2).
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-pub struct Fingerprint {
-    /// `strict` or `coarse`.
-    pub kind: &'static str,
-    /// The canonical tool.
-    pub tool: String,
-    /// The canonical arguments (`null` for a coarse fingerprint).
-    pub arguments: Option<Value>,
-    /// The outcome class.
-    pub outcome: ToolOutcome,
-}
-
-/// The fingerprint nearest its limit.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct Highest {
-    /// The fingerprint.
-    pub fingerprint: Fingerprint,
-    /// Times seen.
-    pub count: u32,
-    /// Its limit.
-    pub limit: u32,
-}
-
-/// A trip of the loop guard (LOOP-3).
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct TripSummary {
-    /// The fingerprint.
-    pub fingerprint: Fingerprint,
-    /// Times seen.
-    pub count: u32,
-    /// The limit it passed.
-    pub limit: u32,
-    /// The calls that formed it, in order.
-    pub call_ids: Vec<String>,
-}
-
-impl TripSummary {
-    /// The summary of a trip.
-    #[must_use]
-    pub fn of(t: &Trip) -> Self {
-        Self {
-            fingerprint: t.fingerprint(),
-            count: t.count,
-            limit: t.limit,
-            call_ids: t.call_ids.clone(),
-        }
-    }
-}
-
-/// Serialises a result type into JSON. Infallible for the types of this module (derived
-/// `Serialize`, string keys only), like `serde_json::json!`, which makes the same assumption.
-#[must_use]
-pub fn to_json<T: Serialize + ?Sized>(value: &T) -> Value {
-    serde_json::to_value(value).unwrap_or_else(|e| {
-        // Unreachable for these types; say so rather than answer something undeclared.
-        crate::diag::emit(format!(
-            "claude-mcp-adapter: a result did not serialise: {e}"
-        ));
-        Value::Null
-    })
 }

@@ -12,7 +12,8 @@ use tokio::sync::watch;
 use uuid::Uuid;
 
 use crate::ingest::Ingest;
-use crate::outcome::{Cleanup, Outcome};
+use crate::native::Cleanup;
+use crate::outcome::Outcome;
 use crate::results::{CancelAnswer, Released};
 use crate::{ErrorCode, RunState, SnapshotRefused, ToolError};
 use cmk_supervisor::ExitStatus;

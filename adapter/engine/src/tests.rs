@@ -14,8 +14,8 @@ use serde_json::{Value, json};
 use tokio::sync::watch;
 
 use self::sim::*;
-use crate::outcome::Cleanup;
-use crate::results::to_json;
+use crate::native::Cleanup;
+use crate::to_json;
 use crate::*;
 
 #[tokio::test]

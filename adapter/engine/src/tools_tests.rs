@@ -1,6 +1,6 @@
 //! TOOLCALL-3/4 and LOOP-1..4 on the tracker alone.
 
-use crate::results::to_json;
+use crate::to_json;
 use serde_json::{Map, Value, json};
 
 use super::*;

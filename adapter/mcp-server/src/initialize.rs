@@ -2,8 +2,8 @@
 
 use serde_json::{Value, json};
 
-use crate::dispatch::{Handled, Server, params_object};
 use crate::errors;
+use crate::server::{Handled, Server, params_object};
 
 /// Versions answered with the same date (T2).
 pub const SUPPORTED: [&str; 3] = ["2024-11-05", "2025-03-26", "2025-06-18"];

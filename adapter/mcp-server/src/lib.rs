@@ -85,11 +85,13 @@ pub mod catalogue;
 pub mod config;
 pub mod dispatch;
 pub mod errors;
+pub mod inflight;
 pub mod initialize;
 pub mod output_schema;
 pub mod ping;
 pub mod progress;
 pub mod resources;
+pub mod server;
 pub mod tool_result;
 pub mod tools_call;
 pub mod tools_list;
@@ -103,7 +105,7 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::task::JoinSet;
 
 use self::catalogue::Catalogue;
-use self::dispatch::Server;
+use self::server::Server;
 use self::transport::Frame;
 use crate::config::ServeArgs;
 use cmk_engine::provider::Provider;
@@ -224,7 +226,7 @@ async fn run(args: ServeArgs, registry: Registry) -> Result<ExitCode, ServeError
         catalogue,
         out,
         version: None,
-        inflight: cancelled::InflightCalls::default(),
+        inflight: inflight::InflightCalls::default(),
         max_frame_bytes: args.max_frame_bytes,
         recorder,
         tasks: JoinSet::new(),

@@ -28,7 +28,7 @@ use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value, json};
 
-use crate::catalogue::ToolKind;
+use cmk_engine::provider::Role as ToolKind;
 use cmk_engine::results::{
     CancelAnswer, EventsPage, Failure, Released, RunList, RunResult, Started,
 };

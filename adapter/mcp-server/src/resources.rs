@@ -4,8 +4,8 @@
 use serde_json::{Value, json};
 
 use crate::catalogue::WORK_URI;
-use crate::dispatch::{Handled, Server, no_cursor, params_object};
 use crate::errors;
+use crate::server::{Handled, Server, no_cursor, params_object};
 
 /// Answers `resources/list`: the work resource, on one page.
 pub fn list(server: &mut Server, _id: &Value, params: Option<Value>) -> Handled {

@@ -7,7 +7,8 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use cmk_engine::ToolError;
-use cmk_engine::results::{Failure, to_json};
+use cmk_engine::results::Failure;
+use cmk_engine::to_json;
 
 /// A successful operation's result (`isError: false`).
 #[must_use]

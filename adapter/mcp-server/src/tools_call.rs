@@ -11,7 +11,7 @@ use uuid::Uuid;
 
 use crate::arguments::{self, RunArgs};
 use crate::catalogue::ToolKind;
-use crate::dispatch::{Answer, Handled, Server, params_object};
+use crate::server::{Answer, Handled, Server, params_object};
 use crate::{errors, progress, tool_result};
 use cmk_engine::results::Started;
 use cmk_engine::{Engine, RunState, ToolError};

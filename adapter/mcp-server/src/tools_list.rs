@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::dispatch::{Handled, Server, no_cursor};
+use crate::server::{Handled, Server, no_cursor};
 
 /// Answers `tools/list`. There is one page, so no `nextCursor`; any `cursor` is unknown
 /// (`-32602`).

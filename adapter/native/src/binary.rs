@@ -239,7 +239,7 @@ impl NativeBinary {
         }
         Err(PreflightError::Uncleaned {
             verdict: Box::new(verdict),
-            cleanup: cmk_engine::outcome::Cleanup {
+            cleanup: cmk_engine::native::Cleanup {
                 confirmed: false,
                 survivors: report.survivors,
                 error: report.error,

@@ -3,7 +3,8 @@
 
 use std::sync::Arc;
 
-use cmk_engine::ingest::{FINAL_MAX, Ingest, NativeSource};
+use cmk_engine::ingest::{FINAL_MAX, Ingest};
+use cmk_engine::native::{Cleanup, NativeSource};
 use cmk_engine::outcome::*;
 use cmk_engine::{ErrorCode, RunState};
 use cmk_supervisor::ExitStatus;

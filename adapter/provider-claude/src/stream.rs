@@ -10,8 +10,8 @@
 use serde_json::Value;
 
 use crate::scan::{TopLevel, TopScan};
-use cmk_engine::ingest::{NativeError, NativeSource, bounded};
 use cmk_engine::jsonout::Candidate;
+use cmk_engine::native::{NativeError, NativeSource, bounded};
 use cmk_engine::provider::{Dialect, LineClass, LineKind, LineScanner};
 use cmk_engine::tools::ToolEvent;
 

@@ -8,8 +8,8 @@
 
 use serde_json::Value;
 
-use cmk_engine::ingest::{NativeError, NativeSource, bounded};
 use cmk_engine::jsonout::Candidate;
+use cmk_engine::native::{NativeError, NativeSource, bounded};
 use cmk_engine::provider::{Dialect, LineClass};
 use cmk_engine::tools::ToolEvent;
 

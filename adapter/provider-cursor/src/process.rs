@@ -13,8 +13,9 @@ use serde_json::json;
 use tokio::sync::{oneshot, watch};
 
 use acp_client::{TurnConfig, TurnOutcome, TurnReport};
-use cmk_engine::ingest::{FINAL_MAX, NativeError, NativeSource, bounded};
-use cmk_engine::outcome::Cleanup;
+use cmk_engine::ingest::FINAL_MAX;
+use cmk_engine::native::Cleanup;
+use cmk_engine::native::{NativeError, NativeSource, bounded};
 use cmk_engine::provider::{BoxFuture, Completion, NativeProcess, NativeReader};
 use cmk_engine::{ErrorCode, ToolError};
 use cmk_supervisor::{ExitStatus, Supervised, SupervisorHandle};

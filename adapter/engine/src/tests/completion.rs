@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::sim::*;
 use crate::driver::STDOUT_DRAIN;
 use crate::provider::Completion;
-use crate::results::to_json;
+use crate::to_json;
 
 /// A run whose process prints only its init line and exits 0 at once, its completion sent by
 /// the test.

@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use crate::ingest::{NativeError, NativeSource, bounded};
+use crate::native::{NativeError, NativeSource, bounded};
 use crate::provider::{Dialect, LineClass, LineKind, Role, Texts};
 
 /// The stand-in dialect.

@@ -12,11 +12,11 @@ use serde_json::Value;
 use tokio::io::{AsyncWriteExt, DuplexStream};
 use tokio::sync::{oneshot, watch};
 
-use crate::outcome::Cleanup;
+use crate::native::Cleanup;
 use crate::provider::{
     BoxFuture, Checked, Completion, NativeProcess, NativeReader, PreflightError, Provider, RunSpec,
 };
-use crate::results::to_json;
+use crate::to_json;
 use crate::{Engine, EngineConfig, RunRequest, ToolError};
 use cmk_supervisor::ExitStatus;
 

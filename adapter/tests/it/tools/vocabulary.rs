@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use cmk_engine::provider::Dialect;
-use cmk_engine::results::to_json;
+use cmk_engine::to_json;
 use cmk_engine::tools::{GuardConfig, ToolTracker};
 use cmk_provider_claude::stream::StreamJson;
 use cmk_provider_cursor::dialect::Acp;
