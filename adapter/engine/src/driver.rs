@@ -26,9 +26,9 @@ use crate::{RunState, ToolError};
 use cmk_supervisor::ExitStatus;
 
 /// After a termination, how long the exit and the cleanup report may take beyond the grace.
-pub const CLEANUP_WAIT: Duration = Duration::from_secs(10);
+pub(crate) const CLEANUP_WAIT: Duration = Duration::from_secs(10);
 /// After the cleanup report, how long stdout/stderr may still be read before settling (SUP-4).
-pub const STDOUT_DRAIN: Duration = Duration::from_secs(1);
+pub(crate) const STDOUT_DRAIN: Duration = Duration::from_secs(1);
 /// Read size for native output.
 const READ_CHUNK: usize = 256 * 1024;
 
@@ -47,7 +47,7 @@ struct Exec {
 }
 
 /// Runs `spec` to the end and settles the run.
-pub async fn drive(
+pub(crate) async fn drive(
     table: Arc<Table>,
     provider: Arc<dyn Provider>,
     run: Arc<Run>,
@@ -95,7 +95,7 @@ pub async fn drive(
 
 /// Settles a run whose driver died without settling it: cleanup is not confirmed, so the state
 /// is `uncertain` (RUN-10) with `cleanup_unconfirmed` as the cause.
-pub fn abandon(table: &Table, run: &Run, why: &str) {
+pub(crate) fn abandon(table: &Table, run: &Run, why: &str) {
     let cleanup = Cleanup {
         confirmed: false,
         survivors: Vec::new(),

@@ -6,7 +6,7 @@
 //! before `system/init` included, OUT-5) go to the [`EventRing`]; a final event (claude's
 //! `type: "result"`) is counted and, when it is the first and fits [`FINAL_MAX`], parsed and kept
 //! apart as the run's `final` (OUT-4: as received). A protocol provider hands its final over out
-//! of band instead ([`Ingest::offer_final`], ACP-6). The first valid final and the first native
+//! of band instead (`Ingest::offer_final`, ACP-6). The first valid final and the first native
 //! error are never replaced by what comes later (OUT-3). stderr keeps only its last
 //! [`STDERR_TAIL`] bytes.
 
@@ -117,7 +117,7 @@ impl Ingest {
 
     /// The same state with these loop guard settings (LOOP-4).
     #[must_use]
-    pub fn with_guard(mut self, guard: GuardConfig) -> Self {
+    pub(crate) fn with_guard(mut self, guard: GuardConfig) -> Self {
         self.sink.tools = ToolTracker::new(guard);
         self
     }
@@ -186,7 +186,7 @@ impl Ingest {
 
     /// ACP-6: a final handed over out of band by a protocol provider (never read from a line,
     /// so no native line can forge one). Counted, bounded (BND-3) and validated like a stream's.
-    pub fn offer_final(&mut self, v: Value, oversized: Option<u64>) {
+    pub(crate) fn offer_final(&mut self, v: Value, oversized: Option<u64>) {
         let len = oversized.unwrap_or_else(|| serde_json::to_vec(&v).map_or(0, |b| b.len() as u64));
         if len > FINAL_MAX as u64 {
             self.sink.final_seen(FinalFault::Oversized(len), None);
@@ -203,14 +203,14 @@ impl Ingest {
 
     /// A native error a protocol provider learned out of band (an error answer, a refused
     /// handshake); the first one is kept (OUT-3).
-    pub fn note_native_error(&mut self, ne: NativeError) {
+    pub(crate) fn note_native_error(&mut self, ne: NativeError) {
         if self.sink.assistant_error.is_none() {
             self.sink.assistant_error = Some(ne);
         }
     }
 
     /// The native session id, when the provider learned it out of band (ACP's `sessionId`).
-    pub fn learn_session_id(&mut self, id: String) {
+    pub(crate) fn learn_session_id(&mut self, id: String) {
         if self.sink.session_id.is_none() {
             self.sink.session_id = Some(id);
         }

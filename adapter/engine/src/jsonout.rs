@@ -14,7 +14,7 @@ use serde_json::Value;
 /// Largest `json_schema` accepted, serialized (bytes).
 pub const SCHEMA_MAX_BYTES: usize = 64 * 1024;
 /// Longest text kept in an `invalid_structured_output` error (bytes).
-pub const TEXT_KEPT_MAX: usize = 16 * 1024;
+pub(crate) const TEXT_KEPT_MAX: usize = 16 * 1024;
 
 /// What the final offers as structured output, as the provider's dialect reads it.
 #[derive(Debug, Clone, PartialEq)]
@@ -60,7 +60,7 @@ impl Refusal {
 }
 
 /// JSONOUT-2: the one JSON object of `text`, bare or fenced, with only whitespace around it.
-pub fn parse_strict(text: &str) -> Result<Value, String> {
+pub(crate) fn parse_strict(text: &str) -> Result<Value, String> {
     let t = text.trim();
     let body = if let Some(rest) = t.strip_prefix("```") {
         let Some((opening, inner)) = rest.split_once('\n') else {

@@ -28,23 +28,25 @@
 //! - `list` entries and results carry `native_session_id` / `acquired_by` as `null` when
 //!   unknown / unbound.
 //!
-//! Layout: [`request`] (argument checks), [`provider`] (the provider boundary and dialect),
-//! [`table`] (run table, capacity, snapshot), [`driver`] (one run's task), [`ingest`] / [`ring`]
+//! Layout: `request` (argument checks), [`provider`] (the provider boundary and dialect),
+//! `table` (run table, capacity, snapshot), `driver` (one run's task), [`ingest`] / [`ring`]
 //! (bounded native output, classified by the provider's dialect), [`outcome`] (OUT-1/OUT-2),
 //! [`record`] (the `--record` wire recorder), [`diag`] (stderr diagnostics that never block).
 
+#![warn(unreachable_pub)]
+
 pub mod diag;
-pub mod driver;
+mod driver;
 pub mod ingest;
 pub mod jsonout;
 pub mod native;
 pub mod outcome;
 pub mod provider;
 pub mod record;
-pub mod request;
+mod request;
 pub mod results;
 pub mod ring;
-pub mod table;
+mod table;
 pub mod tools;
 
 use std::path::PathBuf;
@@ -388,19 +390,19 @@ impl RunState {
 
     /// Settled (`completed: true`): the run will not change any more.
     #[must_use]
-    pub fn is_settled(self) -> bool {
+    pub(crate) fn is_settled(self) -> bool {
         self.rank() >= 4
     }
 
     /// Not settled yet.
     #[must_use]
-    pub fn is_active(self) -> bool {
+    pub(crate) fn is_active(self) -> bool {
         !self.is_settled()
     }
 
     /// Settled with confirmed cleanup: may be released or evicted (RUN-7, RUN-8).
     #[must_use]
-    pub fn is_evictable(self) -> bool {
+    pub(crate) fn is_evictable(self) -> bool {
         self.is_settled() && self != RunState::Uncertain
     }
 

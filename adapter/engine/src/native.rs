@@ -103,7 +103,7 @@ pub fn bounded(s: String) -> String {
 
 /// Cuts a text to `max` bytes at a char boundary.
 #[must_use]
-pub fn bounded_to(mut s: String, max: usize) -> String {
+pub(crate) fn bounded_to(mut s: String, max: usize) -> String {
     if s.len() > max {
         let mut cut = max;
         while !s.is_char_boundary(cut) {

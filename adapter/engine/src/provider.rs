@@ -206,7 +206,7 @@ pub trait LineScanner: Send + fmt::Debug {
 
 /// The scanner of a dialect that learns nothing from its lines' text.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct NoScan;
+pub(crate) struct NoScan;
 
 impl LineScanner for NoScan {
     fn feed(&mut self, _chunk: &[u8]) {}
@@ -351,7 +351,7 @@ pub trait NativeProcess: Send {
 /// Kernel buffer asked for the native stdout pipe: a larger pipe means far fewer wake-ups
 /// while a child streams fast (the ingest benchmark, `bench/ingest.md`). Kernel memory, not the
 /// adapter's; the request is capped by `/proc/sys/fs/pipe-max-size` and may fail harmlessly.
-pub const STDOUT_PIPE_BYTES: i32 = 1024 * 1024;
+pub(crate) const STDOUT_PIPE_BYTES: i32 = 1024 * 1024;
 
 impl NativeProcess for cmk_supervisor::Supervised {
     fn take_stdout(&mut self) -> Option<NativeReader> {

@@ -10,13 +10,13 @@ use crate::tools::{DEFAULT_LOOP_LIMIT, GuardConfig, LOOP_LIMIT_MAX, LOOP_LIMIT_M
 use crate::{RunRequest, ToolError};
 
 /// Largest prompt: Linux's limit for one argv string (MAX_ARG_STRLEN, RUN-0).
-pub const PROMPT_MAX: usize = 128 * 1024;
+pub(crate) const PROMPT_MAX: usize = 128 * 1024;
 /// Default `timeout_s` (BND-4).
-pub const DEFAULT_TIMEOUT_S: u64 = 600;
+pub(crate) const DEFAULT_TIMEOUT_S: u64 = 600;
 
 /// Checks `req` and builds the provider-neutral spec. Option value rules and NAT-6 exclusions
 /// are the cli tree's (checked by the provider); this checks the run's own arguments.
-pub fn validate(req: RunRequest, max_timeout_s: u64) -> Result<RunSpec, ToolError> {
+pub(crate) fn validate(req: RunRequest, max_timeout_s: u64) -> Result<RunSpec, ToolError> {
     if req.prompt.is_empty() {
         return Err(ToolError::invalid_argument(
             "/prompt",

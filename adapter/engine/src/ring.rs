@@ -2,7 +2,7 @@
 //!
 //! Native events are kept as the raw bytes of their line (parsed only when a page is served, so
 //! ingest stays cheap and the byte bound is exact), at most [`MAX_EVENTS`] entries and
-//! [`MAX_BYTES`] bytes; the oldest go first and are counted. An omitted oversized event (BND-1)
+//! `MAX_BYTES` bytes; the oldest go first and are counted. An omitted oversized event (BND-1)
 //! keeps its place in the sequence as an empty marker, so a page can say how many were omitted in
 //! the range it covers. Cursors are opaque strings bound to one run: the run's random nonce and a
 //! sequence number.
@@ -14,7 +14,7 @@ use serde_json::Value;
 /// Most events retained per run (BND-2).
 pub const MAX_EVENTS: usize = 256;
 /// Most event bytes retained per run (BND-2).
-pub const MAX_BYTES: usize = 256 * 1024;
+pub(crate) const MAX_BYTES: usize = 256 * 1024;
 
 #[derive(Debug)]
 enum Slot {
@@ -76,7 +76,7 @@ impl EventRing {
 
     /// Sequence number the next event will get.
     #[must_use]
-    pub fn next_seq(&self) -> u64 {
+    pub(crate) fn next_seq(&self) -> u64 {
         self.first_seq + self.entries.len() as u64
     }
 
@@ -100,7 +100,7 @@ impl EventRing {
     }
 
     /// Records an omitted oversized event at this position.
-    pub fn push_omitted(&mut self) {
+    pub(crate) fn push_omitted(&mut self) {
         self.make_room(0);
         self.entries.push_back(Slot::Omitted);
     }

@@ -19,13 +19,13 @@ use crate::{ErrorCode, RunState, SnapshotRefused, ToolError};
 use cmk_supervisor::ExitStatus;
 
 /// Most retained runs (RUN-8).
-pub const MAX_RETAINED: usize = 32;
+pub(crate) const MAX_RETAINED: usize = 32;
 /// Most runs that are active or have unconfirmed cleanup (RUN-8).
-pub const MAX_ACTIVE: usize = 4;
+pub(crate) const MAX_ACTIVE: usize = 4;
 
 /// Streamed data and the settled outcome of one run.
 #[derive(Debug)]
-pub struct RunData {
+pub(crate) struct RunData {
     /// Events, final, native errors, stderr tail.
     pub ingest: Ingest,
     /// How the leader ended.
@@ -38,7 +38,7 @@ pub struct RunData {
 
 /// One run, shared by its driver task and readers.
 #[derive(Debug)]
-pub struct Run {
+pub(crate) struct Run {
     /// The opaque id.
     pub run_id: String,
     /// The provider's namespace (PROV-2): the run's tools are `<namespace>.run…` and its work
@@ -58,7 +58,7 @@ pub struct Run {
 
 impl Run {
     /// Locks the data (a poisoned lock still holds consistent counters: take it).
-    pub fn data(&self) -> MutexGuard<'_, RunData> {
+    pub(crate) fn data(&self) -> MutexGuard<'_, RunData> {
         self.data
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -80,7 +80,7 @@ struct Inner {
 
 /// The table.
 #[derive(Debug, Default)]
-pub struct Table {
+pub(crate) struct Table {
     inner: Mutex<Inner>,
 }
 
@@ -93,7 +93,7 @@ impl Table {
 
     /// RUN-8: admits a new run in state `pending`, evicting the oldest settled run with
     /// confirmed cleanup when 32 are retained.
-    pub fn admit(&self, run: Arc<Run>, acquired_by: Option<Uuid>) -> Result<(), ToolError> {
+    pub(crate) fn admit(&self, run: Arc<Run>, acquired_by: Option<Uuid>) -> Result<(), ToolError> {
         let mut t = self.lock();
         let busy = t
             .runs
@@ -132,7 +132,7 @@ impl Table {
 
     /// Moves a run forward to `to` (ignored when it is not forward, or the run is gone).
     /// Returns whether the state changed.
-    pub fn advance(&self, run_id: &str, to: RunState) -> bool {
+    pub(crate) fn advance(&self, run_id: &str, to: RunState) -> bool {
         let mut t = self.lock();
         let Some(e) = t.runs.iter_mut().find(|e| e.run.run_id == run_id) else {
             return false;
@@ -147,7 +147,10 @@ impl Table {
     }
 
     /// The run and its current state.
-    pub fn get(&self, run_id: &str) -> Result<(Arc<Run>, RunState, Option<Uuid>), ToolError> {
+    pub(crate) fn get(
+        &self,
+        run_id: &str,
+    ) -> Result<(Arc<Run>, RunState, Option<Uuid>), ToolError> {
         let t = self.lock();
         t.runs
             .iter()
@@ -157,7 +160,7 @@ impl Table {
     }
 
     /// RUN-6: asks a run to stop. Settled runs are untouched.
-    pub fn cancel(&self, run_id: &str) -> Result<CancelAnswer, ToolError> {
+    pub(crate) fn cancel(&self, run_id: &str) -> Result<CancelAnswer, ToolError> {
         let (run, state) = {
             let t = self.lock();
             let e = t
@@ -187,7 +190,11 @@ impl Table {
 
     /// RUN-7: discards a settled run with confirmed cleanup; calls `on_idle` when that leaves
     /// the table empty.
-    pub fn release(&self, run_id: &str, on_idle: impl FnOnce()) -> Result<Released, ToolError> {
+    pub(crate) fn release(
+        &self,
+        run_id: &str,
+        on_idle: impl FnOnce(),
+    ) -> Result<Released, ToolError> {
         let mut t = self.lock();
         let i = t
             .runs
@@ -230,7 +237,7 @@ impl Table {
     }
 
     /// Every retained run, oldest first.
-    pub fn all(&self) -> Vec<(Arc<Run>, RunState, Option<Uuid>)> {
+    pub(crate) fn all(&self) -> Vec<(Arc<Run>, RunState, Option<Uuid>)> {
         let t = self.lock();
         t.runs
             .iter()
@@ -239,7 +246,7 @@ impl Table {
     }
 
     /// META-WORK-3..7: the snapshot, or why it cannot be served. Reading changes nothing.
-    pub fn snapshot(&self, instance: Uuid) -> Result<Value, SnapshotRefused> {
+    pub(crate) fn snapshot(&self, instance: Uuid) -> Result<Value, SnapshotRefused> {
         let t = self.lock();
         let unbound = t.runs.iter().filter(|e| e.acquired_by.is_none()).count();
         if unbound > 0 {
@@ -283,7 +290,8 @@ impl Table {
     }
 
     /// The current revision.
-    pub fn revision(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn revision(&self) -> u64 {
         self.lock().revision
     }
 }

@@ -3,20 +3,20 @@
 //! A provider's dialect turns the native tool events of a line into [`ToolEvent`]s whose `tool`
 //! is already one of [`CANONICAL_TOOLS`] and whose `arguments` already use one spelling per tool
 //! (the alias table is the provider's data). The [`ToolTracker`] of a run correlates calls with
-//! their outcomes by `call_id`, keeps a bounded summary ([`TOOL_CALLS_MAX`] entries and a count of
+//! their outcomes by `call_id`, keeps a bounded summary (`TOOL_CALLS_MAX` entries and a count of
 //! those left out) and the permission denials in one shape for every provider, and runs the loop
 //! guard each time an outcome becomes known:
 //!
 //! - strict fingerprint: canonical tool + canonical arguments + outcome class; seen more than
 //!   `limit` times (default [`DEFAULT_LOOP_LIMIT`]) trips (LOOP-1);
-//! - coarse fingerprint of exploratory tools ([`EXPLORATORY`]): tool + outcome class, with the
+//! - coarse fingerprint of exploratory tools (`EXPLORATORY`): tool + outcome class, with the
 //!   derived limit `limit * COARSE_FACTOR` (LOOP-2). Only outcomes other than `ok` count
 //!   coarsely: reading many different files successfully is progress, never a loop, while
 //!   guessing missing paths over and over is.
 //!
 //! Memory is bounded whatever the native process does: argument strings in the summary are cut
-//! at [`ARGUMENT_TEXT_MAX`] bytes (fingerprints hash the full canonical arguments first), at most
-//! [`OPEN_MAX`] calls wait for an outcome and at most [`FINGERPRINTS_MAX`] distinct strict
+//! at `ARGUMENT_TEXT_MAX` bytes (fingerprints hash the full canonical arguments first), at most
+//! `OPEN_MAX` calls wait for an outcome and at most `FINGERPRINTS_MAX` distinct strict
 //! fingerprints are counted (later new ones are not; the coarse ones always are).
 //!
 //! The guard observes: it can stop the run (the engine cancels it through the normal path), it
@@ -34,19 +34,19 @@ pub const CANONICAL_TOOLS: [&str; 11] = [
     "bash", "read", "write", "edit", "grep", "glob", "fetch", "search", "task", "todo", "other",
 ];
 /// Tools fingerprinted coarsely too (LOOP-2).
-pub const EXPLORATORY: [&str; 4] = ["read", "grep", "glob", "search"];
+pub(crate) const EXPLORATORY: [&str; 4] = ["read", "grep", "glob", "search"];
 /// Tools whose success produces no output.
-pub const SILENT_TOOLS: [&str; 3] = ["todo", "task", "other"];
+pub(crate) const SILENT_TOOLS: [&str; 3] = ["todo", "task", "other"];
 /// Most calls listed in `.result.tool_calls.calls` (TOOLCALL-4).
-pub const TOOL_CALLS_MAX: usize = 256;
+pub(crate) const TOOL_CALLS_MAX: usize = 256;
 /// Most denials listed in `.result.permission_denials.denials`.
-pub const DENIALS_MAX: usize = 256;
+pub(crate) const DENIALS_MAX: usize = 256;
 /// Longest argument string kept in the summary (bytes, cut at a character boundary).
-pub const ARGUMENT_TEXT_MAX: usize = 512;
+pub(crate) const ARGUMENT_TEXT_MAX: usize = 512;
 /// Most calls waiting for their outcome at once.
-pub const OPEN_MAX: usize = 1024;
+pub(crate) const OPEN_MAX: usize = 1024;
 /// Most distinct strict fingerprints counted.
-pub const FINGERPRINTS_MAX: usize = 4096;
+pub(crate) const FINGERPRINTS_MAX: usize = 4096;
 /// The strict limit's default (LOOP-1).
 pub const DEFAULT_LOOP_LIMIT: u32 = 2;
 /// The range of `loop_limit` (LOOP-4).
@@ -54,7 +54,7 @@ pub const LOOP_LIMIT_MIN: u32 = 2;
 /// The range of `loop_limit` (LOOP-4).
 pub const LOOP_LIMIT_MAX: u32 = 64;
 /// The coarse limit of exploratory tools is the strict limit times this (LOOP-2).
-pub const COARSE_FACTOR: u32 = 8;
+pub(crate) const COARSE_FACTOR: u32 = 8;
 /// Longest `call_id` / `native_name` kept.
 const NAME_MAX: usize = 256;
 
@@ -118,7 +118,7 @@ pub enum ToolEvent {
         outcome: ToolOutcome,
         /// The call completed without any output: `outcome` applies to tools that produce
         /// output (Cursor reports a denied call this way, TOOLCALL-3), [`ToolOutcome::Ok`] to
-        /// those that do not ([`SILENT_TOOLS`]).
+        /// those that do not (`SILENT_TOOLS`).
         no_output: bool,
     },
     /// A permission denial; fields the native event lacks are taken from the call.
@@ -483,7 +483,7 @@ impl ToolTracker {
 
     /// The trip, once, the first time it is asked for after it happened (the engine then stops
     /// the run).
-    pub fn take_new_trip(&mut self) -> Option<Trip> {
+    pub(crate) fn take_new_trip(&mut self) -> Option<Trip> {
         if self.trip_taken {
             return None;
         }
@@ -518,7 +518,7 @@ impl ToolTracker {
 
     /// `.result.loop_guard` (LOOP-4).
     #[must_use]
-    pub fn guard_summary(&self) -> LoopGuard {
+    pub(crate) fn guard_summary(&self) -> LoopGuard {
         LoopGuard {
             enabled: self.guard.enabled,
             limit: self.guard.limit,

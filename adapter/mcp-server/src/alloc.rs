@@ -4,7 +4,7 @@
 //! Two measures, both no-ops off linux-gnu:
 //! - [`pin_mmap_threshold`], first thing in `main`: blocks of 128 KiB or more stay in their own
 //!   mappings, returned when freed;
-//! - [`trim_idle`], when the run table becomes empty and once after the `tools/list` listing is
+//! - `trim_idle`, when the run table becomes empty and once after the `tools/list` listing is
 //!   built: the free pages inside the heap go back.
 
 /// glibc's mmap threshold for large blocks (its own initial value, `DEFAULT_MMAP_THRESHOLD_MIN`).
@@ -45,7 +45,7 @@ pub fn pin_mmap_threshold() {
 /// free pages inside the heap (`MADV_DONTNEED`), so an idle adapter holds what is live plus
 /// partial pages. Only on those two occasions (the transition to an empty table, the listing
 /// built once): a busy adapter never pays for it (~0.12 ms a call, bench/soak.md).
-pub fn trim_idle() {
+pub(crate) fn trim_idle() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim(3) takes each arena's lock itself and only releases memory that is
     // free; it is safe to call from any thread at any time. Its result (whether memory was

@@ -20,7 +20,7 @@ const MESSAGE_MAX: usize = 240;
 
 /// Validates `args` (an object) with the tool's compiled schema, then the byte bounds. Takes the
 /// value as it came, so arguments near the frame bound are never copied.
-pub fn validate(tool: &Tool, instance: &Value) -> Result<(), ToolError> {
+pub(crate) fn validate(tool: &Tool, instance: &Value) -> Result<(), ToolError> {
     if let Some(err) = tool.validator.iter_errors(instance).next() {
         let pointer = pointer_of(&err);
         let message = truncate(&err.to_string());
@@ -96,7 +96,7 @@ fn integral(v: &Value) -> Option<u64> {
 /// `claude.run` / `claude.run.start` arguments, split into the engine's request and the MCP
 /// layer's wait option.
 #[derive(Debug)]
-pub struct RunArgs {
+pub(crate) struct RunArgs {
     /// What the engine starts (RUN-0).
     pub request: RunRequest,
     /// `claude.run` only: return the handle after this long (RUN-1).
@@ -104,7 +104,10 @@ pub struct RunArgs {
 }
 
 /// Builds [`RunArgs`] from validated arguments.
-pub fn run_args(args: &Map<String, Value>, max_timeout_s: u64) -> Result<RunArgs, ToolError> {
+pub(crate) fn run_args(
+    args: &Map<String, Value>,
+    max_timeout_s: u64,
+) -> Result<RunArgs, ToolError> {
     let mut obj = args.clone();
     let detach = obj.remove("detach_after_s").as_ref().and_then(integral);
     for key in ["timeout_s"] {
@@ -134,13 +137,13 @@ pub fn run_args(args: &Map<String, Value>, max_timeout_s: u64) -> Result<RunArgs
 
 /// The validated `run_id` argument.
 #[must_use]
-pub fn run_id(args: &Map<String, Value>) -> &str {
+pub(crate) fn run_id(args: &Map<String, Value>) -> &str {
     args.get("run_id").and_then(Value::as_str).unwrap_or("")
 }
 
 /// The validated `.events` paging arguments: `(cursor, limit)`.
 #[must_use]
-pub fn page(args: &Map<String, Value>) -> (Option<&str>, usize) {
+pub(crate) fn page(args: &Map<String, Value>) -> (Option<&str>, usize) {
     let cursor = args.get("cursor").and_then(Value::as_str);
     let limit = args
         .get("limit")
@@ -152,7 +155,9 @@ pub fn page(args: &Map<String, Value>) -> (Option<&str>, usize) {
 /// META-WORK-4: the acquiring invocation from `params._meta`, if any. A value that is not a UUID
 /// in hyphenated form is `invalid_arguments`; its `field` is the pointer relative to `params`
 /// (the key's `/` escaped), since it is not an argument.
-pub fn work_invocation(meta: Option<&Map<String, Value>>) -> Result<Option<Uuid>, ToolError> {
+pub(crate) fn work_invocation(
+    meta: Option<&Map<String, Value>>,
+) -> Result<Option<Uuid>, ToolError> {
     let Some(v) = meta.and_then(|m| m.get(META_WORK_INVOCATION)) else {
         return Ok(None);
     };

@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::server::Server;
 
 /// Handles `notifications/cancelled` (T7).
-pub fn handle(server: &mut Server, params: Option<Value>) {
+pub(crate) fn handle(server: &mut Server, params: Option<Value>) {
     let Some(request_id) = params.as_ref().and_then(|p| p.get("requestId")) else {
         return;
     };

@@ -20,28 +20,28 @@ use cmk_engine::tools::{DEFAULT_LOOP_LIMIT, LOOP_LIMIT_MAX, LOOP_LIMIT_MIN};
 /// The `_meta` namespace prefix of this contract (section 3).
 pub const META_NS: &str = "io.github.computer-mcp/";
 /// `_meta` key of the risk class (META-RISK-1).
-pub const META_RISK: &str = "io.github.computer-mcp/risk";
+pub(crate) const META_RISK: &str = "io.github.computer-mcp/risk";
 /// `_meta` key of the work declaration (META-WORK-1).
-pub const META_WORK: &str = "io.github.computer-mcp/work";
+pub(crate) const META_WORK: &str = "io.github.computer-mcp/work";
 /// `_meta` key of the continuation declaration (META-CONT-1).
-pub const META_CONTINUATION: &str = "io.github.computer-mcp/continuation";
+pub(crate) const META_CONTINUATION: &str = "io.github.computer-mcp/continuation";
 /// `tools/call` `_meta` key carrying the acquiring invocation's UUID (META-WORK-4).
-pub const META_WORK_INVOCATION: &str = "io.github.computer-mcp/work-invocation";
+pub(crate) const META_WORK_INVOCATION: &str = "io.github.computer-mcp/work-invocation";
 /// The work resource (META-WORK-1, META-WORK-2).
 pub const WORK_URI: &str = "computer-mcp://runtime/work/v1";
 
 /// RUN-0: the prompt is one argv string, bounded by Linux's `MAX_ARG_STRLEN` (128 KiB).
-pub const PROMPT_MAX_BYTES: usize = 128 * 1024;
+pub(crate) const PROMPT_MAX_BYTES: usize = 128 * 1024;
 /// RUN-0: `timeout_s` default.
 pub const DEFAULT_TIMEOUT_S: u64 = 600;
 /// RUN-0: `.events` `limit` default and maximum.
-pub const EVENTS_LIMIT_DEFAULT: u64 = 64;
+pub(crate) const EVENTS_LIMIT_DEFAULT: u64 = 64;
 /// RUN-0: `.events` `limit` maximum.
-pub const EVENTS_LIMIT_MAX: u64 = 256;
+pub(crate) const EVENTS_LIMIT_MAX: u64 = 256;
 /// RUN-0: `run_id` length bound.
-pub const RUN_ID_MAX: u64 = 128;
+pub(crate) const RUN_ID_MAX: u64 = 128;
 /// RUN-0: `cursor` length bound.
-pub const CURSOR_MAX: u64 = 256;
+pub(crate) const CURSOR_MAX: u64 = 256;
 /// PATH_MAX: a longer `cwd` cannot name a directory.
 const CWD_MAX: u64 = 4096;
 
@@ -575,13 +575,13 @@ impl Catalogue {
 
     /// The work resource's title.
     #[must_use]
-    pub fn resource_title(&self) -> &str {
+    pub(crate) fn resource_title(&self) -> &str {
         &self.resource_title
     }
 
     /// The work resource's description, in the projection.
     #[must_use]
-    pub fn resource_description(&self) -> &str {
+    pub(crate) fn resource_description(&self) -> &str {
         &self.resource_description
     }
 

@@ -15,7 +15,7 @@ pub enum ProviderName {
 }
 
 /// Default inbound frame bound (T6).
-pub const DEFAULT_MAX_FRAME_BYTES: usize = 4 * 1024 * 1024;
+pub(crate) const DEFAULT_MAX_FRAME_BYTES: usize = 4 * 1024 * 1024;
 /// Default configurable maximum of `timeout_s` (BND-4).
 pub const DEFAULT_MAX_TIMEOUT_S: u64 = 1800;
 

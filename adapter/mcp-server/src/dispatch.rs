@@ -39,12 +39,12 @@ const BEFORE_INITIALIZE: &[&str] = &["initialize", "ping"];
 /// of it runs, as for an oversized frame (T6): two million one-byte elements fit in a 4 MiB frame,
 /// and building and answering each would take gigabytes. At this bound a batch costs tens of
 /// megabytes at most (its values, and one small error entry per element past the answer bound).
-pub const MAX_BATCH_ELEMENTS: usize = 65_536;
+pub(crate) const MAX_BATCH_ELEMENTS: usize = 65_536;
 
 /// C-T5: bytes of answers one batch collects. Once reached, the batch's later requests are not
 /// executed and are answered `-32603` (see [`errors::batch_answer_full`]): a batch of `tools/list`
 /// calls would otherwise multiply a 4 MiB frame into a gigabyte of answers.
-pub const BATCH_ANSWER_BYTES: usize = 4 * 1024 * 1024;
+pub(crate) const BATCH_ANSWER_BYTES: usize = 4 * 1024 * 1024;
 
 /// A slot of a batch answer, in request order: answers are kept encoded, so a batch holds its
 /// answers' bytes rather than their (several times larger) parsed form.

@@ -6,15 +6,15 @@ use crate::errors;
 use crate::server::{Handled, Server, params_object};
 
 /// Versions answered with the same date (T2).
-pub const SUPPORTED: [&str; 3] = ["2024-11-05", "2025-03-26", "2025-06-18"];
+pub(crate) const SUPPORTED: [&str; 3] = ["2024-11-05", "2025-03-26", "2025-06-18"];
 /// The answer to any other proposal (older, newer, malformed or missing), never an echo (T2).
-pub const PREFERRED: &str = "2025-06-18";
+pub(crate) const PREFERRED: &str = "2025-06-18";
 /// The one version under which JSON-RPC batches are accepted (T5).
-pub const BATCH_VERSION: &str = "2025-03-26";
+pub(crate) const BATCH_VERSION: &str = "2025-03-26";
 
 /// What to answer a proposal with (T2).
 #[must_use]
-pub fn negotiate(proposal: Option<&Value>) -> &'static str {
+pub(crate) fn negotiate(proposal: Option<&Value>) -> &'static str {
     let proposed = proposal.and_then(Value::as_str);
     SUPPORTED
         .into_iter()
@@ -25,7 +25,7 @@ pub fn negotiate(proposal: Option<&Value>) -> &'static str {
 /// Answers `initialize`. A second `initialize` on the connection is `-32600` "already
 /// initialized" and changes nothing: the negotiated version (which decides batch handling, T5)
 /// holds for the whole connection.
-pub fn handle(server: &mut Server, _id: &Value, params: Option<Value>) -> Handled {
+pub(crate) fn handle(server: &mut Server, _id: &Value, params: Option<Value>) -> Handled {
     if server.version.is_some() {
         return Err(errors::already_initialized()).into();
     }

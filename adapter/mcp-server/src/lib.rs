@@ -3,11 +3,11 @@
 //!
 //! # Layout
 //!
-//! One file per method or concern, one dispatch table ([`dispatch`]):
-//! [`transport`] (stdin frames, the stdout writer), [`dispatch`] (gate, classification, batches),
-//! [`initialize`], [`ping`], [`tools_list`], [`tools_call`], [`resources`], [`cancelled`],
-//! [`progress`], [`catalogue`] (the tool table and schemas), [`arguments`] (validation),
-//! [`tool_result`] (result shaping) and [`errors`] (every JSON-RPC error this server sends).
+//! One file per method or concern, one dispatch table (`dispatch`):
+//! [`transport`] (stdin frames, the stdout writer), `dispatch` (gate, classification, batches),
+//! `initialize`, `ping`, `tools_list`, `tools_call`, `resources`, `cancelled`,
+//! `progress`, [`catalogue`] (the tool table and schemas), `arguments` (validation),
+//! `tool_result` (result shaping) and `errors` (every JSON-RPC error this server sends).
 //!
 //! # Behaviour choices
 //!
@@ -35,9 +35,9 @@
 //!   only gets no answer at all; `[]` is a single `-32600` with `id: null`. Under the other
 //!   versions, and before `initialize`, any batch is one `-32600` with `id: null`. A batch holding
 //!   a waiting `claude.run` is answered when that run settles; a cancelled element (T7) gets no
-//!   entry. Bounds: a batch of more than [`dispatch::MAX_BATCH_ELEMENTS`] elements is one
+//!   entry. Bounds: a batch of more than `dispatch::MAX_BATCH_ELEMENTS` elements is one
 //!   `-32600` with `id: null` and none of it runs; once a batch's answers reach
-//!   [`dispatch::BATCH_ANSWER_BYTES`], its later requests are not executed and are answered
+//!   `dispatch::BATCH_ANSWER_BYTES`, its later requests are not executed and are answered
 //!   `-32603` with their ids.
 //! - **Responses from the client** (this server sends no requests) are ignored.
 //! - **`tools/call` params.** Not an object, no string `name`, an unknown tool (names match the
@@ -68,33 +68,35 @@
 //!   `notifications/progress` whose `progress` is the run's native event count, at most four a
 //!   second, never after its response; `message` is added from `2025-03-26` on.
 //! - **Flow control.** Messages are encoded when queued and at most
-//!   [`transport::OUTBOX_BYTES`] wait for stdout; with [`MAX_DEFERRED`] deferred answers
+//!   `transport::OUTBOX_BYTES` wait for stdout; with `MAX_DEFERRED` deferred answers
 //!   outstanding no further frame is read. A host that does not read its stdin therefore stops
 //!   the server instead of growing it.
 //! - **Shutdown (T8).** stdin EOF, SIGTERM, SIGINT, or stdout closing by the host (also while
 //!   idle, from `POLLERR`/`POLLHUP`, C-T8): stop reading,
 //!   cancel every run and await its cleanup ([`Engine::shutdown`], bounded by
-//!   [`SHUTDOWN_BOUND`]), let answers of calls that settled go out, flush, exit 0. A second
+//!   `SHUTDOWN_BOUND`), let answers of calls that settled go out, flush, exit 0. A second
 //!   SIGTERM/SIGINT during that ends the process at once with 128 + the signal number (the
 //!   supervisors still kill their groups when the adapter is gone, SUP-2).
 
+#![warn(unreachable_pub)]
+
 pub mod alloc;
-pub mod arguments;
-pub mod cancelled;
+mod arguments;
+mod cancelled;
 pub mod catalogue;
 pub mod config;
-pub mod dispatch;
-pub mod errors;
-pub mod inflight;
-pub mod initialize;
+mod dispatch;
+mod errors;
+mod inflight;
+mod initialize;
 pub mod output_schema;
-pub mod ping;
-pub mod progress;
-pub mod resources;
+mod ping;
+mod progress;
+mod resources;
 pub mod server;
-pub mod tool_result;
-pub mod tools_call;
-pub mod tools_list;
+mod tool_result;
+mod tools_call;
+mod tools_list;
 pub mod transport;
 
 use std::process::ExitCode;
@@ -115,7 +117,7 @@ use cmk_native::cli_tree::CliTreeError;
 
 /// Upper bound on [`Engine::shutdown`] (T8): a safety net a little above the engine's own bound
 /// ([`cmk_engine::SHUTDOWN_WAIT`]).
-pub const SHUTDOWN_BOUND: Duration =
+pub(crate) const SHUTDOWN_BOUND: Duration =
     cmk_engine::SHUTDOWN_WAIT.saturating_add(Duration::from_secs(5));
 /// How long answers of calls settled by the shutdown get to go out.
 const ANSWER_GRACE: Duration = Duration::from_secs(2);
@@ -126,12 +128,12 @@ const DIAG_GRACE: Duration = Duration::from_millis(500);
 /// Deferred answers (waiting `claude.run` calls and batches) outstanding at most: at this many,
 /// no frame is read until one is sent. At most four runs are active (RUN-8), so the rest wait on
 /// a host that does not read its stdout, and every new call would add an answer held in memory.
-pub const MAX_DEFERRED: usize = 16;
+pub(crate) const MAX_DEFERRED: usize = 16;
 
 /// Why the server could not start.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum ServeError {
+pub(crate) enum ServeError {
     /// `--record FILE` could not be created.
     #[error("cannot create the recording {path}: {source}")]
     Record {
@@ -174,7 +176,7 @@ enum Stop {
 
 /// Builds the providers to serve from the server's arguments (the binary's registration table;
 /// this crate names no provider). A protocol provider may tee its wire into the recorder.
-pub type Registry =
+pub(crate) type Registry =
     fn(&ServeArgs, Option<&Recorder>) -> Result<Vec<Arc<dyn Provider>>, CliTreeError>;
 
 /// Serves MCP on stdin/stdout until EOF or a signal (T8), with the providers `registry` builds.

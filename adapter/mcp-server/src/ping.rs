@@ -5,6 +5,6 @@ use serde_json::{Value, json};
 use crate::server::{Handled, Server};
 
 /// Answers `ping`. Params, if any, are ignored (MCP's ping takes only `_meta`).
-pub fn handle(_server: &mut Server, _id: &Value, _params: Option<Value>) -> Handled {
+pub(crate) fn handle(_server: &mut Server, _id: &Value, _params: Option<Value>) -> Handled {
     Ok(json!({})).into()
 }

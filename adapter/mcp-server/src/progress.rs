@@ -18,13 +18,13 @@ use tokio::task::JoinHandle;
 use crate::transport::Outbox;
 
 /// Upper bound on progress notifications per call and second (T9).
-pub const MAX_PER_SECOND: u32 = 4;
+pub(crate) const MAX_PER_SECOND: u32 = 4;
 /// While no native event arrives, a progress notification is still sent this long after the
 /// last one (C-T9).
-pub const HEARTBEAT: Duration = Duration::from_secs(1);
+pub(crate) const HEARTBEAT: Duration = Duration::from_secs(1);
 
 /// A running progress forwarder for one call.
-pub struct Forwarder {
+pub(crate) struct Forwarder {
     handle: JoinHandle<()>,
     /// The last value actually handed to the outbox (0: none yet).
     delivered: Arc<AtomicU64>,
@@ -37,7 +37,7 @@ pub struct Forwarder {
 
 /// Starts forwarding; call [`Forwarder::finish`] before answering the call, so no progress
 /// follows the response.
-pub fn forward(
+pub(crate) fn forward(
     out: Outbox,
     token: Value,
     events: watch::Receiver<u64>,
@@ -105,7 +105,7 @@ impl Forwarder {
     /// Stops forwarding. A run that produced events but whose forwarder never got to send one
     /// (it settled before the first change was seen) still gets exactly one notification, so
     /// whether a call saw progress does not depend on scheduling; none is sent after this.
-    pub async fn finish(self) {
+    pub(crate) async fn finish(self) {
         self.handle.abort();
         let _ = self.handle.await;
         let n = *self.events.borrow();
@@ -146,7 +146,7 @@ fn notification(
 
 /// A usable progress token: MCP allows a string or an integer.
 #[must_use]
-pub fn token(meta: Option<&serde_json::Map<String, Value>>) -> Option<Value> {
+pub(crate) fn token(meta: Option<&serde_json::Map<String, Value>>) -> Option<Value> {
     meta.and_then(|m| m.get("progressToken"))
         .filter(|t| t.is_string() || t.is_i64() || t.is_u64())
         .cloned()

@@ -8,7 +8,7 @@ use crate::errors;
 use crate::server::{Handled, Server, no_cursor, params_object};
 
 /// Answers `resources/list`: the work resource, on one page.
-pub fn list(server: &mut Server, _id: &Value, params: Option<Value>) -> Handled {
+pub(crate) fn list(server: &mut Server, _id: &Value, params: Option<Value>) -> Handled {
     if let Err(e) = no_cursor(params) {
         return Err(e).into();
     }
@@ -26,7 +26,7 @@ pub fn list(server: &mut Server, _id: &Value, params: Option<Value>) -> Handled 
 
 /// Answers `resources/read`: the snapshot as one `application/json` text content, `-32000` when
 /// unbound runs make it unprovable (META-WORK-5), `-32002` for any other URI.
-pub fn read(server: &mut Server, _id: &Value, params: Option<Value>) -> Handled {
+pub(crate) fn read(server: &mut Server, _id: &Value, params: Option<Value>) -> Handled {
     let params = match params_object(params) {
         Ok(p) => p,
         Err(e) => return Err(e).into(),
@@ -55,7 +55,7 @@ pub fn read(server: &mut Server, _id: &Value, params: Option<Value>) -> Handled 
 
 /// Answers `resources/templates/list`: there are none (the server declares `resources`, and some
 /// hosts ask; `-32601` made Inspector's CLI fail).
-pub fn templates_list(_server: &mut Server, _id: &Value, params: Option<Value>) -> Handled {
+pub(crate) fn templates_list(_server: &mut Server, _id: &Value, params: Option<Value>) -> Handled {
     if let Err(e) = no_cursor(params) {
         return Err(e).into();
     }

@@ -1,6 +1,6 @@
 //! The connection's state and the vocabulary every method handler shares: what a request is
 //! answered with, now or later, and the checks of `params` several methods make. The dispatcher
-//! ([`crate::dispatch`]) routes to the handlers; the handlers see only this module.
+//! (`crate::dispatch`) routes to the handlers; the handlers see only this module.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -21,7 +21,7 @@ use cmk_engine::record::Recorder;
 pub type Answer = Result<Value, ErrorObject>;
 
 /// A deferred answer; `None` means "send nothing" (a cancelled request, T7).
-pub type Deferred = Pin<Box<dyn Future<Output = Option<Answer>> + Send>>;
+pub(crate) type Deferred = Pin<Box<dyn Future<Output = Option<Answer>> + Send>>;
 
 /// A handler's outcome.
 pub enum Handled {
@@ -62,7 +62,7 @@ pub struct Server {
 
 /// The `params` of a method as an object: absent is empty; an array (by-position params, which
 /// no MCP method uses) or anything else is `-32602`.
-pub fn params_object(params: Option<Value>) -> Result<Map<String, Value>, ErrorObject> {
+pub(crate) fn params_object(params: Option<Value>) -> Result<Map<String, Value>, ErrorObject> {
     match params {
         None => Ok(Map::new()),
         Some(Value::Object(m)) => Ok(m),
@@ -72,7 +72,7 @@ pub fn params_object(params: Option<Value>) -> Result<Map<String, Value>, ErrorO
 
 /// The `cursor` of a paginated list: this server lists everything on one page and never issues
 /// a cursor, so any cursor is unknown (`-32602`).
-pub fn no_cursor(params: Option<Value>) -> Result<(), ErrorObject> {
+pub(crate) fn no_cursor(params: Option<Value>) -> Result<(), ErrorObject> {
     let params = params_object(params)?;
     match params.get("cursor") {
         None | Some(Value::Null) => Ok(()),

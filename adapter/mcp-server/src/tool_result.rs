@@ -12,20 +12,20 @@ use cmk_engine::to_json;
 
 /// A successful operation's result (`isError: false`).
 #[must_use]
-pub fn success<T: Serialize>(result: &T) -> Value {
+pub(crate) fn success<T: Serialize>(result: &T) -> Value {
     shape(to_json(result), false)
 }
 
 /// A completed operation whose data reports failure, e.g. `claude.run` of a failed run (TOOL-5):
 /// `is_error` decides `isError`.
 #[must_use]
-pub fn with_error_flag<T: Serialize>(result: &T, is_error: bool) -> Value {
+pub(crate) fn with_error_flag<T: Serialize>(result: &T, is_error: bool) -> Value {
     shape(to_json(result), is_error)
 }
 
 /// A failed operation: `{"error": {code, message, ...}}` with `isError: true` (TOOL-5).
 #[must_use]
-pub fn failure(err: &ToolError) -> Value {
+pub(crate) fn failure(err: &ToolError) -> Value {
     shape(to_json(&Failure { error: err }), true)
 }
 

@@ -17,7 +17,7 @@ use cmk_engine::results::Started;
 use cmk_engine::{Engine, RunState, ToolError};
 
 /// Answers `tools/call`.
-pub fn handle(server: &mut Server, id: &Value, params: Option<Value>) -> Handled {
+pub(crate) fn handle(server: &mut Server, id: &Value, params: Option<Value>) -> Handled {
     match prepare(server, params) {
         Err(protocol_error) => Handled::Now(Err(protocol_error)),
         Ok(Err(tool_error)) => Handled::Now(Ok(tool_result::failure(&tool_error))),

@@ -7,7 +7,7 @@ use crate::server::{Handled, Server, no_cursor};
 
 /// Answers `tools/list`. There is one page, so no `nextCursor`; any `cursor` is unknown
 /// (`-32602`).
-pub fn handle(server: &mut Server, _id: &Value, params: Option<Value>) -> Handled {
+pub(crate) fn handle(server: &mut Server, _id: &Value, params: Option<Value>) -> Handled {
     if let Err(e) = no_cursor(params) {
         return Err(e).into();
     }

@@ -10,7 +10,7 @@
 //! oversized line is reported as [`Frame::Oversized`] without its bytes, and the frame channel is
 //! small, so a slow dispatcher stops the reader rather than queueing lines. Outbound, messages
 //! are encoded as soon as they are queued and the queue is bounded in bytes
-//! ([`OUTBOX_BYTES`]), so a host that does not read its stdin holds senders up instead of
+//! (`OUTBOX_BYTES`), so a host that does not read its stdin holds senders up instead of
 //! growing the adapter by its answers.
 
 use std::io::{Read, Write};
@@ -31,7 +31,7 @@ const FRAME_QUEUE: usize = 4;
 const OUTBOX_QUEUE: usize = 64;
 /// Encoded bytes waiting for the writer, at most: senders wait for room. A single message larger
 /// than this waits until the queue is empty and then takes all of it.
-pub const OUTBOX_BYTES: usize = 8 * 1024 * 1024;
+pub(crate) const OUTBOX_BYTES: usize = 8 * 1024 * 1024;
 
 /// One inbound frame.
 #[derive(Debug)]
@@ -48,7 +48,7 @@ pub enum Frame {
 }
 
 /// Starts the stdin reader thread; frames arrive on the returned channel, `Closed` last.
-pub fn spawn_reader(max_frame_bytes: usize) -> std::io::Result<mpsc::Receiver<Frame>> {
+pub(crate) fn spawn_reader(max_frame_bytes: usize) -> std::io::Result<mpsc::Receiver<Frame>> {
     let (tx, rx) = mpsc::channel(FRAME_QUEUE);
     std::thread::Builder::new()
         .name("mcp-stdin".into())
@@ -133,7 +133,7 @@ impl Outbox {
     }
 
     /// Queues one message already encoded as compact JSON ending in `\n` (a batch answer
-    /// assembled from encoded parts). Waits while [`OUTBOX_BYTES`] are queued.
+    /// assembled from encoded parts). Waits while `OUTBOX_BYTES` are queued.
     pub async fn send_line(&self, line: Vec<u8>) {
         let share = u32::try_from(line.len().min(OUTBOX_BYTES)).unwrap_or(u32::MAX);
         let Ok(permit) = self.room.clone().acquire_many_owned(share).await else {

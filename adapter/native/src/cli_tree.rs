@@ -23,7 +23,7 @@ use serde_json::{Value, json};
 pub const EMBEDDED: &str = include_str!("../../../cli-tree.json");
 
 /// The raw text of the repository's cursor-cli-tree.json, embedded at build time (ACP-9).
-pub const CURSOR_EMBEDDED: &str = include_str!("../../../cursor-cli-tree.json");
+pub(crate) const CURSOR_EMBEDDED: &str = include_str!("../../../cursor-cli-tree.json");
 
 /// The JSON Schema of the cli-tree format (draft 2020-12), embedded at build time.
 pub const SCHEMA: &str = include_str!("../../../docs/cli-tree.schema.json");
@@ -165,7 +165,7 @@ pub struct VersionSpec {
 /// A mode's fixed argv.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ModeSpec {
+pub(crate) struct ModeSpec {
     /// Free text.
     #[serde(default)]
     pub description: Option<String>,
@@ -296,7 +296,7 @@ impl CliTree {
     /// The fixed argv of a mode (empty for a mode the tree does not declare: a provider checks
     /// its modes with [`CliTree::require_modes`] when it loads its tree).
     #[must_use]
-    pub fn mode_argv(&self, mode: Mode) -> &[String] {
+    pub(crate) fn mode_argv(&self, mode: Mode) -> &[String] {
         self.modes
             .get(mode.key())
             .map_or(&[], |m| m.argv.as_slice())
@@ -304,7 +304,7 @@ impl CliTree {
 
     /// Whether the tree declares `mode`.
     #[must_use]
-    pub fn has_mode(&self, mode: Mode) -> bool {
+    pub(crate) fn has_mode(&self, mode: Mode) -> bool {
         self.modes.contains_key(mode.key())
     }
 
@@ -346,7 +346,7 @@ impl CliTree {
     /// Schema; the fragment uses the byte bound as `maxLength` (never looser than the tree for
     /// ASCII) and [`CliTree::check_value`] enforces bytes.
     #[must_use]
-    pub fn option_schema(&self, name: &str) -> Option<Value> {
+    pub(crate) fn option_schema(&self, name: &str) -> Option<Value> {
         let opt = self.option(name)?;
         Some(match &opt.value {
             ValueRule::Choice { choices, .. } => json!({"type": "string", "enum": choices}),
@@ -381,7 +381,7 @@ impl CliTree {
     }
 
     /// Checks one supplied value against its option's rule.
-    pub fn check_value(&self, name: &str, value: &OptionValue) -> Result<(), ArgError> {
+    pub(crate) fn check_value(&self, name: &str, value: &OptionValue) -> Result<(), ArgError> {
         let opt = self
             .option(name)
             .ok_or_else(|| ArgError::new(name, format!("{name} is not a declared option")))?;

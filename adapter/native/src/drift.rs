@@ -23,9 +23,9 @@ pub use help::{Arity, Help, HelpOption};
 use crate::cli_tree::{CliTree, Mode, ValueRule};
 
 /// Bound on each `claude --version` / `claude --help` call.
-pub const CAPTURE_TIMEOUT: Duration = Duration::from_secs(60);
+pub(crate) const CAPTURE_TIMEOUT: Duration = Duration::from_secs(60);
 /// Most bytes of output read from each call.
-pub const CAPTURE_MAX: u64 = 1024 * 1024;
+pub(crate) const CAPTURE_MAX: u64 = 1024 * 1024;
 
 /// `cli-tree check` arguments.
 #[derive(Debug, Clone, clap::Args)]
@@ -499,7 +499,10 @@ pub fn check(args: &DriftArgs) -> Result<DriftReport, CheckError> {
 }
 
 /// Runs `program --version` and `program --help` and compares them with `tree`.
-pub fn check_tree(program: &std::path::Path, tree: &CliTree) -> Result<DriftReport, CheckError> {
+pub(crate) fn check_tree(
+    program: &std::path::Path,
+    tree: &CliTree,
+) -> Result<DriftReport, CheckError> {
     let version_args: Vec<&str> = tree.version.argv.iter().map(String::as_str).collect();
     let version = capture(program.as_os_str(), &version_args)?;
     let help_text = capture(program.as_os_str(), &["--help"])?;
@@ -509,7 +512,7 @@ pub fn check_tree(program: &std::path::Path, tree: &CliTree) -> Result<DriftRepo
 }
 
 /// Loads Cursor's tree, runs `cursor` and compares (ACP-9).
-pub fn check_cursor(
+pub(crate) fn check_cursor(
     cursor: &std::path::Path,
     tree: Option<&std::path::Path>,
 ) -> Result<DriftReport, CheckError> {

@@ -5,6 +5,8 @@
 //! ([`tool_vocabulary`], TOOLCALL-2) and the maintainer's drift check of a tree against an
 //! installed CLI ([`drift`]).
 
+#![warn(unreachable_pub)]
+
 pub mod binary;
 pub mod cli_tree;
 pub mod drift;

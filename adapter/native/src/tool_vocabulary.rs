@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use cmk_engine::tools::ToolOutcome;
 
 /// The raw table, embedded.
-pub const RAW: &str = include_str!("tool_vocabulary.json");
+pub(crate) const RAW: &str = include_str!("tool_vocabulary.json");
 
 /// One failure text and its class.
 #[derive(Debug, Clone, Deserialize)]

@@ -1,14 +1,16 @@
 //! The claude provider: version assertion (NAT-2), argv from the cli tree only (NAT-1, NAT-3..7),
 //! a scrubbed environment (NAT-8), a supervised spawn with stdin `/dev/null` (SUP-1), the
 //! stream-json dialect ([`stream`], which classifies each line with the bounded top-level
-//! [`scan`]), its tool events ([`tools`]) and its texts ([`texts`]). Its completion rule is the
+//! [`scan`]), its tool events (`tools`) and its texts (`texts`). Its completion rule is the
 //! process exit (print mode exits when done) and it has no graceful interrupt: a cancel ends
 //! the process group (SUP-3).
 
+#![warn(unreachable_pub)]
+
 pub mod scan;
 pub mod stream;
-pub mod texts;
-pub mod tools;
+mod texts;
+mod tools;
 
 #[cfg(test)]
 mod outcome_tests;
@@ -23,14 +25,10 @@ use cmk_engine::provider::{
     BoxFuture, Checked, Dialect, NativeProcess, OptionDecl, PreflightError, Provider, RunSpec,
     Texts,
 };
-use cmk_native::binary::NativeBinary;
+use cmk_native::binary::{NativeBinary, scrubbed_env};
 use cmk_native::cli_tree::{CliTree, CliTreeError, Mode, OptionValue};
 use cmk_native::options::{tree_options, tree_values};
 use cmk_supervisor as supervisor;
-
-pub use cmk_native::binary::{VERSION_TIMEOUT, is_scrubbed, scrub, scrubbed_env};
-
-pub use cmk_native::binary::ARG_STRLEN_MAX;
 
 /// The tree option that carries the engine's `json_schema` (JSONOUT-1).
 pub const JSON_SCHEMA_OPTION: &str = "json_schema";
@@ -163,7 +161,7 @@ mod tests {
 
     use super::*;
     use cmk_engine::ErrorCode;
-    use cmk_native::binary::too_long_for_exec;
+    use cmk_native::binary::{ARG_STRLEN_MAX, is_scrubbed, scrub, too_long_for_exec};
 
     fn tree() -> Arc<CliTree> {
         Arc::new(CliTree::embedded().expect("tree"))

@@ -124,7 +124,7 @@ pub fn validate_final(v: &Value) -> Result<(), String> {
 
 /// The native error a valid final carries (`is_error: true`, or an error subtype), if any.
 #[must_use]
-pub fn result_native_error(v: &Value) -> Option<NativeError> {
+pub(crate) fn result_native_error(v: &Value) -> Option<NativeError> {
     let is_error = v.get("is_error").and_then(Value::as_bool) == Some(true);
     let subtype = v.get("subtype").and_then(Value::as_str).unwrap_or("");
     if !is_error && subtype == "success" {
@@ -152,7 +152,7 @@ pub fn result_native_error(v: &Value) -> Option<NativeError> {
 }
 
 /// The native error of an assistant event carrying `error`: its text content, else the error.
-pub fn assistant_native_error(v: &Value) -> Option<NativeError> {
+pub(crate) fn assistant_native_error(v: &Value) -> Option<NativeError> {
     let err = v.get("error").filter(|e| !e.is_null())?;
     let text: Vec<&str> = v
         .pointer("/message/content")

@@ -5,7 +5,7 @@ use cmk_engine::provider::{Role, Texts};
 
 /// claude's texts.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct ClaudeTexts;
+pub(crate) struct ClaudeTexts;
 
 impl Texts for ClaudeTexts {
     fn title(&self, role: Role) -> &'static str {
@@ -97,7 +97,7 @@ impl Texts for ClaudeTexts {
 }
 
 /// What a host needs to know about each native option the tree declares.
-pub fn option_description(name: &str) -> Option<&'static str> {
+pub(crate) fn option_description(name: &str) -> Option<&'static str> {
     Some(match name {
         "permission_mode" => {
             "Claude Code's permission mode, always passed explicitly. dontAsk denies what is \

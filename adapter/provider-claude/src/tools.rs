@@ -26,7 +26,7 @@ const MARKERS: [&[u8]; 2] = [b"\"tool_use\"", b"\"tool_use_id\""];
 /// Whether a line may carry tool events: an assistant, user, system or result event holding one
 /// of the `MARKERS`.
 #[must_use]
-pub fn may_carry(top: &TopLevel, line: &[u8]) -> bool {
+pub(crate) fn may_carry(top: &TopLevel, line: &[u8]) -> bool {
     let typed = matches!(
         top.ty.as_deref(),
         Some("assistant" | "user" | "system" | "result")
@@ -36,7 +36,7 @@ pub fn may_carry(top: &TopLevel, line: &[u8]) -> bool {
 
 /// The tool events of one parsed stream-json event.
 #[must_use]
-pub fn events(v: &Value) -> Vec<ToolEvent> {
+pub(crate) fn events(v: &Value) -> Vec<ToolEvent> {
     let voc = &*VOCABULARY;
     let mut out = Vec::new();
     match v.get("type").and_then(Value::as_str) {
@@ -108,7 +108,7 @@ pub fn events(v: &Value) -> Vec<ToolEvent> {
 
 /// JSONOUT-1: the final's `structured_output`, when it has one.
 #[must_use]
-pub fn structured(final_event: &Value) -> Candidate {
+pub(crate) fn structured(final_event: &Value) -> Candidate {
     match final_event.get("structured_output") {
         None | Some(Value::Null) => Candidate::Missing,
         Some(v) => Candidate::Value(v.clone()),

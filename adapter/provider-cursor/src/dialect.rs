@@ -14,7 +14,7 @@ use cmk_engine::provider::{Dialect, LineClass};
 use cmk_engine::tools::ToolEvent;
 
 /// The stop reason of a successful turn (ACP-6).
-pub const END_TURN: &str = "end_turn";
+pub(crate) const END_TURN: &str = "end_turn";
 
 /// ACP's dialect.
 #[derive(Debug, Clone, Copy, Default)]

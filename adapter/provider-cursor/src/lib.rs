@@ -14,10 +14,12 @@
 //! a credential: the user's environment passes through (scrubbed as NAT-8), with
 //! `BROWSER=/bin/true` and `NO_OPEN_BROWSER=1` so nothing ever opens a login page.
 
+#![warn(unreachable_pub)]
+
 pub mod dialect;
-pub mod process;
-pub mod texts;
-pub mod tools;
+mod process;
+mod texts;
+mod tools;
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -39,9 +41,9 @@ use cmk_native::options::{NO_NUL_PATTERN, tree_options};
 use cmk_supervisor::{self as supervisor, StdinMode};
 
 /// The permission modes a caller may choose (ACP-4); `dontAsk` is the default.
-pub const PERMISSION_MODES: [&str; 3] = ["dontAsk", "plan", "acceptEdits"];
+pub(crate) const PERMISSION_MODES: [&str; 3] = ["dontAsk", "plan", "acceptEdits"];
 /// Longest `resume_session_id` accepted.
-pub const SESSION_ID_MAX: usize = 256;
+pub(crate) const SESSION_ID_MAX: usize = 256;
 
 /// Runs `cursor-agent acp`.
 #[derive(Debug, Clone)]
@@ -162,7 +164,7 @@ struct Options {
 
 /// The environment of the agent (ACP-9): the user's, scrubbed (NAT-8), and never a login page.
 #[must_use]
-pub fn agent_env() -> Vec<(OsString, OsString)> {
+pub(crate) fn agent_env() -> Vec<(OsString, OsString)> {
     let mut env: Vec<(OsString, OsString)> = scrubbed_env()
         .into_iter()
         .filter(|(k, _)| k != "BROWSER" && k != "NO_OPEN_BROWSER")

@@ -21,7 +21,7 @@ use cmk_engine::{ErrorCode, ToolError};
 use cmk_supervisor::{ExitStatus, Supervised, SupervisorHandle};
 
 /// Bound of the final's `text` (BND-3): the final is bounded like claude's result event.
-pub const TEXT_MAX: usize = FINAL_MAX;
+pub(crate) const TEXT_MAX: usize = FINAL_MAX;
 /// In-memory pipe between the ACP client and the engine's ingest.
 const EVENTS_PIPE_BYTES: usize = 256 * 1024;
 /// After a cancel, how long beyond the client's grace the group may live before the backstop
@@ -29,7 +29,7 @@ const EVENTS_PIPE_BYTES: usize = 256 * 1024;
 const CANCEL_BACKSTOP_SLACK: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// A running agent and its turn.
-pub struct CursorProcess {
+pub(crate) struct CursorProcess {
     sup: Supervised,
     events: Option<NativeReader>,
     cancel: watch::Sender<bool>,
@@ -41,7 +41,7 @@ pub struct CursorProcess {
 impl CursorProcess {
     /// Starts the turn on an agent just spawned with a piped stdin. Must be called inside a
     /// tokio runtime. On error the group is being ended and nothing is left running.
-    pub fn start(mut sup: Supervised, turn: TurnConfig) -> Result<Self, ToolError> {
+    pub(crate) fn start(mut sup: Supervised, turn: TurnConfig) -> Result<Self, ToolError> {
         let handle = sup.handle();
         let (Some(agent_out), Some(agent_in)) = (sup.stdout.take(), sup.stdin.take()) else {
             sup.terminate();
@@ -137,7 +137,7 @@ impl NativeProcess for CursorProcess {
 
 /// ACP-6: the engine's view of a settled turn.
 #[must_use]
-pub fn completion_of(report: &TurnReport) -> Completion {
+pub(crate) fn completion_of(report: &TurnReport) -> Completion {
     let mut c = Completion {
         session_id: report.session_id.clone(),
         ..Completion::default()

@@ -5,7 +5,7 @@ use cmk_engine::provider::{Role, Texts};
 
 /// Cursor's texts.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct CursorTexts;
+pub(crate) struct CursorTexts;
 
 impl Texts for CursorTexts {
     fn title(&self, role: Role) -> &'static str {
@@ -98,7 +98,7 @@ impl Texts for CursorTexts {
 
 /// What a host needs to know about each of Cursor's options.
 #[must_use]
-pub fn option_description(name: &str) -> Option<&'static str> {
+pub(crate) fn option_description(name: &str) -> Option<&'static str> {
     Some(match name {
         "model" => "Model name, passed as `cursor-agent --model M acp` only when given.",
         "permission_mode" => {

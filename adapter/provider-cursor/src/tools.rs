@@ -26,13 +26,13 @@ const MARKERS: [&[u8]; 2] = [b"\"tool_call", b"\"acp_client\":\"permission\""];
 
 /// Whether a native line may carry tool events.
 #[must_use]
-pub fn may_carry(line: &[u8]) -> bool {
+pub(crate) fn may_carry(line: &[u8]) -> bool {
     MARKERS.iter().any(|m| memmem::find(line, m).is_some())
 }
 
 /// The tool events of one parsed native line.
 #[must_use]
-pub fn events(v: &Value) -> Vec<ToolEvent> {
+pub(crate) fn events(v: &Value) -> Vec<ToolEvent> {
     if v.get("acp_client").and_then(Value::as_str) == Some("permission") {
         return permission(v).into_iter().collect();
     }
@@ -178,7 +178,7 @@ fn permission(v: &Value) -> Option<ToolEvent> {
 
 /// JSONOUT-2: the final's text, to be parsed strictly.
 #[must_use]
-pub fn structured(final_value: &Value) -> Candidate {
+pub(crate) fn structured(final_value: &Value) -> Candidate {
     match final_value.get("text").and_then(Value::as_str) {
         Some(t) => Candidate::Text(t.to_owned()),
         None => Candidate::Missing,

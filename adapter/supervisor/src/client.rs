@@ -246,7 +246,7 @@ impl Supervised {
     /// silent) without an acknowledgement (cleanup_unconfirmed).
     ///
     /// It first waits, unbounded, for the leader's exit or a terminate request; from then on it is
-    /// bounded by the grace plus [`KILL_CONFIRM_BOUND`] plus [`REPORT_SLACK`]. Cancel-safe;
+    /// bounded by the grace plus `KILL_CONFIRM_BOUND` plus `REPORT_SLACK`. Cancel-safe;
     /// repeated calls return the same report.
     pub async fn cleanup(&mut self) -> CleanupReport {
         while self.reports.exited.is_none()

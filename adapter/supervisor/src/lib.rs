@@ -5,7 +5,7 @@
 //! pins it until the group is dead, watches a lifeline (EOF = the adapter died or let go: SIGKILL
 //! the group at once, SUP-2), becomes subreaper for re-parented descendants, and reports over its
 //! own bounded channel. `docs/supervision.md` describes the process tree, the channel and the
-//! termination sequence; [`protocol`] holds the message formats.
+//! termination sequence; `protocol` holds the message formats.
 //!
 //! ```text
 //! adapter ──(tokio)──▶ supervisor (own process group, subreaper)
@@ -18,6 +18,8 @@
 //! [`Supervised::exited`] reports the leader's end, [`Supervised::terminate`] (or a
 //! [`SupervisorHandle`]) starts SUP-3, and [`Supervised::cleanup`] returns the final word.
 
+#![warn(unreachable_pub)]
+
 use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -26,8 +28,8 @@ use std::time::Duration;
 mod client;
 mod fds;
 mod order;
-pub mod procfs;
-pub mod protocol;
+mod procfs;
+mod protocol;
 mod report;
 mod spare;
 mod supervise;
@@ -46,19 +48,19 @@ pub const TERM_GRACE: Duration = Duration::from_secs(2);
 /// How long the supervisor waits, after SIGKILL, for the group to vanish before it reports the
 /// survivors (`cleanup_failed`). SIGKILL cannot be caught, but a process in uninterruptible sleep
 /// (`D`) dies only when its I/O returns.
-pub const KILL_CONFIRM_BOUND: Duration = Duration::from_secs(5);
+pub(crate) const KILL_CONFIRM_BOUND: Duration = Duration::from_secs(5);
 
 /// Fallback re-check interval, used only where child-exit events cannot tell whether the group is
 /// empty: live children of the supervisor outside the group (SUP-4 escapees) under which a member
 /// could sit (see `watch.rs`), or no signalfd. Every other wait of the supervisor is on events.
-pub const POLL_INTERVAL: Duration = Duration::from_millis(25);
+pub(crate) const POLL_INTERVAL: Duration = Duration::from_millis(25);
 
 /// How long [`spawn`] waits for the supervisor's `spawned`/`spawn_failed` report.
-pub const SPAWN_REPORT_BOUND: Duration = Duration::from_secs(30);
+pub(crate) const SPAWN_REPORT_BOUND: Duration = Duration::from_secs(30);
 
 /// Slack added to `grace + KILL_CONFIRM_BOUND` when [`Supervised::cleanup`] waits for the report
 /// (a loaded machine schedules the supervisor late; past this the run is cleanup_unconfirmed).
-pub const REPORT_SLACK: Duration = Duration::from_secs(10);
+pub(crate) const REPORT_SLACK: Duration = Duration::from_secs(10);
 
 /// What the native process gets as its stdin.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

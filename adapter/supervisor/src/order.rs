@@ -18,10 +18,10 @@ use crate::{SpawnSpec, StdinMode};
 
 /// Most bytes an order may take. Linux passes at most a few MiB of argv and environment
 /// together (`ARG_MAX`, a quarter of the stack limit), so a larger order could not run anyway.
-pub const MAX_ORDER_BYTES: usize = 16 * 1024 * 1024;
+pub(crate) const MAX_ORDER_BYTES: usize = 16 * 1024 * 1024;
 
 /// Encodes `spec`; `Err` when it exceeds [`MAX_ORDER_BYTES`].
-pub fn encode(spec: &SpawnSpec) -> Result<Vec<u8>, String> {
+pub(crate) fn encode(spec: &SpawnSpec) -> Result<Vec<u8>, String> {
     let mut out = Vec::with_capacity(256);
     out.push(match spec.stdin {
         StdinMode::Null => 0,
@@ -56,7 +56,7 @@ pub fn encode(spec: &SpawnSpec) -> Result<Vec<u8>, String> {
 }
 
 /// Decodes an order (the supervisor's side); `Err` says what is wrong with it.
-pub fn decode(bytes: &[u8]) -> Result<SpawnSpec, String> {
+pub(crate) fn decode(bytes: &[u8]) -> Result<SpawnSpec, String> {
     let mut r = Reader { bytes, at: 0 };
     let stdin = match r.take(1)?[0] {
         0 => StdinMode::Null,

@@ -8,7 +8,7 @@ use std::fs;
 
 /// One process as `/proc/<pid>/stat` describes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ProcEntry {
+pub(crate) struct ProcEntry {
     /// Its pid.
     pub pid: u32,
     /// Its state letter (`R`, `S`, `D`, `Z`, `T`, …).
@@ -24,7 +24,7 @@ pub struct ProcEntry {
 impl ProcEntry {
     /// `true` for a process that is dead but not yet reaped (`Z`, or `X` while being reaped).
     #[must_use]
-    pub fn is_zombie(&self) -> bool {
+    pub(crate) fn is_zombie(&self) -> bool {
         matches!(self.state, 'Z' | 'X')
     }
 }
@@ -32,7 +32,7 @@ impl ProcEntry {
 /// Parses the text of `/proc/<pid>/stat`. The command name sits in parentheses and may itself
 /// hold spaces and parentheses, so fields are counted from the last `)`.
 #[must_use]
-pub fn parse_stat(text: &str) -> Option<ProcEntry> {
+pub(crate) fn parse_stat(text: &str) -> Option<ProcEntry> {
     let open = text.find(" (")?;
     let pid = text[..open].trim().parse().ok()?;
     let close = text.rfind(')')?;
@@ -52,7 +52,7 @@ pub fn parse_stat(text: &str) -> Option<ProcEntry> {
 
 /// Every process visible in `/proc` now. Processes that vanish during the scan are skipped.
 #[must_use]
-pub fn scan() -> Vec<ProcEntry> {
+pub(crate) fn scan() -> Vec<ProcEntry> {
     let Ok(dir) = fs::read_dir("/proc") else {
         return Vec::new();
     };
@@ -69,7 +69,7 @@ pub fn scan() -> Vec<ProcEntry> {
 
 /// The live (non-zombie) members of process group `pgid`.
 #[must_use]
-pub fn live_group_members(pgid: u32) -> Vec<u32> {
+pub(crate) fn live_group_members(pgid: u32) -> Vec<u32> {
     scan()
         .into_iter()
         .filter(|p| p.pgrp == pgid && !p.is_zombie())
@@ -78,7 +78,7 @@ pub fn live_group_members(pgid: u32) -> Vec<u32> {
 }
 
 /// The descriptors a process holds open, from `/proc/<pid>/fd` (NAT-8 checks).
-pub fn open_fds(pid: u32) -> std::io::Result<Vec<i32>> {
+pub(crate) fn open_fds(pid: u32) -> std::io::Result<Vec<i32>> {
     let mut fds: Vec<i32> = fs::read_dir(format!("/proc/{pid}/fd"))?
         .filter_map(Result::ok)
         .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse().ok()))

@@ -16,19 +16,19 @@
 use serde::{Deserialize, Serialize};
 
 /// Longest line either side accepts, newline included.
-pub const MAX_LINE_BYTES: usize = 8 * 1024;
+pub(crate) const MAX_LINE_BYTES: usize = 8 * 1024;
 
 /// Most survivor pids listed in one cleanup report (the count goes into its error text).
-pub const MAX_SURVIVORS_LISTED: usize = 64;
+pub(crate) const MAX_SURVIVORS_LISTED: usize = 64;
 
 /// Longest message text carried in a report (longer text is cut at a char boundary).
-pub const MAX_MESSAGE_BYTES: usize = 2 * 1024;
+pub(crate) const MAX_MESSAGE_BYTES: usize = 2 * 1024;
 
 /// A line from the supervisor to the adapter, in the order a run produces them:
 /// `spawned` (or `spawn_failed`), then `exited`, then `cleanup`; then the supervisor exits.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "report", rename_all = "snake_case")]
-pub enum Report {
+pub(crate) enum Report {
     /// The native process runs as leader of process group `pid` (SUP-1).
     Spawned {
         /// Its pid, which is also its process group id.
@@ -61,7 +61,7 @@ pub enum Report {
 /// A line from the adapter to the supervisor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "command", rename_all = "snake_case")]
-pub enum Command {
+pub(crate) enum Command {
     /// SUP-3: SIGTERM to the group, the grace, SIGKILL, reap. Repeats are ignored.
     Terminate,
     /// The job, right after the descriptor frame: start the native process. `bytes` bytes of its
@@ -85,7 +85,7 @@ pub enum Command {
 
 /// Serialises one message as a line (newline included).
 #[must_use]
-pub fn encode<T: Serialize>(msg: &T) -> Vec<u8> {
+pub(crate) fn encode<T: Serialize>(msg: &T) -> Vec<u8> {
     // Serialising these plain enums cannot fail; an empty object keeps the framing intact anyway.
     let mut line = serde_json::to_vec(msg).unwrap_or_else(|_| b"{}".to_vec());
     line.push(b'\n');
@@ -95,7 +95,7 @@ pub fn encode<T: Serialize>(msg: &T) -> Vec<u8> {
 /// Cuts `text` to at most [`MAX_MESSAGE_BYTES`] at a char boundary, so a report stays one
 /// bounded line.
 #[must_use]
-pub fn bounded_message(text: &str) -> String {
+pub(crate) fn bounded_message(text: &str) -> String {
     if text.len() <= MAX_MESSAGE_BYTES {
         return text.to_owned();
     }
@@ -108,7 +108,7 @@ pub fn bounded_message(text: &str) -> String {
 
 /// Why a channel stopped yielding lines.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum LineError {
+pub(crate) enum LineError {
     /// A line longer than [`MAX_LINE_BYTES`] arrived.
     #[error("a control line exceeded {MAX_LINE_BYTES} bytes")]
     TooLong,
@@ -117,19 +117,19 @@ pub enum LineError {
 /// Bounded newline framing over whatever bytes arrive: feed chunks, take complete lines.
 /// Holds at most [`MAX_LINE_BYTES`] of an unfinished line.
 #[derive(Debug, Default)]
-pub struct LineBuffer {
+pub(crate) struct LineBuffer {
     pending: Vec<u8>,
 }
 
 impl LineBuffer {
     /// Appends a chunk read from the channel.
-    pub fn push(&mut self, chunk: &[u8]) {
+    pub(crate) fn push(&mut self, chunk: &[u8]) {
         self.pending.extend_from_slice(chunk);
     }
 
     /// The next complete line without its newline, `Ok(None)` when none is complete yet, or
     /// [`LineError::TooLong`] once the unfinished line passed the bound.
-    pub fn next_line(&mut self) -> Result<Option<Vec<u8>>, LineError> {
+    pub(crate) fn next_line(&mut self) -> Result<Option<Vec<u8>>, LineError> {
         if let Some(pos) = self.pending.iter().position(|&b| b == b'\n') {
             if pos + 1 > MAX_LINE_BYTES {
                 return Err(LineError::TooLong);
@@ -146,13 +146,13 @@ impl LineBuffer {
 
     /// Takes the bytes after the last complete line taken (the start of a payload that follows
     /// a line, [`Command::Run`]).
-    pub fn take_rest(&mut self) -> Vec<u8> {
+    pub(crate) fn take_rest(&mut self) -> Vec<u8> {
         std::mem::take(&mut self.pending)
     }
 
     /// Bytes of an unfinished line (non-zero at EOF means the peer stopped mid-line).
     #[must_use]
-    pub fn unfinished(&self) -> usize {
+    pub(crate) fn unfinished(&self) -> usize {
         self.pending.len()
     }
 }

@@ -46,7 +46,7 @@ const ORDER_READ_BOUND: Duration = Duration::from_secs(30);
 
 /// Entry point; see the module doc for the descriptors and messages it expects. `argv` (after
 /// the subcommand) must be empty: the job comes over the control socket.
-pub fn main(argv: &[OsString]) -> ExitCode {
+pub(crate) fn main(argv: &[OsString]) -> ExitCode {
     let control = match take_control_socket() {
         Ok(c) if argv.is_empty() => c,
         Ok(_) => return internal_only(&format!("unexpected arguments {argv:?}")),

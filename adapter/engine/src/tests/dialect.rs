@@ -12,7 +12,7 @@ use crate::provider::{Dialect, LineClass, LineKind, Role, Texts};
 
 /// The stand-in dialect.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Lines;
+pub(super) struct Lines;
 
 impl Dialect for Lines {
     fn classify(&self, line: &[u8]) -> LineClass {
@@ -81,7 +81,7 @@ impl Dialect for Lines {
 
 /// Texts nobody reads: the engine never shows them.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct TestTexts;
+pub(super) struct TestTexts;
 
 impl Texts for TestTexts {
     fn title(&self, _role: Role) -> &'static str {

@@ -21,7 +21,7 @@ pub enum Arity {
 impl Arity {
     /// `true` when the flag accepts a value after it.
     #[must_use]
-    pub fn takes_value(self) -> bool {
+    pub(crate) fn takes_value(self) -> bool {
         !matches!(self, Arity::None)
     }
 }
@@ -62,7 +62,7 @@ impl HelpOption {
     /// `true` when `word` appears in the description as a whole word (for values a help text
     /// lists in prose, like `(low, medium, high, xhigh, max)`).
     #[must_use]
-    pub fn mentions(&self, word: &str) -> bool {
+    pub(crate) fn mentions(&self, word: &str) -> bool {
         self.description
             .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
             .any(|w| w == word)
@@ -112,7 +112,7 @@ impl Help {
 
     /// Whether the `Commands:` section lists `word` as a subcommand.
     #[must_use]
-    pub fn has_command(&self, word: &str) -> bool {
+    pub(crate) fn has_command(&self, word: &str) -> bool {
         self.commands.iter().any(|c| c == word)
     }
 
