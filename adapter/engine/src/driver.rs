@@ -17,7 +17,7 @@ use tokio::time::{Instant, Sleep, sleep_until};
 use crate::native::Cleanup;
 use crate::outcome::{Facts, classify};
 use crate::provider::{
-    BoxFuture, Completion, NativeProcess, NativeReader, PreflightError, Provider, RunSpec,
+    BoxFuture, Checked, Completion, NativeProcess, NativeReader, PreflightError, Provider, RunSpec,
 };
 use crate::record::{Dir, Recorder};
 use crate::table::{Run, Table};
@@ -126,9 +126,37 @@ async fn execute(
 ) -> Exec {
     let mut cancel = run.cancel.subscribe();
     let mut exec = Exec::default();
+    let Some(checked) = preflight(provider, deadline, &mut cancel, &mut exec).await else {
+        return exec;
+    };
+    table.advance(&run.run_id, RunState::Starting);
+    let proc = match provider.spawn(&checked, spec).await {
+        Ok(p) => p,
+        Err(e) => {
+            exec.cancelled = *cancel.borrow_and_update();
+            exec.start_error = Some(e);
+            return exec;
+        }
+    };
+    table.advance(&run.run_id, RunState::Running);
+    let cancelled = *cancel.borrow_and_update();
+    let mut execution = Execution::new(table, run, proc, provider.term_grace(), cancel, exec);
+    if cancelled {
+        execution.exec.cancelled = true;
+        execution.begin_termination(Ending::Cancel);
+    }
+    execution.run(deadline).await
+}
 
-    // pending: NAT-2. Not interrupted by a cancel (it is short and bounded, and ending it here
-    // keeps the check's own cleanup in one place); the cancel is honoured right after.
+/// pending: NAT-2. Not interrupted by a cancel (it is short and bounded, and ending it here
+/// keeps the check's own cleanup in one place); the cancel is honoured right after. `None`: the
+/// run ends here, with what `exec` says.
+async fn preflight(
+    provider: &dyn Provider,
+    deadline: Instant,
+    cancel: &mut watch::Receiver<bool>,
+    exec: &mut Exec,
+) -> Option<Checked> {
     let mut verdict = provider.preflight(deadline).await;
     while let Err(PreflightError::Uncleaned {
         verdict: v,
@@ -158,15 +186,15 @@ async fn execute(
         Err(PreflightError::Refused(e)) => {
             exec.cancelled = *cancel.borrow_and_update();
             exec.start_error = Some(e);
-            return exec;
+            return None;
         }
         Err(PreflightError::DeadlinePassed) => {
             exec.cancelled = *cancel.borrow_and_update();
             exec.timed_out = true;
-            return exec;
+            return None;
         }
         // Unwrapped by the loop above.
-        Err(PreflightError::Uncleaned { .. }) => return exec,
+        Err(PreflightError::Uncleaned { .. }) => return None,
     };
     if *cancel.borrow_and_update() {
         exec.cancelled = true;
@@ -174,26 +202,9 @@ async fn execute(
         if let Some(waiting) = checked.supervisor.take() {
             waiting.release().await;
         }
-        return exec;
+        return None;
     }
-
-    table.advance(&run.run_id, RunState::Starting);
-    let proc = match provider.spawn(&checked, spec).await {
-        Ok(p) => p,
-        Err(e) => {
-            exec.cancelled = *cancel.borrow_and_update();
-            exec.start_error = Some(e);
-            return exec;
-        }
-    };
-    table.advance(&run.run_id, RunState::Running);
-    let cancelled = *cancel.borrow_and_update();
-    let mut execution = Execution::new(table, run, proc, provider.term_grace(), cancel, exec);
-    if cancelled {
-        execution.exec.cancelled = true;
-        execution.begin_termination(Ending::Cancel);
-    }
-    execution.run(deadline).await
+    Some(checked)
 }
 
 /// Where one run's execution stands (RUN-10). Moves happen in [`Execution::begin_termination`]
