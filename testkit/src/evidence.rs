@@ -162,6 +162,12 @@ fn test_files(repo: &Path) -> io::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for krate in [
         "adapter",
+        "adapter/engine",
+        "adapter/mcp-server",
+        "adapter/native",
+        "adapter/provider-claude",
+        "adapter/provider-cursor",
+        "adapter/supervisor",
         "acp-client",
         "conformance",
         "fake-claude",
