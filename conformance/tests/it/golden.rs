@@ -2,10 +2,13 @@
 //! pass, fail with a transcript, warn, info, skip, error, baselined, stale baseline, and an
 //! unknown baseline id. Regenerate with `BLESS=1 cargo test -p mcp-conformance golden`.
 
-use mcp_conformance::model::{Level, Outcome, Profile};
-use mcp_conformance::report::{self, BaselineReport, CaseResult, Report, RunnerInfo, ServerReport};
-use mcp_conformance::transcript::Entry;
-use mcp_conformance::verdict;
+use mcp_conformance::core::model::{Level, Outcome};
+use mcp_conformance::core::report::{
+    self, BaselineReport, CaseResult, Report, RunnerInfo, ServerReport,
+};
+use mcp_conformance::core::transcript::Entry;
+use mcp_conformance::core::verdict;
+use mcp_conformance::mcp::profile::Profile;
 use serde_json::json;
 use testkit::golden::check as golden;
 
@@ -40,7 +43,7 @@ fn entry(dir: &str, ms: u64, line: &str) -> Entry {
 }
 
 /// The synthetic report every writer renders.
-pub fn synthetic() -> Report {
+pub fn synthetic() -> Report<Profile> {
     let mut fail = case(
         "jsonrpc/malformed/parse-error",
         "T4",

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use mcp_conformance::acp::client::run_client_mode;
-use mcp_conformance::model::Outcome;
+use mcp_conformance::core::model::Outcome;
 use testkit::procs;
 
 use super::{config, describe};

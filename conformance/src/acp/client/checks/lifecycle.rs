@@ -4,7 +4,7 @@
 use super::{answer_kind, bound_ms, ending, label, turn};
 use crate::acp::client::config::ClientModeConfig;
 use crate::acp::client::run::Ran;
-use crate::model::Check;
+use crate::core::model::Check;
 
 /// `client/no-unprompted-authenticate`: the agent advertises `authMethods` and never answers
 /// `auth_required`, so any `authenticate` is unprompted (every agent process is checked).
@@ -19,7 +19,7 @@ pub fn no_unprompted_authenticate(ran: &Ran, _cfg: &ClientModeConfig) -> Check {
         .map(|(pid, ms, l)| {
             format!(
                 "agent pid {pid} at {ms} ms: {}",
-                crate::transcript::clip_to(l.raw.as_bytes(), 300)
+                crate::core::transcript::clip_to(l.raw.as_bytes(), 300)
             )
         })
         .collect();

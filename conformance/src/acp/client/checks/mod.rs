@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::config::ClientModeConfig;
 use super::run::Ran;
 use super::wire::AgentRequest;
-use crate::model::Check;
+use crate::core::model::Check;
 
 /// The ACP agent process of the run and the client's `session/prompt` line's time, or the
 /// [`Check`] that ends the case: the runner could not even get to a turn.
@@ -65,7 +65,7 @@ fn stderr_hint(ran: &Ran) -> String {
     last.map_or_else(String::new, |l| {
         format!(
             "; its stderr ends: {}",
-            crate::transcript::clip_to(l.as_bytes(), 200)
+            crate::core::transcript::clip_to(l.as_bytes(), 200)
         )
     })
 }
