@@ -17,3 +17,6 @@
 pub mod acp;
 pub mod core;
 pub mod mcp;
+
+#[cfg(test)]
+mod module_graph;
