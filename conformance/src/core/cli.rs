@@ -182,6 +182,11 @@ pub fn write_reports<P: ProfileName>(
             report.summary.last_line()
         ));
     }
+    if report.exit_code == 2
+        && let Some(note) = crate::core::verdict::exit_note(&report.runner.name, &report.summary)
+    {
+        err_line(&note);
+    }
     Ok(())
 }
 

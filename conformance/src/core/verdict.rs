@@ -180,16 +180,36 @@ pub fn summarize(cases: &[CaseResult], unknown_baseline: usize) -> Summary {
 }
 
 /// The exit status: 0 conformant (after the baseline), 1 a required case failed or the baseline
-/// went stale, 2 the runner could not do every case (errors) and nothing failed.
+/// went stale, 2 the runner could not grade every case (errors), whatever else failed: a CI
+/// must not read a run with ungraded cases as a verdict ([`exit_note`] says both on stderr).
 #[must_use]
 pub fn exit_code(summary: &Summary) -> u8 {
-    if summary.failed > summary.errors {
-        1
-    } else if summary.errors > 0 {
+    if summary.errors > 0 {
         2
+    } else if summary.failed > 0 {
+        1
     } else {
         0
     }
+}
+
+/// What stderr says when the exit status is 2 for runner errors: how many cases could not be
+/// graded and, when some did fail, that too (the status alone would hide it).
+#[must_use]
+pub fn exit_note(runner: &str, summary: &Summary) -> Option<String> {
+    if summary.errors == 0 {
+        return None;
+    }
+    let real = summary.failed - summary.errors;
+    let failed = if real > 0 {
+        format!("; {real} failed besides (see the report), a verdict once every case is graded")
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "{runner}: exit 2: {} case(s) could not be graded (runner errors){failed}",
+        summary.errors
+    ))
 }
 
 /// What a report says of the run besides its cases.
@@ -291,13 +311,22 @@ mod tests {
     }
 
     #[test]
-    fn exit_codes_follow_failures_then_errors() {
+    fn runner_errors_exit_2_even_beside_failures_and_stderr_says_both() {
         let mut s = Summary::default();
         assert_eq!(exit_code(&s), 0);
+        assert_eq!(exit_note("r", &s), None);
+        s.failed = 1;
+        assert_eq!(exit_code(&s), 1);
+        assert_eq!(exit_note("r", &s), None);
         s.errors = 1;
         s.failed = 1;
         assert_eq!(exit_code(&s), 2);
-        s.failed = 2;
-        assert_eq!(exit_code(&s), 1);
+        let note = exit_note("r", &s).expect("a note");
+        assert!(note.contains("1 case(s) could not be graded") && !note.contains("failed"));
+        // A real failure beside a runner error: still 2, and stderr says both.
+        s.failed = 3;
+        assert_eq!(exit_code(&s), 2);
+        let note = exit_note("r", &s).expect("a note");
+        assert!(note.contains("2 failed besides"), "{note}");
     }
 }
