@@ -202,8 +202,13 @@ impl ErrorShell {
 }
 
 async fn run_inner(cli: Cli, profile: Profile, outputs: Outputs) -> anyhow::Result<ExitCode> {
+    let all = catalogue::all();
     let baseline = match &cli.common.baseline {
-        Some(p) => Baseline::load(p)?,
+        Some(p) => {
+            let b = Baseline::load(p)?;
+            b.check_known(p, |id| all.iter().any(|c| c.id == id))?;
+            b
+        }
         None => Baseline::default(),
     };
     let builtin = cli.command.is_empty();
@@ -213,7 +218,6 @@ async fn run_inner(cli: Cli, profile: Profile, outputs: Outputs) -> anyhow::Resu
         cli.drive_fake || builtin
     };
     // A selection that matches nothing is a usage error: found before any server starts.
-    let all = catalogue::all();
     // `ID@FAMILY` globs select their case here; the family part applies once discovery has
     // listed the families.
     let cases = catalogue::select(

@@ -171,7 +171,10 @@ fn client_mode(cli: &Cli, outputs: &Outputs, jobs: usize) -> ExitCode {
         ));
     }
     let baseline = match &cli.common.baseline {
-        Some(p) => match Baseline::load(p) {
+        Some(p) => match Baseline::load(p).and_then(|b| {
+            b.check_known(p, |id| CASES.iter().any(|c| c.id == id))
+                .map(|()| b)
+        }) {
             Ok(b) => b,
             Err(e) => return usage(&e.to_string()),
         },
@@ -286,7 +289,11 @@ async fn run_inner(
     outputs: &Outputs,
 ) -> anyhow::Result<ExitCode> {
     let baseline = match &cli.common.baseline {
-        Some(p) => Baseline::load(p)?,
+        Some(p) => {
+            let b = Baseline::load(p)?;
+            b.check_known(p, |id| all.iter().any(|c| c.id == id))?;
+            b
+        }
         None => Baseline::default(),
     };
     let Some((program, args)) = cli.command.split_first() else {

@@ -40,6 +40,29 @@ pub enum BaselineError {
         /// The id.
         id: String,
     },
+    /// Ids that name no case of the runner: a typo, or a case removed or renamed. A usage
+    /// error, never a failed case: the baseline is the workflow author's input.
+    #[error(
+        "baseline {path} lists ids of no case: {} (a typo, or a case removed or renamed)",
+        ids.join(", ")
+    )]
+    Unknown {
+        /// The file.
+        path: String,
+        /// The unknown ids.
+        ids: Vec<String>,
+    },
+}
+
+impl BaselineError {
+    /// A baseline listing `ids`, which name no case of the runner.
+    #[must_use]
+    pub fn unknown(path: &Path, ids: Vec<String>) -> Self {
+        Self::Unknown {
+            path: path.display().to_string(),
+            ids,
+        }
+    }
 }
 
 /// Why a baseline's text is not a baseline (line numbers 1-based).
@@ -66,6 +89,22 @@ pub struct Baseline {
 }
 
 impl Baseline {
+    /// Fails with [`BaselineError::Unknown`] when an id of the baseline read from `path` is not
+    /// `known` (every case id of the runner, whatever `--case` selected: one baseline serves
+    /// every shard).
+    pub fn check_known(
+        &self,
+        path: &Path,
+        known: impl Fn(&str) -> bool,
+    ) -> Result<(), BaselineError> {
+        let unknown: Vec<String> = self.ids.iter().filter(|id| !known(id)).cloned().collect();
+        if unknown.is_empty() {
+            Ok(())
+        } else {
+            Err(BaselineError::unknown(path, unknown))
+        }
+    }
+
     /// Reads a baseline file.
     pub fn load(path: &Path) -> Result<Self, BaselineError> {
         let text = std::fs::read_to_string(path).map_err(|source| BaselineError::Read {
@@ -155,6 +194,20 @@ mod tests {
                 first: 1,
                 id: "jsonrpc/ids/zero".into()
             }
+        );
+    }
+
+    #[test]
+    fn ids_of_no_case_are_named_and_known_ones_pass() {
+        let b = Baseline::parse("a/x\nb/y\nc/z\n").expect("a baseline");
+        let path = Path::new("base.txt");
+        assert!(b.check_known(path, |_| true).is_ok());
+        let err = b
+            .check_known(path, |id| id == "b/y")
+            .expect_err("two unknown ids");
+        assert_eq!(
+            err.to_string(),
+            "baseline base.txt lists ids of no case: a/x, c/z (a typo, or a case removed or renamed)"
         );
     }
 }

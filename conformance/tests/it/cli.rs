@@ -224,17 +224,27 @@ fn the_baseline_is_strict_both_ways() {
     );
     assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
 
-    // A listed id that names no case is stale too.
-    std::fs::write(&baseline, "jsonrpc/no-such-case\n").unwrap();
+    // A listed id that names no case (a typo, a removed case) is a usage error: exit 2 before
+    // anything runs, naming it, never a failed case. One baseline serves every shard: a case
+    // outside the selection is known.
+    std::fs::write(
+        &baseline,
+        "jsonrpc/no-such-case\njsonrpc/malformed/parse-error\n",
+    )
+    .unwrap();
     let (out, report) = run_json(
         &["--baseline", b.as_str(), "--case", "lifecycle/ping"],
         &[&toy_str()],
     );
-    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
-    assert_eq!(
-        report.unwrap()["baseline"]["unknown"][0],
-        "jsonrpc/no-such-case"
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    let report = report.unwrap();
+    assert!(
+        report["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("jsonrpc/no-such-case") && !e.contains("parse-error")),
+        "{report}"
     );
+    assert_eq!(report["cases"].as_array().map(Vec::len), Some(0));
 
     // An id listed twice is a broken baseline (usually another id mistyped): exit 2, naming
     // both lines, and nothing runs.
