@@ -5,12 +5,12 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use clap::Parser;
 
 use mcp_conformance::core::baseline::Baseline;
-use mcp_conformance::core::cli::{self, CommonArgs, Outputs, err_line, out};
+use mcp_conformance::core::cli::{self, CommonArgs, Outputs, Partial, err_line, out};
 use mcp_conformance::core::report::{self, Report};
 use mcp_conformance::core::schedule;
 use mcp_conformance::core::verdict::{self, RunInfo};
@@ -125,13 +125,32 @@ fn main() -> ExitCode {
         Ok(rt) => rt,
         Err(e) => return usage(&format!("cannot start the runtime: {e}")),
     };
+    let started = Instant::now();
+    let shell = ErrorShell {
+        command: cli
+            .command
+            .iter()
+            .map(|s| s.to_string_lossy().into_owned())
+            .collect(),
+        profile,
+        strict: cli.common.strict,
+        baseline: cli
+            .common
+            .baseline
+            .as_ref()
+            .map(|p| p.display().to_string()),
+        started,
+    };
+    let partial = Partial::default();
     let code = runtime.block_on(async {
         tokio::select! {
-            code = run(cli, profile, outputs) => code,
+            code = run(cli, &shell, outputs.clone(), partial.clone()) => code,
             () = cli::interrupted() => {
-                // Ctrl-C or SIGTERM of the runner: every spawned server group dies with it.
+                // Ctrl-C or SIGTERM of the runner: every spawned server group dies with it, and
+                // the reports still get written, with the verdicts reached so far.
                 process::kill_all();
                 err_line("mcp-conformance: interrupted; every server process group was killed");
+                cli::write_interrupted(&partial.interrupted(shell.info()), &outputs);
                 ExitCode::from(130)
             }
         }
@@ -146,28 +165,20 @@ fn outputs(cli: &Cli) -> Result<Outputs, String> {
     cli.common.outputs()
 }
 
-async fn run(cli: Cli, profile: Profile, outputs: Outputs) -> ExitCode {
-    let shell = ErrorShell {
-        command: cli
-            .command
-            .iter()
-            .map(|s| s.to_string_lossy().into_owned())
-            .collect(),
-        profile,
-        strict: cli.common.strict,
-        baseline: cli
-            .common
-            .baseline
-            .as_ref()
-            .map(|p| p.display().to_string()),
-    };
+async fn run(
+    cli: Cli,
+    shell: &ErrorShell,
+    outputs: Outputs,
+    partial: Partial<Profile>,
+) -> ExitCode {
     let error_outputs = outputs.clone();
-    match run_inner(cli, profile, outputs).await {
+    match run_inner(cli, shell, outputs, partial).await {
         Ok(code) => code,
         Err(e) => {
             let msg = format!("{e:#}");
             err_line(&format!("mcp-conformance: {msg}"));
-            // A CI job reading the JSON report still gets one, saying why there is no verdict.
+            // A CI job reading the JSON or JUnit report still gets one, saying why there is
+            // no verdict.
             cli::write_error_reports("mcp-conformance", &shell.report(&msg), &error_outputs);
             ExitCode::from(2)
         }
@@ -180,28 +191,38 @@ struct ErrorShell {
     profile: Profile,
     strict: bool,
     baseline: Option<String>,
+    started: Instant,
 }
 
 impl ErrorShell {
+    /// What the report of a run that did not get under way says of it.
+    fn info(&self) -> RunInfo<Profile> {
+        RunInfo {
+            runner: "mcp-conformance",
+            profile: self.profile,
+            command: self.command.clone(),
+            builtin: self.command.is_empty(),
+            peer_info: None,
+            protocol_version: None,
+            strict: self.strict,
+            drive_fake: false,
+            baseline_file: self.baseline.clone(),
+            started: self.started,
+        }
+    }
+
     fn report(&self, error: &str) -> Report<Profile> {
-        verdict::error_report(
-            RunInfo {
-                runner: "mcp-conformance",
-                profile: self.profile,
-                command: self.command.clone(),
-                builtin: self.command.is_empty(),
-                peer_info: None,
-                protocol_version: None,
-                strict: self.strict,
-                drive_fake: false,
-                baseline_file: self.baseline.clone(),
-            },
-            error,
-        )
+        verdict::error_report(self.info(), error)
     }
 }
 
-async fn run_inner(cli: Cli, profile: Profile, outputs: Outputs) -> anyhow::Result<ExitCode> {
+async fn run_inner(
+    cli: Cli,
+    shell: &ErrorShell,
+    outputs: Outputs,
+    partial: Partial<Profile>,
+) -> anyhow::Result<ExitCode> {
+    let profile = shell.profile;
     let all = catalogue::all();
     let baseline = match &cli.common.baseline {
         Some(p) => {
@@ -286,8 +307,32 @@ async fn run_inner(cli: Cli, profile: Profile, outputs: Outputs) -> anyhow::Resu
     }
 
     let strict = cli.common.strict;
-    let (tx, printer) =
-        cli::progress_printer(cases.len(), progress_to_stdout, profile, strict, &baseline);
+    let info = RunInfo {
+        runner: "mcp-conformance",
+        profile,
+        command: target.spec.command_words(),
+        builtin: target.builtin,
+        peer_info: discovery.server_info.clone(),
+        protocol_version: discovery.protocol_version.clone(),
+        strict,
+        drive_fake,
+        baseline_file: shell.baseline.clone(),
+        started: shell.started,
+    };
+    partial.start(
+        info.clone(),
+        cases.iter().map(|c| c.id).collect(),
+        all.iter().map(|c| c.id).collect(),
+        &baseline,
+    );
+    let (tx, printer) = cli::progress_printer(
+        cases.len(),
+        progress_to_stdout,
+        profile,
+        strict,
+        &baseline,
+        partial,
+    );
     let runner = Arc::new(McpRunner {
         target: target.clone(),
         discovery: discovery.clone(),
@@ -316,26 +361,7 @@ async fn run_inner(cli: Cli, profile: Profile, outputs: Outputs) -> anyhow::Resu
         .map(|c| c.id)
         .chain(ran_ids.iter().map(String::as_str))
         .collect();
-    let report = verdict::assemble(
-        RunInfo {
-            runner: "mcp-conformance",
-            profile,
-            command: target.spec.command_words(),
-            builtin: target.builtin,
-            peer_info: discovery.server_info.clone(),
-            protocol_version: discovery.protocol_version.clone(),
-            strict,
-            drive_fake,
-            baseline_file: cli
-                .common
-                .baseline
-                .as_ref()
-                .map(|p| p.display().to_string()),
-        },
-        results,
-        &baseline,
-        &ids,
-    );
+    let report = verdict::assemble(info, results, &baseline, &ids);
     cli::write_reports(&report, &outputs, progress_to_stdout)?;
     Ok(ExitCode::from(report.exit_code))
 }

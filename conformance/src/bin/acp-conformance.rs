@@ -8,7 +8,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use clap::parser::ValueSource;
 use clap::{CommandFactory as _, FromArgMatches as _, Parser};
@@ -16,7 +16,7 @@ use clap::{CommandFactory as _, FromArgMatches as _, Parser};
 use mcp_conformance::acp::gate::{AcpCase, AcpProfile, AcpRunner};
 use mcp_conformance::acp::{self, ctx};
 use mcp_conformance::core::baseline::Baseline;
-use mcp_conformance::core::cli::{self, CommonArgs, Outputs, err_line, out};
+use mcp_conformance::core::cli::{self, CommonArgs, Outputs, Partial, err_line, out};
 use mcp_conformance::core::client::ServerSpec;
 use mcp_conformance::core::process;
 use mcp_conformance::core::report::{self, Report};
@@ -110,12 +110,16 @@ fn main() -> ExitCode {
         Ok(rt) => rt,
         Err(code) => return code,
     };
+    let started = Instant::now();
+    let partial = Partial::default();
     let code = runtime.block_on(async {
         tokio::select! {
-            code = run(&cli, cases, &all, &outputs) => code,
+            code = run(&cli, cases, &all, &outputs, partial.clone(), started) => code,
             () = cli::interrupted() => {
                 process::kill_all();
                 err_line("acp-conformance: interrupted; every agent process group was killed");
+                let before = run_info(&cli, AcpProfile::Agent, None, None, started);
+                cli::write_interrupted(&partial.interrupted(before), &outputs);
                 ExitCode::from(130)
             }
         }
@@ -136,7 +140,9 @@ fn runtime() -> Result<tokio::runtime::Runtime, ExitCode> {
 /// `--client`: the client catalogue on the one scheduler (`jobs` clients at once), graded and
 /// reported like agent mode's (profile `client`).
 fn client_mode(cli: &Cli, outputs: &Outputs, jobs: usize) -> ExitCode {
-    use mcp_conformance::acp::client::{CASES, CancelDriver, ClientModeConfig, run_client_mode};
+    use mcp_conformance::acp::client::{
+        CASES, CancelDriver, ClientModeConfig, run_client_cases, selected,
+    };
     let ids: Vec<String> = CASES
         .iter()
         .filter(|c| {
@@ -209,26 +215,48 @@ fn client_mode(cli: &Cli, outputs: &Outputs, jobs: usize) -> ExitCode {
         Ok(rt) => rt,
         Err(code) => return code,
     };
+    let started = Instant::now();
+    let info = run_info(cli, AcpProfile::Client, None, None, started);
+    let cases = selected(&cfg);
+    let partial = Partial::default();
+    partial.start(
+        info.clone(),
+        cases.iter().map(|c| c.id).collect(),
+        CASES.iter().map(|c| c.id).collect(),
+        &cfg.baseline,
+    );
+    let progress_to_stdout = cli::progress_to_stdout(outputs);
     let results = rt.block_on(async {
+        let (tx, printer) = cli::progress_printer(
+            cases.len(),
+            progress_to_stdout,
+            AcpProfile::Client,
+            cfg.strict,
+            &cfg.baseline,
+            partial.clone(),
+        );
         tokio::select! {
-            r = run_client_mode(&cfg) => Some(r),
+            r = run_client_cases(&cfg, Some(tx)) => {
+                let _ = printer.await;
+                Some(r)
+            }
             () = cli::interrupted() => None,
         }
     });
     process::kill_all();
     rt.shutdown_timeout(Duration::from_millis(200));
-    let Some(cases) = results else {
+    let Some(ran) = results else {
         err_line("acp-conformance: interrupted; every process group was killed");
+        cli::write_interrupted(&partial.interrupted(info), outputs);
         return ExitCode::from(130);
     };
     let known: BTreeSet<&str> = CASES.iter().map(|c| c.id).collect();
-    let report = verdict::assemble(
-        run_info(cli, AcpProfile::Client, None, None),
-        cases,
-        &cfg.baseline,
-        &known,
-    );
-    if let Err(e) = cli::write_reports(&report, outputs, false) {
+    let graded = ran
+        .iter()
+        .map(|r| verdict::grade(r, AcpProfile::Client, cfg.strict, &cfg.baseline))
+        .collect();
+    let report = verdict::assemble(info, graded, &cfg.baseline, &known);
+    if let Err(e) = cli::write_reports(&report, outputs, progress_to_stdout) {
         return usage(&format!("{e:#}"));
     }
     ExitCode::from(report.exit_code)
@@ -247,6 +275,7 @@ fn run_info(
     profile: AcpProfile,
     peer_info: Option<serde_json::Value>,
     protocol_version: Option<String>,
+    started: Instant,
 ) -> RunInfo<AcpProfile> {
     RunInfo {
         runner: "acp-conformance",
@@ -262,21 +291,30 @@ fn run_info(
             .baseline
             .as_ref()
             .map(|p| p.display().to_string()),
+        started,
     }
 }
 
 /// The report of a run that could not start (exit 2), for JSON readers.
-fn error_report(cli: &Cli, error: &str) -> Report<AcpProfile> {
-    verdict::error_report(run_info(cli, AcpProfile::Agent, None, None), error)
+fn error_report(cli: &Cli, error: &str, started: Instant) -> Report<AcpProfile> {
+    verdict::error_report(run_info(cli, AcpProfile::Agent, None, None, started), error)
 }
 
-async fn run(cli: &Cli, cases: Vec<AcpCase>, all: &[AcpCase], outputs: &Outputs) -> ExitCode {
-    match run_inner(cli, cases, all, outputs).await {
+async fn run(
+    cli: &Cli,
+    cases: Vec<AcpCase>,
+    all: &[AcpCase],
+    outputs: &Outputs,
+    partial: Partial<AcpProfile>,
+    started: Instant,
+) -> ExitCode {
+    match run_inner(cli, cases, all, outputs, partial, started).await {
         Ok(code) => code,
         Err(e) => {
             let msg = format!("{e:#}");
             err_line(&format!("acp-conformance: {msg}"));
-            cli::write_error_reports("acp-conformance", &error_report(cli, &msg), outputs);
+            let report = error_report(cli, &msg, started);
+            cli::write_error_reports("acp-conformance", &report, outputs);
             ExitCode::from(2)
         }
     }
@@ -287,6 +325,8 @@ async fn run_inner(
     cases: Vec<AcpCase>,
     all: &[AcpCase],
     outputs: &Outputs,
+    partial: Partial<AcpProfile>,
+    started: Instant,
 ) -> anyhow::Result<ExitCode> {
     let baseline = match &cli.common.baseline {
         Some(p) => {
@@ -321,12 +361,26 @@ async fn run_inner(
         }
     };
     let progress_to_stdout = cli::progress_to_stdout(outputs);
+    let info = run_info(
+        cli,
+        AcpProfile::Agent,
+        init.get("agentInfo").cloned(),
+        init.get("protocolVersion").map(|v| v.to_string()),
+        started,
+    );
+    partial.start(
+        info.clone(),
+        cases.iter().map(|c| c.id).collect(),
+        all.iter().map(|c| c.id).collect(),
+        &baseline,
+    );
     let (tx, printer) = cli::progress_printer(
         cases.len(),
         progress_to_stdout,
         AcpProfile::Agent,
         cli.common.strict,
         &baseline,
+        partial,
     );
     let settings = Settings {
         timeout,
@@ -339,17 +393,7 @@ async fn run_inner(
         .iter()
         .map(|r| verdict::grade(r, AcpProfile::Agent, cli.common.strict, &baseline))
         .collect();
-    let report = verdict::assemble(
-        run_info(
-            cli,
-            AcpProfile::Agent,
-            init.get("agentInfo").cloned(),
-            init.get("protocolVersion").map(|v| v.to_string()),
-        ),
-        graded,
-        &baseline,
-        &ids,
-    );
+    let report = verdict::assemble(info, graded, &baseline, &ids);
     cli::write_reports(&report, outputs, progress_to_stdout)?;
     Ok(ExitCode::from(report.exit_code))
 }

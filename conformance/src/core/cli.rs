@@ -3,15 +3,18 @@
 //! own flags), writing to a stdout that may be closed, the `--format`/`--out` routing of reports,
 //! Ctrl-C and SIGTERM, and writing the finished reports. Exit statuses are 0, 1, 2 and 130 only.
 
+use std::collections::BTreeSet;
 use std::io::Write as _;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use anyhow::Context as _;
 
 use crate::core::baseline::Baseline;
 use crate::core::case::Gate;
-use crate::core::report::{self, ProfileName, Report};
+use crate::core::report::{self, CaseResult, ProfileName, Report};
 use crate::core::schedule::Ran;
+use crate::core::verdict::RunInfo;
 
 /// The options both runners take, with each runner's defaults for `--timeout-ms` and `--jobs`
 /// (`#[command(flatten)] common: CommonArgs<10_000, 8>`). A binary whose help says more about
@@ -190,14 +193,15 @@ pub fn write_reports<P: ProfileName>(
     Ok(())
 }
 
-/// Writes the JSON reports of a run that ended in a runner error (`runner` prefixes messages),
-/// so a CI job reading the JSON report still gets one, saying why there is no verdict.
+/// Writes the JSON and JUnit reports of a run that ended in a runner error (`runner` prefixes
+/// messages), so a CI job reading either still gets one, saying why there is no verdict.
 pub fn write_error_reports<P: ProfileName>(runner: &str, report: &Report<P>, outputs: &Outputs) {
-    let text = report::json::render(report);
     for (format, file) in outputs {
-        if *format != Format::Json {
-            continue;
-        }
+        let text = match format {
+            Format::Json => report::json::render(report),
+            Format::Junit => report::junit::render(report),
+            Format::Pretty => continue,
+        };
         match file {
             Some(path) => {
                 if let Err(e) = std::fs::write(path, &text) {
@@ -209,15 +213,93 @@ pub fn write_error_reports<P: ProfileName>(runner: &str, report: &Report<P>, out
     }
 }
 
+/// The verdicts of a run as they arrive, so that an interrupted run (exit 130) still writes
+/// its reports with the verdicts reached so far.
+pub struct Partial<P> {
+    inner: Arc<Mutex<PartialRun<P>>>,
+}
+
+impl<P> Clone for Partial<P> {
+    fn clone(&self) -> Self {
+        Self {
+            inner: self.inner.clone(),
+        }
+    }
+}
+
+struct PartialRun<P> {
+    /// What the report says of the run, once known (after discovery).
+    info: Option<RunInfo<P>>,
+    /// The selected cases' ids, in report order.
+    order: Vec<&'static str>,
+    /// Every id the gate knows (for the baseline).
+    known: Vec<&'static str>,
+    baseline: Baseline,
+    graded: Vec<CaseResult>,
+}
+
+impl<P: ProfileName> Default for Partial<P> {
+    fn default() -> Self {
+        Self {
+            inner: Arc::new(Mutex::new(PartialRun {
+                info: None,
+                order: Vec::new(),
+                known: Vec::new(),
+                baseline: Baseline::default(),
+                graded: Vec::new(),
+            })),
+        }
+    }
+}
+
+impl<P: ProfileName> Partial<P> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, PartialRun<P>> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The run is under way: what its report says of it, the selected cases' ids in report
+    /// order, every id the gate knows, and the baseline.
+    pub fn start(
+        &self,
+        info: RunInfo<P>,
+        order: Vec<&'static str>,
+        known: Vec<&'static str>,
+        baseline: &Baseline,
+    ) {
+        let mut run = self.lock();
+        run.info = Some(info);
+        run.order = order;
+        run.known = known;
+        run.baseline = baseline.clone();
+    }
+
+    fn push(&self, graded: CaseResult) {
+        self.lock().graded.push(graded);
+    }
+
+    /// The report of the run interrupted now: the verdicts reached, in report order (`before`:
+    /// what the report says of a run interrupted before it got under way).
+    pub fn interrupted(&self, before: RunInfo<P>) -> Report<P> {
+        let mut run = self.lock();
+        let info = run.info.take().unwrap_or(before);
+        let mut graded = std::mem::take(&mut run.graded);
+        let order = &run.order;
+        graded.sort_by_key(|c| order.iter().position(|id| *id == c.id));
+        let known: BTreeSet<&str> = run.known.iter().copied().collect();
+        crate::core::verdict::interrupted_report(info, graded, order.len(), &run.baseline, &known)
+    }
+}
+
 /// The progress printer of a run: each finished case, graded, as one line on stdout (when
-/// `to_stdout`) or stderr. Send every [`Ran`] to the returned sender; the task ends when the
-/// sender is dropped (the scheduler drops it when the last case is in).
+/// `to_stdout`) or stderr, and kept in `partial`. Send every [`Ran`] to the returned sender;
+/// the task ends when the sender is dropped (the scheduler drops it when the last case is in).
 pub fn progress_printer<G: Gate>(
     total: usize,
     to_stdout: bool,
     profile: G::Profile,
     strict: bool,
     baseline: &Baseline,
+    partial: Partial<G::Profile>,
 ) -> (
     tokio::sync::mpsc::UnboundedSender<Ran<G>>,
     tokio::task::JoinHandle<()>,
@@ -235,9 +317,17 @@ pub fn progress_printer<G: Gate>(
             } else {
                 err_line(&line);
             }
+            partial.push(graded);
         }
     });
     (tx, printer)
+}
+
+/// Writes the reports of an interrupted run (exit 130) to every output, saying so on stderr.
+pub fn write_interrupted<P: ProfileName>(report: &Report<P>, outputs: &Outputs) {
+    if let Err(e) = write_reports(report, outputs, false) {
+        err_line(&format!("{}: {e:#}", report.runner.name));
+    }
 }
 
 #[cfg(test)]

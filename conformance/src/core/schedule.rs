@@ -172,6 +172,8 @@ pub struct Ran<G: Gate> {
     pub case: Case<G>,
     /// What the check said.
     pub check: Check,
+    /// When it started.
+    pub started: Instant,
     /// Wall time.
     pub duration: Duration,
     /// Whether the case hit its timeout.
@@ -185,6 +187,7 @@ impl<G: Gate> Clone for Ran<G> {
         Self {
             case: self.case,
             check: self.check.clone(),
+            started: self.started,
             duration: self.duration,
             timed_out: self.timed_out,
             transcript: self.transcript.clone(),
@@ -264,6 +267,7 @@ pub async fn run_all<R: Runner>(
             ran.unwrap_or_else(|| Ran {
                 case,
                 check: Check::Error("the case's task panicked (a runner bug)".into()),
+                started: Instant::now(),
                 duration: Duration::ZERO,
                 timed_out: false,
                 transcript: Vec::new(),
@@ -291,6 +295,7 @@ async fn run_one<R: Runner>(runner: Arc<R>, case: Case<R::Gate>, base: Duration)
             return Ran {
                 case,
                 check,
+                started,
                 duration: started.elapsed(),
                 timed_out: false,
                 transcript: Vec::new(),
@@ -314,6 +319,7 @@ async fn run_one<R: Runner>(runner: Arc<R>, case: Case<R::Gate>, base: Duration)
     Ran {
         case,
         check,
+        started,
         duration: started.elapsed(),
         timed_out,
         transcript: entries,

@@ -47,6 +47,8 @@ pub struct CaseInfo<'a> {
 pub struct Finished<'a> {
     /// The check's finding.
     pub check: &'a Check,
+    /// When it started, when known.
+    pub started: Option<std::time::Instant>,
     /// Wall time.
     pub duration: std::time::Duration,
     /// Whether the case hit its timeout.
@@ -73,6 +75,7 @@ pub fn grade<G: Gate>(
         ran.case.level(profile).unwrap_or(Level::Info),
         Finished {
             check: &ran.check,
+            started: Some(ran.started),
             duration: ran.duration,
             timed_out: ran.timed_out,
             transcript: &ran.transcript,
@@ -140,6 +143,7 @@ pub fn grade_finding(
         reason,
         blocked_by,
         duration_ms: u64::try_from(ran.duration.as_millis()).unwrap_or(u64::MAX),
+        started_at: ran.started,
         timed_out: ran.timed_out,
         transcript: ran.transcript.to_vec(),
     }
@@ -233,6 +237,8 @@ pub struct RunInfo<P> {
     pub drive_fake: bool,
     /// `--baseline FILE`.
     pub baseline_file: Option<String>,
+    /// When the run started (the report's wall time is measured from it).
+    pub started: std::time::Instant,
 }
 
 impl<P: ProfileName> RunInfo<P> {
@@ -260,6 +266,9 @@ impl<P: ProfileName> RunInfo<P> {
             cases: Vec::new(),
             summary: Summary::default(),
             exit_code: 0,
+            duration_ms: Some(
+                u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            ),
             error: None,
         }
     }
@@ -280,6 +289,25 @@ pub fn assemble<P: ProfileName>(
     report.cases = cases;
     report.summary = summary;
     report.exit_code = exit_code(&summary);
+    report
+}
+
+/// The report of a run interrupted (SIGINT, SIGTERM) with `cases` graded so far: exit status 130,
+/// `error` saying how far it got, so a CI still gets its JUnit and JSON files.
+#[must_use]
+pub fn interrupted_report<P: ProfileName>(
+    info: RunInfo<P>,
+    cases: Vec<CaseResult>,
+    total: usize,
+    baseline: &Baseline,
+    catalogue_ids: &BTreeSet<&str>,
+) -> Report<P> {
+    let done = cases.len();
+    let mut report = assemble(info, cases, baseline, catalogue_ids);
+    report.exit_code = 130;
+    report.error = Some(format!(
+        "interrupted after {done} of {total} cases: the report holds the verdicts reached so far"
+    ));
     report
 }
 

@@ -29,6 +29,7 @@ fn case(id: &str, req: &str, level: Level, outcome: Outcome) -> CaseResult {
         reason: None,
         blocked_by: None,
         duration_ms: 12,
+        started_at: None,
         timed_out: false,
         transcript: Vec::new(),
     }
@@ -148,6 +149,8 @@ pub fn synthetic() -> Report<Profile> {
         },
         cases,
         exit_code: verdict::exit_code(&summary),
+        // Wall time of the run: the cases ran side by side, so less than their sum.
+        duration_ms: Some(3_100),
         summary,
         error: None,
     }

@@ -29,19 +29,38 @@ pub use cases::CASES;
 pub use config::{AGENT_ENV, AGENT_PLACEHOLDER, CancelDriver, ClientModeConfig};
 pub use gate::ClientCase;
 
-use crate::acp::client::gate::ClientRunner;
+use tokio::sync::mpsc::UnboundedSender;
+
+use crate::acp::client::gate::{ClientMode, ClientRunner};
 use crate::acp::gate::AcpProfile;
 use crate::core::report::CaseResult;
-use crate::core::schedule::{self, Settings};
+use crate::core::schedule::{self, Ran, Settings};
 
 /// Runs every selected case of client mode on the one scheduler (`cfg.jobs` at once, each with
 /// its own client), and grades each with the run's strictness and baseline.
 pub async fn run_client_mode(cfg: &ClientModeConfig) -> Vec<CaseResult> {
-    let cases: Vec<_> = CASES
+    run_client_cases(cfg, None)
+        .await
+        .iter()
+        .map(|ran| crate::core::verdict::grade(ran, AcpProfile::Client, cfg.strict, &cfg.baseline))
+        .collect()
+}
+
+/// The selected cases of client mode, in report order.
+#[must_use]
+pub fn selected(cfg: &ClientModeConfig) -> Vec<ClientCase> {
+    CASES
         .iter()
         .filter(|c| cfg.cases.is_empty() || cfg.cases.iter().any(|id| id == c.id))
         .copied()
-        .collect();
+        .collect()
+}
+
+/// [`run_client_mode`] before grading: `progress` receives each case as it finishes.
+pub async fn run_client_cases(
+    cfg: &ClientModeConfig,
+    progress: Option<UnboundedSender<Ran<ClientMode>>>,
+) -> Vec<Ran<ClientMode>> {
     let runner = Arc::new(ClientRunner {
         cfg: Arc::new(cfg.clone()),
     });
@@ -49,9 +68,5 @@ pub async fn run_client_mode(cfg: &ClientModeConfig) -> Vec<CaseResult> {
         timeout: runner.safety_timeout(),
         jobs: cfg.jobs,
     };
-    schedule::run_all(runner, cases, settings, None)
-        .await
-        .iter()
-        .map(|ran| crate::core::verdict::grade(ran, AcpProfile::Client, cfg.strict, &cfg.baseline))
-        .collect()
+    schedule::run_all(runner, selected(cfg), settings, progress).await
 }

@@ -1,7 +1,10 @@
 //! JUnit XML: one `<testsuite>` per section, one `<testcase>` per case. A case failure is
 //! `<failure>`, a runner error `<error>` (h2spec mixed these up; CI dashboards should not), a
 //! skip `<skipped>`; a baselined failure is `<skipped>` with its reason; warnings and info go to
-//! `<system-out>`. Stale baseline entries fail.
+//! `<system-out>`. Stale baseline entries fail. Times are wall times: the run's (cases run in
+//! parallel, so their sum says nothing), each suite's from its first case's start to its last
+//! case's end. A run that ended early (a runner error before any case, an interrupt) has a
+//! `runner` suite whose one test case is that `<error>`, so the file exists on every exit.
 
 use std::fmt::Write as _;
 
@@ -12,7 +15,10 @@ use crate::core::model::Outcome;
 #[must_use]
 pub fn render<P: ProfileName>(report: &Report<P>) -> String {
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    let total_time: u64 = report.cases.iter().map(|c| c.duration_ms).sum();
+    let total_time = report
+        .duration_ms
+        .unwrap_or_else(|| span_ms(&report.cases.iter().collect::<Vec<_>>()));
+    let runner_error = usize::from(report.error.is_some());
     let failures = report
         .cases
         .iter()
@@ -23,7 +29,8 @@ pub fn render<P: ProfileName>(report: &Report<P>) -> String {
         .cases
         .iter()
         .filter(|c| c.outcome == Outcome::Error)
-        .count();
+        .count()
+        + runner_error;
     let skipped = report
         .cases
         .iter()
@@ -33,9 +40,20 @@ pub fn render<P: ProfileName>(report: &Report<P>) -> String {
         out,
         "<testsuites name=\"{}\" tests=\"{}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\" time=\"{}\">",
         esc(&report.runner.name),
-        report.cases.len() + report.baseline.unknown.len(),
+        report.cases.len() + report.baseline.unknown.len() + runner_error,
         secs(total_time)
     );
+    if let Some(error) = &report.error {
+        let _ = writeln!(
+            out,
+            "  <testsuite name=\"runner\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\" time=\"{}\">\n    <testcase classname=\"{}.runner\" name=\"runner\" time=\"{}\">\n      <error message=\"{}\" type=\"runner-error\">exit status {}</error>\n    </testcase>\n  </testsuite>",
+            secs(total_time),
+            esc(&report.runner.name),
+            secs(total_time),
+            esc(error),
+            report.exit_code
+        );
+    }
     let mut sections: Vec<&str> = Vec::new();
     for c in &report.cases {
         if !sections.contains(&c.section.as_str()) {
@@ -57,7 +75,7 @@ pub fn render<P: ProfileName>(report: &Report<P>) -> String {
             .iter()
             .filter(|c| c.outcome == Outcome::Skip || c.baselined)
             .count();
-        let t: u64 = cases.iter().map(|c| c.duration_ms).sum();
+        let t = span_ms(&cases);
         let _ = writeln!(
             out,
             "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{f}\" errors=\"{e}\" skipped=\"{s}\" time=\"{}\">",
@@ -172,6 +190,25 @@ fn detail(c: &CaseResult) -> String {
     s
 }
 
+/// The wall time the cases took together: from the first start to the last end when their
+/// starts are known, else the sum of their times (a report made without a run).
+fn span_ms(cases: &[&CaseResult]) -> u64 {
+    let starts: Option<Vec<_>> = cases.iter().map(|c| c.started_at).collect();
+    match starts.as_deref() {
+        Some([first, rest @ ..]) => {
+            let begin = rest.iter().fold(*first, |a, b| a.min(*b));
+            let end = cases
+                .iter()
+                .zip(std::iter::once(first).chain(rest))
+                .map(|(c, s)| *s + std::time::Duration::from_millis(c.duration_ms))
+                .max()
+                .unwrap_or(begin);
+            u64::try_from((end - begin).as_millis()).unwrap_or(u64::MAX)
+        }
+        _ => cases.iter().map(|c| c.duration_ms).sum(),
+    }
+}
+
 fn secs(ms: u64) -> String {
     format!("{}.{:03}", ms / 1000, ms % 1000)
 }
@@ -196,6 +233,48 @@ fn esc(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::time::{Duration, Instant};
+
+    use super::{CaseResult, span_ms};
+    use crate::core::model::{Level, Outcome};
+
+    fn ran(started_at: Option<Instant>, ms: u64) -> CaseResult {
+        CaseResult {
+            id: "a/b".into(),
+            section: "a".into(),
+            requirement: "r".into(),
+            level: Level::Must,
+            outcome: Outcome::Pass,
+            baselined: false,
+            stale_baseline: false,
+            description: "d".into(),
+            expected: None,
+            actual: None,
+            reason: None,
+            blocked_by: None,
+            duration_ms: ms,
+            started_at,
+            timed_out: false,
+            transcript: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_suites_time_is_wall_time_not_the_sum_of_its_cases() {
+        let t0 = Instant::now();
+        // Three cases side by side: 0-1000, 100-1100, 500-2000 ms.
+        let cases = [
+            ran(Some(t0), 1000),
+            ran(Some(t0 + Duration::from_millis(100)), 1000),
+            ran(Some(t0 + Duration::from_millis(500)), 1500),
+        ];
+        assert_eq!(span_ms(&cases.iter().collect::<Vec<_>>()), 2000);
+        // Without starts (a report made without a run), the sum.
+        let cases = [ran(None, 1000), ran(None, 500)];
+        assert_eq!(span_ms(&cases.iter().collect::<Vec<_>>()), 1500);
+        assert_eq!(span_ms(&[]), 0);
+    }
+
     #[test]
     fn control_characters_and_markup_are_escaped() {
         assert_eq!(super::esc("a<b>&\"\u{1}"), "a&lt;b&gt;&amp;&quot;\u{FFFD}");

@@ -56,10 +56,15 @@ pub struct Report<P> {
     pub cases: Vec<CaseResult>,
     /// Counts.
     pub summary: Summary,
-    /// The runner's exit status.
+    /// The runner's exit status (130: interrupted, with the verdicts reached so far).
     pub exit_code: u8,
+    /// Wall time of the run, from the start to the report (absent in reports made without a
+    /// run, such as the writers' golden files).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
     /// Why the runner could not do its job (exit status 2 before any case ran: bad usage after
-    /// parsing, a server that would not start or initialize). Absent otherwise.
+    /// parsing, a server that would not start or initialize), or why the run ended early
+    /// (exit status 130: interrupted, `cases` holding the verdicts reached). Absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }
@@ -131,6 +136,9 @@ pub struct CaseResult {
     pub blocked_by: Option<String>,
     /// Wall time of the case.
     pub duration_ms: u64,
+    /// When the case started (for the JUnit suites' wall time; not in the JSON report).
+    #[serde(skip)]
+    pub started_at: Option<std::time::Instant>,
     /// Whether the case hit its timeout.
     pub timed_out: bool,
     /// The wire transcript of the case.
