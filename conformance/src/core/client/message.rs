@@ -36,6 +36,10 @@ pub enum ClientError {
         foreign_id: bool,
         /// What else explains the silence (a line over the keep limit), or empty.
         note: String,
+        /// Everything else that arrived during the wait (notifications, requests, batches,
+        /// lines that are no JSON), each with when it came, compact and clipped, at most a few:
+        /// a deadline's message quotes what did arrive, never "nothing" when something did.
+        arrived: Vec<String>,
     },
     /// The server closed stdout (or stdin) while the case still needed it.
     #[error(
@@ -70,6 +74,19 @@ pub fn meanwhile(unmatched: &[String]) -> String {
         format!(
             " (meanwhile, responses with other ids: {})",
             unmatched.join(" | ")
+        )
+    }
+}
+
+/// The text added to a deadline's error for what else arrived during the wait.
+#[must_use]
+pub fn also_arrived(arrived: &[String]) -> String {
+    if arrived.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " (meanwhile, nothing answering it: {})",
+            arrived.join(" | ")
         )
     }
 }
@@ -196,10 +213,20 @@ impl From<ClientError> for Check {
                 ref unmatched,
                 foreign_id,
                 ref note,
+                ref arrived,
             } => {
+                let what = if unmatched.is_empty() && arrived.is_empty() {
+                    "nothing"
+                } else {
+                    "no answer"
+                };
                 let fail = Check::fail(
                     format!("an answer to {waiting_for}"),
-                    format!("nothing within {ms} ms{}{note}", meanwhile(unmatched)),
+                    format!(
+                        "{what} within {ms} ms{}{}{note}",
+                        meanwhile(unmatched),
+                        also_arrived(arrived)
+                    ),
                 );
                 if foreign_id {
                     Check::blocked(crate::core::watch::ID_RULE_CASE, fail)

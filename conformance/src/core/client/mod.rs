@@ -296,6 +296,7 @@ impl Client {
                 unmatched: Vec::new(),
                 foreign_id: false,
                 note: String::new(),
+                arrived: Vec::new(),
             });
         };
         match res {
@@ -382,12 +383,16 @@ impl Client {
         }
         let started = Instant::now();
         let mut oversized: Option<u64> = None;
+        let mut arrived = Vec::new();
         loop {
             match self.next_until(deadline).await? {
                 Some((Frame::Json(m), _)) if is_response_to(&m, id) => return Ok(m),
                 Some((frame, size)) => {
                     if let Frame::Oversized(len) = frame {
                         oversized = Some(len);
+                    }
+                    if !is_plain_response(&frame) && arrived.len() < MAX_UNMATCHED {
+                        arrived.push(format!("at {} ms {}", elapsed_ms(started), shown(&frame)));
                     }
                     if frame.json().is_some_and(|m| self.is_foreign_response(m)) {
                         // An answer under an id never sent: most likely this one, mislabelled.
@@ -428,6 +433,7 @@ impl Client {
                         unmatched: self.unmatched_responses(),
                         foreign_id: self.foreign_response_seen(),
                         note: oversized_note(self.transcript.peer(), oversized),
+                        arrived,
                     });
                 }
             }
@@ -473,6 +479,7 @@ impl Client {
 
     /// Responses seen so far that no wait took (another id than asked), for error messages.
     fn unmatched_responses(&self) -> Vec<String> {
+        // Kept in step with `is_plain_response`: what this lists, `arrived` leaves out.
         self.seen
             .iter()
             .filter_map(Frame::json)
@@ -681,9 +688,70 @@ pub fn reply_to_server_request(msg: &Value) -> Option<Value> {
     Some(mcp_wire::error_response(Some(id), &err))
 }
 
+/// Whether `frame` is one response object (a result or an error with an id): such frames are
+/// listed as responses with other ids, not as what else arrived.
+fn is_plain_response(frame: &Frame) -> bool {
+    frame.json().is_some_and(|m| {
+        m.get("method").is_none()
+            && m.get("id").is_some()
+            && (m.get("result").is_some() || m.get("error").is_some())
+    })
+}
+
+/// A frame as a deadline's message quotes it: compact, clipped.
+fn shown(frame: &Frame) -> String {
+    match frame {
+        Frame::Json(m) => crate::core::transcript::clip_to(m.to_string().as_bytes(), 200),
+        Frame::NotJson(line) => format!(
+            "a line that is no JSON: {}",
+            crate::core::transcript::clip_to(line.as_bytes(), 200)
+        ),
+        Frame::Oversized(len) => format!("a line of {len} bytes"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_deadline_quotes_what_did_arrive_instead_of_nothing() {
+        // Answers the request inside a batch (no answer to it as JSON-RPC reads it), after a
+        // notification and a line that is no JSON; then stays silent.
+        let script = r#"read l; echo '{"jsonrpc":"2.0","method":"notifications/message"}'; echo 'hello'; echo '[{"jsonrpc":"2.0","id":1,"result":{}}]'; sleep 30"#;
+        let spec = ServerSpec {
+            program: "sh".into(),
+            args: vec!["-c".into(), script.into()],
+            env: Vec::new(),
+        };
+        let deadline = Deadline::at(Instant::now() + Duration::from_secs(20));
+        let mut client = Client::spawn(&spec, Transcript::new(), deadline, None).expect("spawn");
+        let pgid = client.handle().pgid;
+        let id = client.send_request("ping", None).await.expect("send");
+        assert_eq!(id, json!(1));
+        let err = client
+            .response_within(&id, "ping", Duration::from_millis(1500))
+            .await
+            .expect_err("no answer comes");
+        process::signal_group(pgid, nix::sys::signal::Signal::SIGKILL);
+        process::unregister(pgid);
+        let crate::core::model::Check::Fail { actual, .. } = crate::core::model::Check::from(err)
+        else {
+            panic!("a failure");
+        };
+        assert!(actual.starts_with("no answer within "), "{actual}");
+        for what in [
+            "notifications/message",
+            "a line that is no JSON: hello",
+            r#"[{"jsonrpc":"2.0","id":1,"result":{}}]"#,
+        ] {
+            assert!(actual.contains(what), "{what} in {actual}");
+        }
+        assert!(
+            actual.contains("(meanwhile, nothing answering it: at "),
+            "{actual}"
+        );
+    }
 
     #[tokio::test]
     async fn an_agent_peer_is_named_in_acp_words_and_what_it_sent_is_kept_as_sent() {
