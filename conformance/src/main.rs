@@ -253,6 +253,7 @@ async fn run_inner(
             profile.name()
         );
     }
+    let cases = catalogue::with_crosscut(&cases, &all, profile);
     let target = Arc::new(Target::prepare_with(
         &cli.command,
         drive_fake,

@@ -106,4 +106,12 @@ pub(crate) enum Mutation {
     LogOnCall,
     /// Answers to `claude.run.list` calls come back under another id (JSON-RPC 2.0 §5).
     WrongIdOnList,
+    /// Every request is answered twice (JSON-RPC 2.0 §5: exactly one Response per Request).
+    AnsweredTwice,
+    /// `initialize` is answered twice (JSON-RPC 2.0 §5).
+    InitializeAnsweredTwice,
+    /// Every single `ping` is answered twice (JSON-RPC 2.0 §5).
+    PingAnsweredTwice,
+    /// Every `tools/call` is answered twice (JSON-RPC 2.0 §5).
+    CallAnsweredTwice,
 }

@@ -108,17 +108,18 @@ impl<R: Copy + Eq + Hash> Findings<R> {
 pub type Sent = Arc<Mutex<BTreeMap<String, (String, Option<String>)>>>;
 
 /// Notes in `sent` the requests in one line the runner is about to send (a message or a batch;
-/// any line that does not parse sends no request). Any readable id may be answered, also on an
-/// invalid request: `method` is recorded as sent, or empty.
-pub fn note_sent(sent: &Sent, line: &[u8]) {
+/// any line that does not parse sends no request), and returns their compact ids. Any readable
+/// id may be answered, also on an invalid request: `method` is recorded as sent, or empty.
+pub fn note_sent(sent: &Sent, line: &[u8]) -> Vec<String> {
     let Ok(v) = serde_json::from_slice::<Value>(line) else {
-        return;
+        return Vec::new();
     };
     let items: Vec<&Value> = match &v {
         Value::Array(a) => a.iter().collect(),
         other => vec![other],
     };
     let mut sent = sent.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut ids = Vec::new();
     for m in items {
         if let Some(id) = m.get("id").filter(|id| !id.is_null()) {
             let method = m.get("method").and_then(Value::as_str).unwrap_or("");
@@ -128,8 +129,21 @@ pub fn note_sent(sent: &Sent, line: &[u8]) {
                 .and_then(Value::as_str)
                 .map(str::to_owned);
             sent.insert(id.to_string(), (method.to_owned(), tool));
+            ids.push(id.to_string());
         }
     }
+    ids
+}
+
+/// What the engine made of one message the peer sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Seen {
+    /// Anything but a repeated answer: the case sees it.
+    Fresh,
+    /// A second response to a request already answered on this connection: a finding of the id
+    /// rule, and no answer to anything the case is waiting for (the case does not see it, so
+    /// one defect gets one verdict).
+    Repeat,
 }
 
 /// What the raw client ([`crate::core::client::Client`]) tells the cross-cutting engine about
@@ -140,7 +154,7 @@ pub trait Observe: Send + Sync + fmt::Debug {
     /// A stdout line (number `line`) that is no JSON-RPC message.
     fn not_protocol(&self, line: u64, evidence: String);
     /// A stdout line (number `line`) that is a JSON-RPC message (or a batch).
-    fn message(&self, line: u64, msg: &Value);
+    fn message(&self, line: u64, msg: &Value) -> Seen;
     /// Whether a request with id `id` was sent on this connection.
     fn was_sent(&self, id: &Value) -> bool;
 }
@@ -167,11 +181,11 @@ mod tests {
     #[test]
     fn sent_requests_are_noted_by_id_with_method_and_tool() {
         let sent = Sent::default();
-        note_sent(
+        let _ = note_sent(
             &sent,
             br#"[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}},{"id":null}]"#,
         );
-        note_sent(&sent, b"not json");
+        assert!(note_sent(&sent, b"not json").is_empty());
         let sent = sent.lock().unwrap_or_else(PoisonError::into_inner);
         assert_eq!(sent.len(), 1);
         assert_eq!(

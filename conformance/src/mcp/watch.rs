@@ -21,7 +21,7 @@ use std::sync::{Arc, OnceLock, PoisonError};
 use serde_json::Value;
 
 pub use crate::core::watch::{Finding, Order, Sent};
-use crate::core::watch::{Findings, Observe, note_sent};
+use crate::core::watch::{Findings, Observe, Seen, note_sent};
 use crate::mcp::tool_result::{
     NO_STRUCTURED, call_result_problem, mirror_problem, output_schema_problem,
 };
@@ -191,6 +191,8 @@ pub struct Observer {
     pub server: u32,
     /// Requests sent on this connection: compact id → (method, tool name of a `tools/call`).
     pub sent: Sent,
+    /// Ids of this connection's requests answered already (each is answered exactly once).
+    answered: Arc<std::sync::Mutex<HashSet<String>>>,
 }
 
 impl Observer {
@@ -203,6 +205,7 @@ impl Observer {
             position,
             server,
             sent: Arc::default(),
+            answered: Arc::default(),
         }
     }
 
@@ -226,7 +229,12 @@ impl Observer {
 
 impl Observe for Observer {
     fn sending(&self, line: &[u8]) {
-        note_sent(&self.sent, line);
+        // An id sent again (a case reusing one on purpose) may be answered again.
+        let again = note_sent(&self.sent, line);
+        let mut answered = self.answered.lock().unwrap_or_else(PoisonError::into_inner);
+        for id in again {
+            answered.remove(&id);
+        }
     }
 
     fn was_sent(&self, id: &Value) -> bool {
@@ -242,28 +250,33 @@ impl Observe for Observer {
     }
 
     /// A stdout line that is a JSON-RPC message: every rule that applies to it.
-    fn message(&self, line: u64, msg: &Value) {
+    fn message(&self, line: u64, msg: &Value) -> Seen {
         self.looked(Rule::Stdout);
-        let items: Vec<&Value> = match msg {
-            Value::Array(a) => a.iter().collect(),
-            other => vec![other],
-        };
-        for m in items {
-            self.response(line, m);
+        match msg {
+            // A batch answers several requests at once: the case reads it whole.
+            Value::Array(a) => {
+                for m in a {
+                    self.response(line, m);
+                }
+                Seen::Fresh
+            }
+            one => self.response(line, one),
         }
     }
 }
 
 impl Observer {
-    fn response(&self, line: u64, m: &Value) {
+    fn response(&self, line: u64, m: &Value) -> Seen {
         if m.get("method").is_some() {
-            return;
+            return Seen::Fresh;
         }
-        let Some(id) = m.get("id") else { return };
+        let Some(id) = m.get("id") else {
+            return Seen::Fresh;
+        };
         let shown = crate::core::transcript::clip_to(m.to_string().as_bytes(), 300);
         if id.is_null() {
             // An error with id null answers a line whose id could not be read (JSON-RPC §5).
-            return;
+            return Seen::Fresh;
         }
         let request = self
             .sent
@@ -278,10 +291,31 @@ impl Observer {
                 line,
                 format!("a response with id {id}, which no request of the runner carried: {shown}"),
             );
-            return;
+            return Seen::Fresh;
         };
+        let first = self
+            .answered
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(id.to_string());
+        if !first {
+            // JSON-RPC 2.0 §5: the Server MUST reply with exactly one Response per Request.
+            self.offend(
+                Rule::IdEcho,
+                line,
+                format!(
+                    "a second response to id {id} ({}), which was answered already: {shown}",
+                    if method.is_empty() {
+                        "an invalid request"
+                    } else {
+                        &method
+                    }
+                ),
+            );
+            return Seen::Repeat;
+        }
         if method != "tools/call" {
-            return;
+            return Seen::Fresh;
         }
         let listed = tool.as_deref().and_then(|t| self.watch.is_listed(t));
         if let Some(result) = m.get("result") {
@@ -298,7 +332,7 @@ impl Observer {
                         tool.unwrap_or_default()
                     ),
                 );
-                return;
+                return Seen::Fresh;
             }
             self.looked(Rule::ResultShape);
             if let Err(p) = call_result_problem(result) {
@@ -324,6 +358,7 @@ impl Observer {
                 ),
             );
         }
+        Seen::Fresh
     }
 }
 
@@ -458,5 +493,33 @@ mod tests {
         let o = Observer::new(w.clone(), "jsonrpc/ids/u64-max", 3, 0);
         o.message(2, &json!({"jsonrpc": "2.0", "id": 5, "result": {}}));
         assert!(w.result(Rule::IdEcho).0.is_none());
+    }
+
+    #[test]
+    fn a_request_answered_twice_offends_the_id_rule_and_the_repeat_is_hidden() {
+        let w = Watch::new();
+        let o = Observer::new(w.clone(), "lifecycle/ping/after-initialize", 3, 0);
+        o.sending(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+        let answer = json!({"jsonrpc": "2.0", "id": 1, "result": {}});
+        assert_eq!(o.message(1, &answer), Seen::Fresh);
+        assert!(w.result(Rule::IdEcho).0.is_none());
+        assert_eq!(o.message(2, &answer), Seen::Repeat);
+        let f = w.result(Rule::IdEcho).0.expect("an offence");
+        assert!(
+            f.evidence.starts_with("a second response to id 1 (ping)"),
+            "{}",
+            f.evidence
+        );
+        // An id the runner sends again may be answered again.
+        o.sending(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+        assert_eq!(o.message(3, &answer), Seen::Fresh);
+        // Inside a batch the repeat offends too, and the batch is read whole.
+        let w = Watch::new();
+        let o = Observer::new(w.clone(), "jsonrpc/batch/x", 3, 0);
+        o.sending(br#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#);
+        let a = json!({"jsonrpc": "2.0", "id": "a", "result": {}});
+        assert_eq!(o.message(1, &a), Seen::Fresh);
+        assert_eq!(o.message(2, &json!([a.clone(), a])), Seen::Fresh);
+        assert!(w.result(Rule::IdEcho).0.is_some());
     }
 }

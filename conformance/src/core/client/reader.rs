@@ -12,7 +12,7 @@ use tokio::sync::mpsc;
 
 use super::message::{Frame, message_problem};
 use crate::core::transcript::Transcript;
-use crate::core::watch::Watcher;
+use crate::core::watch::{Seen, Watcher};
 
 /// The runner's own bound on one line from the server: large enough for any sane listing,
 /// small enough that a flooding server cannot grow the runner (a longer line is counted, not held).
@@ -192,16 +192,25 @@ fn push_event(ev: DecodeEvent<'_>, frames: &mut Vec<(Frame, usize)>, sink: &mut 
                     let p = message_problem(&v);
                     // The other rules look at it too (a response without "jsonrpc" still has
                     // an id to echo): each defect is graded under its own rule.
-                    if let Some(o) = &sink.observer {
-                        o.message(sink.line, &v);
-                    }
+                    let seen = sink
+                        .observer
+                        .as_ref()
+                        .map_or(Seen::Fresh, |o| o.message(sink.line, &v));
                     if is_notification(&v) {
                         sink.transcript.record_notification(line);
                     } else {
                         sink.transcript
                             .record(sink.transcript.peer().received(), line);
                     }
-                    frames.push((Frame::Json(v), line.len()));
+                    if seen == Seen::Repeat {
+                        // Graded once, by the id rule; no wait of the case is for it.
+                        sink.transcript.note(
+                            "a second response to a request answered already (the id rule \
+                             grades it; the case does not read it)",
+                        );
+                    } else {
+                        frames.push((Frame::Json(v), line.len()));
+                    }
                     p
                 }
                 Err(_) => {

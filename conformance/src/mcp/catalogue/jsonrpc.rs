@@ -79,7 +79,7 @@ pub const CASES: &[Case] = &[
         echo_id["18446744073709551615"]
     ),
     case!("jsonrpc/response-ids", "JSON-RPC 2.0 §5", Levels::all(Level::Must), Crosscut,
-        "Every response of every case carries the id of a request the runner sent on that connection",
+        "Every response of every case carries the id of a request the runner sent on that connection, and answers it once",
         ids_echoed[]),
     case!("jsonrpc/unknown-method", "T3", Levels::all(Level::Must), Server,
         "An unknown method is answered -32601 with the request's id", unknown_method[]),

@@ -26,6 +26,22 @@ pub fn select(catalogue: &[Case], profile: Profile, globs: &[String]) -> Vec<Cas
     crate::core::select::select(catalogue, globs, |c| c.levels.get(profile).is_some())
 }
 
+/// `selected` with every cross-cutting case of `profile` added, in catalogue order: a shard run
+/// with `--case` keeps the rules that hold on every exchange (stdout, ids, results), graded on
+/// the exchanges the shard makes.
+#[must_use]
+pub fn with_crosscut(selected: &[Case], catalogue: &[Case], profile: Profile) -> Vec<Case> {
+    catalogue
+        .iter()
+        .filter(|c| {
+            selected.iter().any(|s| s.id == c.id)
+                || (c.needs == crate::core::case::Needs::Crosscut
+                    && c.levels.get(profile).is_some())
+        })
+        .copied()
+        .collect()
+}
+
 /// Every case, in report order (sections in this order, cases in file order).
 #[must_use]
 pub fn all() -> Vec<Case> {
