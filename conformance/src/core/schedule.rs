@@ -496,6 +496,17 @@ pub trait Blockable {
 /// when that case ran and failed in this run; otherwise (not selected, passed, skipped) it is
 /// graded by the failure it would have been, so a selection never turns a defect green.
 pub fn resolve_blocked<T: Blockable>(ran: &mut [T]) {
+    // A case blocked by itself is the one that grades the missing precondition: its fallback
+    // is its verdict (a shared precondition check names one case for all).
+    for r in ran.iter_mut() {
+        let own = r.case_id();
+        while let Check::Blocked { by, fallback } = r.verdict()
+            && *by == own
+        {
+            let fallback = (**fallback).clone();
+            *r.verdict() = fallback;
+        }
+    }
     let mut failed = std::collections::HashSet::new();
     for r in ran.iter_mut() {
         if r.verdict().is_fail() {
@@ -566,6 +577,12 @@ mod tests {
         resolve_blocked(&mut ran);
         assert!(matches!(ran[2].1, Check::Blocked { by: "a", .. }));
         assert!(ran[3].1.is_fail(), "{:?}", ran[3].1);
+        // A precondition shared by every case names one of them: that one fails with it, and
+        // the others are blocked by it.
+        let mut ran = [R("p", blocked("p")), R("q", blocked("p"))];
+        resolve_blocked(&mut ran);
+        assert!(ran[0].1.is_fail(), "{:?}", ran[0].1);
+        assert!(matches!(ran[1].1, Check::Blocked { by: "p", .. }));
     }
 
     /// A gate whose cases pass only when another runs at the same time.
