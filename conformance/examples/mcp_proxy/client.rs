@@ -262,8 +262,12 @@ impl Proxy {
             }
         }
         if single
-            && self.is(Mutation::UnknownNotificationAnswered)
-            && !CLIENT_NOTIFICATIONS.contains(&method)
+            && (self.is(Mutation::NotificationsAnswered)
+                || (self.is(Mutation::InitializedAnswered)
+                    && method == "notifications/initialized")
+                || (self.is(Mutation::CancelledAnswered) && method == "notifications/cancelled")
+                || (self.is(Mutation::UnknownNotificationAnswered)
+                    && !CLIENT_NOTIFICATIONS.contains(&method)))
         {
             to_client.push(error_answer(
                 &Value::Null,

@@ -114,4 +114,12 @@ pub(crate) enum Mutation {
     PingAnsweredTwice,
     /// Every `tools/call` is answered twice (JSON-RPC 2.0 §5).
     CallAnsweredTwice,
+    /// Every notification, `notifications/initialized` and `notifications/cancelled` included,
+    /// is answered -32601 with id null (T3, JSON-RPC 2.0 §4.1: a notification is never answered).
+    NotificationsAnswered,
+    /// `notifications/initialized` is answered -32601 with id null (T3).
+    InitializedAnswered,
+    /// `notifications/cancelled` is answered -32601 with id null (T3), the request still
+    /// cancelled.
+    CancelledAnswered,
 }

@@ -33,6 +33,9 @@ pub enum Rule {
     Stdout,
     /// JSON-RPC 2.0 §5: a response's id is the id of the request it answers.
     IdEcho,
+    /// T3, JSON-RPC 2.0 §4.1: a notification is never answered (a -32601 error with id null
+    /// answers a message that had a method and no id: a notification).
+    NotificationAnswered,
     /// MCP server/tools: a `tools/call` result is a `CallToolResult`.
     ResultShape,
     /// TOOL-4: `structuredContent.result`, one text block mirroring it, `isError` boolean.
@@ -50,9 +53,10 @@ pub enum Rule {
 
 impl Rule {
     /// Every rule.
-    pub const ALL: [Rule; 7] = [
+    pub const ALL: [Rule; 8] = [
         Rule::Stdout,
         Rule::IdEcho,
+        Rule::NotificationAnswered,
         Rule::ResultShape,
         Rule::Mirror,
         Rule::ErrorSplit,
@@ -66,6 +70,7 @@ impl Rule {
         match self {
             Rule::Stdout => "lifecycle/stdout/protocol-only",
             Rule::IdEcho => crate::core::watch::ID_RULE_CASE,
+            Rule::NotificationAnswered => "jsonrpc/unknown-notification",
             Rule::ResultShape => "tools/result/shape",
             Rule::Mirror => "tools/result/structured-mirror",
             Rule::ErrorSplit => "tools/result/error-split",
@@ -99,6 +104,7 @@ impl Rule {
             }
             // Failed calls (`isError`) are not held to the schema; every other result is.
             Rule::Stdout
+            | Rule::NotificationAnswered
             | Rule::ResultShape
             | Rule::Mirror
             | Rule::OutputSchema
@@ -229,6 +235,18 @@ impl Observer {
 
 impl Observe for Observer {
     fn sending(&self, line: &[u8]) {
+        // Each notification sent is an exchange the notification rule looks at.
+        if let Ok(v) = serde_json::from_slice::<Value>(line) {
+            let items: Vec<&Value> = match &v {
+                Value::Array(a) => a.iter().collect(),
+                other => vec![other],
+            };
+            for m in items {
+                if m.get("method").is_some_and(Value::is_string) && m.get("id").is_none() {
+                    self.looked(Rule::NotificationAnswered);
+                }
+            }
+        }
         // An id sent again (a case reusing one on purpose) may be answered again.
         let again = note_sent(&self.sent, line);
         let mut answered = self.answered.lock().unwrap_or_else(PoisonError::into_inner);
@@ -275,7 +293,19 @@ impl Observer {
         };
         let shown = crate::core::transcript::clip_to(m.to_string().as_bytes(), 300);
         if id.is_null() {
-            // An error with id null answers a line whose id could not be read (JSON-RPC §5).
+            // "Method not found" names a method the server read; with id null, what it answers
+            // had a method and no id: a notification, which is never answered. It answers
+            // nothing the case sent, so the case does not read it (one defect, one verdict).
+            if m.pointer("/error/code").and_then(Value::as_i64) == Some(-32601) {
+                self.offend(
+                    Rule::NotificationAnswered,
+                    line,
+                    format!("an answer to a notification (-32601 with id null): {shown}"),
+                );
+                return Seen::Repeat;
+            }
+            // Any other error with id null answers a line whose id could not be read (JSON-RPC
+            // §5); the case that sent it counts the answers.
             return Seen::Fresh;
         }
         let request = self
@@ -521,5 +551,27 @@ mod tests {
         assert_eq!(o.message(1, &a), Seen::Fresh);
         assert_eq!(o.message(2, &json!([a.clone(), a])), Seen::Fresh);
         assert!(w.result(Rule::IdEcho).0.is_some());
+    }
+
+    #[test]
+    fn an_answer_to_a_notification_offends_its_rule_and_is_hidden() {
+        let w = Watch::new();
+        let o = Observer::new(w.clone(), "lifecycle/ping/after-initialize", 3, 0);
+        o.sending(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        assert_eq!(w.result(Rule::NotificationAnswered), (None, 1));
+        // A parse error's answer (id null, -32700) is the sending case's to count.
+        let parse =
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "x"}});
+        assert_eq!(o.message(1, &parse), Seen::Fresh);
+        assert!(w.result(Rule::NotificationAnswered).0.is_none());
+        let answered =
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32601, "message": "x"}});
+        assert_eq!(o.message(2, &answered), Seen::Repeat);
+        let f = w.result(Rule::NotificationAnswered).0.expect("an offence");
+        assert!(
+            f.evidence.starts_with("an answer to a notification"),
+            "{}",
+            f.evidence
+        );
     }
 }

@@ -680,6 +680,27 @@ mutant!(
     ["jsonrpc/response-ids"]
 );
 
+// T3 with JSON-RPC 2.0 §4.1: notifications answered (-32601, id null). The watch grades every
+// notification of every case under the notification rule, and no other case reads the answer
+// (an answer to notifications/initialized once failed eleven cases that sent bad input next).
+mutant!(
+    every_notification_answered_fails_only_unknown_notification,
+    "notifications-answered",
+    ["jsonrpc/unknown-notification"]
+);
+
+mutant!(
+    an_answered_initialized_notification_fails_only_unknown_notification,
+    "initialized-answered",
+    ["jsonrpc/unknown-notification"]
+);
+
+mutant!(
+    an_answered_cancellation_fails_only_unknown_notification,
+    "cancelled-answered",
+    ["jsonrpc/unknown-notification"]
+);
+
 /// Runs one `--case` shard of the provider suite through `mcp_proxy --mutate MUTATION`; returns
 /// the ids of the cases that did not hold, and the report.
 fn shard(globs: &[&str], mutation: &str) -> (BTreeSet<String>, Value) {

@@ -83,8 +83,9 @@ pub const CASES: &[Case] = &[
         ids_echoed[]),
     case!("jsonrpc/unknown-method", "T3", Levels::all(Level::Must), Server,
         "An unknown method is answered -32601 with the request's id", unknown_method[]),
-    case!("jsonrpc/unknown-notification", "T3", Levels::all(Level::Must), Server,
-        "An unknown notification gets no answer and the server keeps serving", unknown_notification[]),
+    case!("jsonrpc/unknown-notification", "T3", Levels::all(Level::Must), Crosscut,
+        "No notification of any case gets an answer, an unknown one included, and the server keeps serving",
+        unknown_notification[]),
     case!("jsonrpc/malformed/parse-error", "T4", Levels::CONTRACT_MUST, Server,
         "A line that is not JSON is answered -32700 with id null",
         bad_line[b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"\n", -32700, "null"]),
@@ -236,6 +237,8 @@ async fn unknown_method(ctx: Ctx) -> CheckResult {
 }
 
 async fn unknown_notification(ctx: Ctx) -> CheckResult {
+    // Its own probe: an unknown notification, then a ping that must still be answered. A
+    // -32601 answer with id null is the watch's (below), whichever notification it answers.
     let mut c = ctx.session().await?;
     c.notify("notifications/conformance-unknown", Some(json!({"x": 1})))
         .await?;
@@ -245,7 +248,15 @@ async fn unknown_notification(ctx: Ctx) -> CheckResult {
         "no answer to a notification",
         answers.iter().map(show).collect::<Vec<_>>().join(" | "),
     )?;
-    Ok(Check::Pass)
+    drop(c);
+    // T3 on every exchange of every case: notifications/initialized, notifications/cancelled
+    // and this case's own are never answered.
+    super::support::grade_rule(
+        &ctx,
+        crate::mcp::watch::Rule::NotificationAnswered,
+        "no answer to any notification (T3, JSON-RPC 2.0 §4.1)",
+        "no answer with id null was read",
+    )
 }
 
 /// Pings and returns whatever else arrived (used after input that must get no answer).
