@@ -1,7 +1,7 @@
 //! The one case type of both gates: data (stable slug id, the rule it checks, its level, one
 //! line of description, what it needs, its timeout factor and declared cost) plus a check
 //! function, generic over the [`Gate`] that says what a check gets and how levels are given.
-//! Cases are written with the one [`case!`] macro.
+//! Cases are written with the one `case!` macro (defined here, used by every catalogue).
 
 use std::fmt;
 use std::time::Duration;

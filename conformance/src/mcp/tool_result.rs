@@ -5,8 +5,9 @@ use serde_json::Value;
 
 use crate::core::checks::{show, str_at};
 
-/// [`schema_problem`]'s checks, keeping the compiled validator when they pass (the watch holds
-/// results to declared output schemas with it, compiled once).
+/// The checks of [`schema_problem`](crate::mcp::catalogue::tools::schema_problem), keeping the
+/// compiled validator when they pass (the watch holds results to declared output schemas with
+/// it, compiled once).
 pub fn compile(schema: &Value) -> Result<jsonschema::Validator, String> {
     if !schema.is_object() {
         return Err("not an object".into());
