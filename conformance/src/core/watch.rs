@@ -111,7 +111,11 @@ pub type Sent = Arc<Mutex<BTreeMap<String, (String, Option<String>)>>>;
 /// any line that does not parse sends no request), and returns their compact ids. Any readable
 /// id may be answered, also on an invalid request: `method` is recorded as sent, or empty.
 pub fn note_sent(sent: &Sent, line: &[u8]) -> Vec<String> {
-    let Ok(v) = serde_json::from_slice::<Value>(line) else {
+    // A line with invalid UTF-8 (sent on purpose) is read by many servers after a lossy
+    // decoding, and answered under the id they find there: it is sent all the same.
+    let parsed = serde_json::from_slice::<Value>(line)
+        .or_else(|_| serde_json::from_str::<Value>(&String::from_utf8_lossy(line)));
+    let Ok(v) = parsed else {
         return Vec::new();
     };
     let items: Vec<&Value> = match &v {
@@ -186,8 +190,16 @@ mod tests {
             br#"[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}},{"id":null}]"#,
         );
         assert!(note_sent(&sent, b"not json").is_empty());
+        // Invalid UTF-8 inside a string: a lossy reader still finds the id.
+        assert_eq!(
+            note_sent(
+                &sent,
+                b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"\xff\xfe\"}"
+            ),
+            vec!["7".to_owned()]
+        );
         let sent = sent.lock().unwrap_or_else(PoisonError::into_inner);
-        assert_eq!(sent.len(), 1);
+        assert_eq!(sent.len(), 2);
         assert_eq!(
             sent.get("1"),
             Some(&("tools/call".to_owned(), Some("t".to_owned())))
