@@ -1,33 +1,22 @@
-//! `mcp-conformance`: a raw-stdio conformance gate for any MCP server.
+//! `mcp-conformance`: raw-stdio conformance gates for MCP servers (`mcp-conformance`) and ACP
+//! agents and clients (`acp-conformance`), on one runner core.
 //!
-//! The runner speaks newline-delimited JSON-RPC to a server it starts itself, sends adversarial
+//! The runner speaks newline-delimited JSON-RPC to a peer it starts itself, sends adversarial
 //! input on purpose (malformed lines, invalid requests, batches, a 64 MiB frame), and grades every
-//! answer against the MCP base protocol and the computer-mcp contract (`adapter-contract.md`: T*,
+//! answer against the protocol and the computer-mcp contract (`adapter-contract.md`: T*,
 //! TOOL-*, META-*, RUN-*, BND-*, OUT-*, SUP-*). It never links the adapter it checks: framing and
-//! classification come from the shared `mcp-wire` crate, and the server is just a command line.
+//! classification come from the shared `mcp-wire` crate, and the peer is just a command line.
 //!
-//! Flow: [`catalogue`] (one file per section, one registry table) → [`select`] (profile, `--case`,
-//! baseline) → [`schedule`] (parallel cases, a fresh server per case, per-case timeout, group
-//! kill) → [`client`] (raw stdio with a transcript) → [`verdict`] → [`report`].
+//! Three folders, layered: [`core`] knows no protocol's catalogue (the case type, the scheduler,
+//! the raw client, the cross-cutting engine, grading and the report writers); [`mcp`] and
+//! [`acp`] are the two gates' catalogues and contexts, each on [`core`] and never on each other.
+//! Flow: a gate's catalogue → [`core::select`] → [`core::schedule`] (parallel cases, fresh peers
+//! per case, per-case timeout, group kill) → [`core::client`] (raw stdio with a transcript) →
+//! [`core::verdict`] → [`core::report`].
 
 pub mod acp;
-pub mod baseline;
-pub mod catalogue;
-pub mod cli;
-pub mod client;
-pub mod discovery;
-pub mod exits;
-pub mod listing;
-pub mod model;
-pub mod pool;
-pub mod process;
-pub mod report;
-pub mod roles;
-pub mod schedule;
-pub mod select;
-pub mod target;
-pub mod transcript;
-pub mod verdict;
-pub mod watch;
+pub mod core;
+pub mod mcp;
 
-pub use model::{Case, Check, Level, Outcome, Profile};
+#[cfg(test)]
+mod module_graph;

@@ -5,18 +5,21 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use clap::Parser;
 
-use mcp_conformance::baseline::Baseline;
-use mcp_conformance::cli::{CommonArgs, Outputs, err_line, out};
-use mcp_conformance::discovery::Discovery;
-use mcp_conformance::model::Profile;
-use mcp_conformance::report::{self, BaselineReport, Report, RunnerInfo, ServerReport};
-use mcp_conformance::schedule::{self, Settings};
-use mcp_conformance::target::Target;
-use mcp_conformance::{catalogue, listing, process, select, verdict};
+use mcp_conformance::core::baseline::Baseline;
+use mcp_conformance::core::cli::{self, CommonArgs, Outputs, Partial, err_line, out};
+use mcp_conformance::core::report::{self, Report};
+use mcp_conformance::core::schedule;
+use mcp_conformance::core::verdict::{self, RunInfo};
+use mcp_conformance::core::{process, select};
+use mcp_conformance::mcp::discovery::Discovery;
+use mcp_conformance::mcp::profile::Profile;
+use mcp_conformance::mcp::run::{McpRunner, Settings};
+use mcp_conformance::mcp::target::Target;
+use mcp_conformance::mcp::{catalogue, listing};
 
 /// Raw-stdio conformance gate for any MCP server: base protocol (lifecycle, JSON-RPC, bad input,
 /// bounds, tools, resources, cancellation) and the computer-mcp metadata and run rules.
@@ -96,7 +99,7 @@ fn main() -> ExitCode {
     });
     let all = catalogue::all();
     if cli.common.list {
-        let chosen = select::select(&all, profile, &cli.common.cases);
+        let chosen = catalogue::select(&all, profile, &cli.common.cases);
         let shown = if cli.profile.is_some() {
             listing::text(&chosen, cli.profile)
         } else {
@@ -122,13 +125,32 @@ fn main() -> ExitCode {
         Ok(rt) => rt,
         Err(e) => return usage(&format!("cannot start the runtime: {e}")),
     };
+    let started = Instant::now();
+    let shell = ErrorShell {
+        command: cli
+            .command
+            .iter()
+            .map(|s| s.to_string_lossy().into_owned())
+            .collect(),
+        profile,
+        strict: cli.common.strict,
+        baseline: cli
+            .common
+            .baseline
+            .as_ref()
+            .map(|p| p.display().to_string()),
+        started,
+    };
+    let partial = Partial::default();
     let code = runtime.block_on(async {
         tokio::select! {
-            code = run(cli, profile, outputs) => code,
-            () = mcp_conformance::cli::interrupted() => {
-                // Ctrl-C or SIGTERM of the runner: every spawned server group dies with it.
+            code = run(cli, &shell, outputs.clone(), partial.clone()) => code,
+            () = cli::interrupted() => {
+                // Ctrl-C or SIGTERM of the runner: every spawned server group dies with it, and
+                // the reports still get written, with the verdicts reached so far.
                 process::kill_all();
                 err_line("mcp-conformance: interrupted; every server process group was killed");
+                cli::write_interrupted(&partial.interrupted(shell.info()), &outputs);
                 ExitCode::from(130)
             }
         }
@@ -143,33 +165,21 @@ fn outputs(cli: &Cli) -> Result<Outputs, String> {
     cli.common.outputs()
 }
 
-async fn run(cli: Cli, profile: Profile, outputs: Outputs) -> ExitCode {
-    let shell = ErrorShell {
-        command: cli
-            .command
-            .iter()
-            .map(|s| s.to_string_lossy().into_owned())
-            .collect(),
-        profile,
-        strict: cli.common.strict,
-        baseline: cli
-            .common
-            .baseline
-            .as_ref()
-            .map(|p| p.display().to_string()),
-    };
+async fn run(
+    cli: Cli,
+    shell: &ErrorShell,
+    outputs: Outputs,
+    partial: Partial<Profile>,
+) -> ExitCode {
     let error_outputs = outputs.clone();
-    match run_inner(cli, profile, outputs).await {
+    match run_inner(cli, shell, outputs, partial).await {
         Ok(code) => code,
         Err(e) => {
             let msg = format!("{e:#}");
             err_line(&format!("mcp-conformance: {msg}"));
-            // A CI job reading the JSON report still gets one, saying why there is no verdict.
-            mcp_conformance::cli::write_error_reports(
-                "mcp-conformance",
-                &shell.report(&msg),
-                &error_outputs,
-            );
+            // A CI job reading the JSON or JUnit report still gets one, saying why there is
+            // no verdict.
+            cli::write_error_reports("mcp-conformance", &shell.report(&msg), &error_outputs);
             ExitCode::from(2)
         }
     }
@@ -181,42 +191,45 @@ struct ErrorShell {
     profile: Profile,
     strict: bool,
     baseline: Option<String>,
+    started: Instant,
 }
 
 impl ErrorShell {
-    fn report(&self, error: &str) -> Report {
-        let builtin = self.command.is_empty();
-        Report {
-            format_version: report::FORMAT_VERSION,
-            runner: RunnerInfo {
-                name: "mcp-conformance".into(),
-                version: env!("CARGO_PKG_VERSION").into(),
-            },
-            server: ServerReport {
-                command: self.command.clone(),
-                builtin,
-                server_info: None,
-                protocol_version: None,
-            },
+    /// What the report of a run that did not get under way says of it.
+    fn info(&self) -> RunInfo<Profile> {
+        RunInfo {
+            runner: "mcp-conformance",
             profile: self.profile,
+            command: self.command.clone(),
+            builtin: self.command.is_empty(),
+            peer_info: None,
+            protocol_version: None,
             strict: self.strict,
             drive_fake: false,
-            baseline: BaselineReport {
-                file: self.baseline.clone(),
-                listed: 0,
-                unknown: Vec::new(),
-            },
-            cases: Vec::new(),
-            summary: report::Summary::default(),
-            exit_code: 2,
-            error: Some(error.to_owned()),
+            baseline_file: self.baseline.clone(),
+            started: self.started,
         }
+    }
+
+    fn report(&self, error: &str) -> Report<Profile> {
+        verdict::error_report(self.info(), error)
     }
 }
 
-async fn run_inner(cli: Cli, profile: Profile, outputs: Outputs) -> anyhow::Result<ExitCode> {
+async fn run_inner(
+    cli: Cli,
+    shell: &ErrorShell,
+    outputs: Outputs,
+    partial: Partial<Profile>,
+) -> anyhow::Result<ExitCode> {
+    let profile = shell.profile;
+    let all = catalogue::all();
     let baseline = match &cli.common.baseline {
-        Some(p) => Baseline::load(p)?,
+        Some(p) => {
+            let b = Baseline::load(p)?;
+            b.check_known(p, |id| all.iter().any(|c| c.id == id))?;
+            b
+        }
         None => Baseline::default(),
     };
     let builtin = cli.command.is_empty();
@@ -226,10 +239,9 @@ async fn run_inner(cli: Cli, profile: Profile, outputs: Outputs) -> anyhow::Resu
         cli.drive_fake || builtin
     };
     // A selection that matches nothing is a usage error: found before any server starts.
-    let all = catalogue::all();
     // `ID@FAMILY` globs select their case here; the family part applies once discovery has
     // listed the families.
-    let cases = select::select(
+    let cases = catalogue::select(
         &all,
         profile,
         &catalogue::families::base_globs(&cli.common.cases),
@@ -241,6 +253,7 @@ async fn run_inner(cli: Cli, profile: Profile, outputs: Outputs) -> anyhow::Resu
             profile.name()
         );
     }
+    let cases = catalogue::with_crosscut(&cases, &all, profile);
     let target = Arc::new(Target::prepare_with(
         &cli.command,
         drive_fake,
@@ -248,10 +261,10 @@ async fn run_inner(cli: Cli, profile: Profile, outputs: Outputs) -> anyhow::Resu
         cli.fake_cursor_agent.as_deref(),
     )?);
     let timeout = cli.common.timeout();
-    let progress_to_stdout = mcp_conformance::cli::progress_to_stdout(&outputs);
+    let progress_to_stdout = cli::progress_to_stdout(&outputs);
 
-    let transcript = mcp_conformance::transcript::Transcript::new();
-    let watch = mcp_conformance::watch::Watch::new();
+    let transcript = mcp_conformance::core::transcript::Transcript::new();
+    let watch = mcp_conformance::mcp::watch::Watch::new();
     let (discovery, client) = match Discovery::run(&target, timeout, transcript.clone(), &watch)
         .await
     {
@@ -294,82 +307,62 @@ async fn run_inner(cli: Cli, profile: Profile, outputs: Outputs) -> anyhow::Resu
         );
     }
 
-    let total = cases.len();
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let settings = Settings {
+    let strict = cli.common.strict;
+    let info = RunInfo {
+        runner: "mcp-conformance",
         profile,
+        command: target.spec.command_words(),
+        builtin: target.builtin,
+        peer_info: discovery.server_info.clone(),
+        protocol_version: discovery.protocol_version.clone(),
+        strict,
         drive_fake,
+        baseline_file: shell.baseline.clone(),
+        started: shell.started,
+    };
+    partial.start(
+        info.clone(),
+        cases.iter().map(|c| c.id).collect(),
+        all.iter().map(|c| c.id).collect(),
+        &baseline,
+    );
+    let (tx, printer) = cli::progress_printer(
+        cases.len(),
+        progress_to_stdout,
+        profile,
+        strict,
+        &baseline,
+        partial,
+    );
+    let runner = Arc::new(McpRunner {
+        target: target.clone(),
+        discovery: discovery.clone(),
+        watch,
+        settings: Settings {
+            profile,
+            drive_fake,
+            allow_tool_calls: cli.allow_tool_calls,
+        },
+    });
+    let settings = schedule::Settings {
         timeout,
         jobs: cli.common.jobs(),
-        allow_tool_calls: cli.allow_tool_calls,
     };
-    let strict = cli.common.strict;
-    let printer_baseline = baseline.clone();
-    let printer = tokio::spawn(async move {
-        let mut done = 0;
-        while let Some(ran) = rx.recv().await {
-            done += 1;
-            let graded = verdict::grade(&ran, profile, strict, &printer_baseline);
-            let line = report::pretty::progress_line(done, total, &graded);
-            if progress_to_stdout {
-                out(&format!("{line}\n"));
-            } else {
-                err_line(&line);
-            }
-        }
-    });
-    let ran = schedule::run_all(
-        cases,
-        target.clone(),
-        discovery.clone(),
-        watch,
-        settings,
-        Some(tx),
-    )
-    .await;
+    let ran = schedule::run_all(runner, cases, settings, Some(tx)).await;
     let _ = printer.await;
 
     let results: Vec<_> = ran
         .iter()
         .map(|r| verdict::grade(r, profile, strict, &baseline))
         .collect();
+    // Family instances (`ID@FAMILY`) are cases too: a baseline may list them.
+    let ran_ids: Vec<String> = results.iter().map(|r| r.id.clone()).collect();
     let ids: std::collections::BTreeSet<&str> = all
         .iter()
         .map(|c| c.id)
-        .chain(results.iter().map(|r| r.id.as_str()))
+        .chain(ran_ids.iter().map(String::as_str))
         .collect();
-    let unknown = verdict::unknown_baseline_ids(&baseline, &ids);
-    let summary = verdict::summarize(&results, unknown.len());
-    let exit_code = verdict::exit_code(&summary);
-    let report = Report {
-        format_version: report::FORMAT_VERSION,
-        runner: RunnerInfo {
-            name: "mcp-conformance".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-        },
-        server: ServerReport {
-            command: target.spec.command_words(),
-            builtin: target.builtin,
-            server_info: discovery.server_info.clone(),
-            protocol_version: discovery.protocol_version.clone(),
-        },
-        profile,
-        strict,
-        drive_fake,
-        baseline: BaselineReport {
-            file: cli
-                .common
-                .baseline
-                .as_ref()
-                .map(|p| p.display().to_string()),
-            listed: baseline.ids.len(),
-            unknown,
-        },
-        cases: results,
-        summary,
-        exit_code,
-        error: None,
-    };
-    mcp_conformance::cli::write_reports(&report, &outputs, progress_to_stdout)?;
-    Ok(ExitCode::from(exit_code))
+    let report = verdict::assemble(info, results, &baseline, &ids);
+    cli::write_reports(&report, &outputs, progress_to_stdout)?;
+    Ok(ExitCode::from(report.exit_code))
 }

@@ -36,7 +36,7 @@ pub const TARGETS: &[(&str, Entry)] = &[
 ];
 
 /// The conformance runner's reading of server lines: its bounded line decoder, then the checks
-/// it applies to every stdout message ([`mcp_conformance::client::message_problem`] and the
+/// it applies to every stdout message ([`mcp_conformance::core::client::message_problem`] and the
 /// helpers that answer server requests).
 pub fn server_lines(data: &[u8]) {
     let mut decoder = FrameDecoder::new(64 * 1024);
@@ -55,10 +55,10 @@ pub fn server_lines(data: &[u8]) {
         let Ok(msg) = serde_json::from_slice::<Value>(&line) else {
             continue;
         };
-        let _ = mcp_conformance::client::message_problem(&msg);
-        let _ = mcp_conformance::client::error_code(&msg);
-        let _ = mcp_conformance::client::is_response_to(&msg, &Value::from(1));
-        let _ = mcp_conformance::client::reply_to_server_request(&msg);
+        let _ = mcp_conformance::core::client::message_problem(&msg);
+        let _ = mcp_conformance::core::client::error_code(&msg);
+        let _ = mcp_conformance::core::client::is_response_to(&msg, &Value::from(1));
+        let _ = mcp_conformance::core::client::reply_to_server_request(&msg);
     }
 }
 

@@ -191,7 +191,7 @@ fn test_files(repo: &Path) -> io::Result<Vec<PathBuf>> {
             return false;
         }
         let in_tests = rel.contains("/tests/");
-        let catalogue = rel.starts_with("conformance/src/catalogue/");
+        let catalogue = rel.starts_with("conformance/src/mcp/catalogue/");
         in_tests
             || catalogue
             || std::fs::read_to_string(p)

@@ -92,6 +92,18 @@ impl Proxy {
             return self.client_notification(&method, &m, single, to_client);
         };
         let mut changed = false;
+        let twice = match method.as_str() {
+            _ if self.is(Mutation::AnsweredTwice) => true,
+            "initialize" => self.is(Mutation::InitializeAnsweredTwice),
+            "ping" => single && self.is(Mutation::PingAnsweredTwice),
+            "tools/call" => self.is(Mutation::CallAnsweredTwice),
+            _ => false,
+        };
+        // An id the runner can tie to its request: an answer to `"id": null` answers a line
+        // whose id could not be read, and its own cases grade how many came.
+        if twice && !id.is_null() {
+            self.state().twice.insert(id_key(&id));
+        }
         if self.is(Mutation::WrongIdEcho)
             && id.as_u64().is_some_and(|n| n > i64::MAX.unsigned_abs())
         {
@@ -250,8 +262,12 @@ impl Proxy {
             }
         }
         if single
-            && self.is(Mutation::UnknownNotificationAnswered)
-            && !CLIENT_NOTIFICATIONS.contains(&method)
+            && (self.is(Mutation::NotificationsAnswered)
+                || (self.is(Mutation::InitializedAnswered)
+                    && method == "notifications/initialized")
+                || (self.is(Mutation::CancelledAnswered) && method == "notifications/cancelled")
+                || (self.is(Mutation::UnknownNotificationAnswered)
+                    && !CLIENT_NOTIFICATIONS.contains(&method)))
         {
             to_client.push(error_answer(
                 &Value::Null,

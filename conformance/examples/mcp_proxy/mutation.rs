@@ -106,4 +106,20 @@ pub(crate) enum Mutation {
     LogOnCall,
     /// Answers to `claude.run.list` calls come back under another id (JSON-RPC 2.0 §5).
     WrongIdOnList,
+    /// Every request is answered twice (JSON-RPC 2.0 §5: exactly one Response per Request).
+    AnsweredTwice,
+    /// `initialize` is answered twice (JSON-RPC 2.0 §5).
+    InitializeAnsweredTwice,
+    /// Every single `ping` is answered twice (JSON-RPC 2.0 §5).
+    PingAnsweredTwice,
+    /// Every `tools/call` is answered twice (JSON-RPC 2.0 §5).
+    CallAnsweredTwice,
+    /// Every notification, `notifications/initialized` and `notifications/cancelled` included,
+    /// is answered -32601 with id null (T3, JSON-RPC 2.0 §4.1: a notification is never answered).
+    NotificationsAnswered,
+    /// `notifications/initialized` is answered -32601 with id null (T3).
+    InitializedAnswered,
+    /// `notifications/cancelled` is answered -32601 with id null (T3), the request still
+    /// cancelled.
+    CancelledAnswered,
 }

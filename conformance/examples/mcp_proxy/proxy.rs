@@ -52,6 +52,8 @@ pub(crate) struct State {
     pub(crate) batches: Vec<Batch>,
     /// Ids of calls whose answers mutation wrong-id-on-list sends back under another id.
     pub(crate) wrong_ids: HashSet<String>,
+    /// Ids of requests whose answers the *-answered-twice mutations send twice.
+    pub(crate) twice: HashSet<String>,
 }
 
 pub(crate) struct Proxy {

@@ -35,26 +35,48 @@ impl Proxy {
                 Some(out) if out.is_empty() => None,
                 Some(out) => Some(Value::Array(out).to_string().into_bytes()),
             },
-            single => match self.upstream_message(single) {
-                Action::Keep
-                    if self.is(Mutation::ProgressRepeated)
-                        && line.starts_with(b"{")
-                        && is_progress(line) =>
-                {
-                    let mut twice = line.to_vec();
-                    twice.push(b'\n');
-                    twice.extend_from_slice(line);
-                    Some(twice)
+            single => {
+                let answers = single
+                    .get("method")
+                    .is_none()
+                    .then(|| single.get("id").map(id_key))
+                    .flatten();
+                let out = self.upstream_single(single, line);
+                // The *-answered-twice mutations: the same answer again, at once.
+                match (out, answers) {
+                    (Some(bytes), Some(key)) if self.state().twice.remove(&key) => {
+                        let mut again = bytes.clone();
+                        again.push(b'\n');
+                        again.extend_from_slice(&bytes);
+                        Some(again)
+                    }
+                    (out, _) => out,
                 }
-                Action::Keep if self.is(Mutation::LogOnCall) && is_call_result(line) => {
-                    let mut logged = b"mcp_proxy: INFO answered tools/call\n".to_vec();
-                    logged.extend_from_slice(line);
-                    Some(logged)
-                }
-                Action::Keep => Some(line.to_vec()),
-                Action::Replace(v) => Some(v.to_string().into_bytes()),
-                Action::Drop => None,
-            },
+            }
+        }
+    }
+
+    /// One upstream message that is no batch: the bytes for the client, or nothing.
+    fn upstream_single(&self, single: Value, line: &[u8]) -> Option<Vec<u8>> {
+        match self.upstream_message(single) {
+            Action::Keep
+                if self.is(Mutation::ProgressRepeated)
+                    && line.starts_with(b"{")
+                    && is_progress(line) =>
+            {
+                let mut twice = line.to_vec();
+                twice.push(b'\n');
+                twice.extend_from_slice(line);
+                Some(twice)
+            }
+            Action::Keep if self.is(Mutation::LogOnCall) && is_call_result(line) => {
+                let mut logged = b"mcp_proxy: INFO answered tools/call\n".to_vec();
+                logged.extend_from_slice(line);
+                Some(logged)
+            }
+            Action::Keep => Some(line.to_vec()),
+            Action::Replace(v) => Some(v.to_string().into_bytes()),
+            Action::Drop => None,
         }
     }
 

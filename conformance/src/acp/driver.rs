@@ -9,9 +9,9 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::responder::{Permission, State};
-use crate::catalogue::support::show;
-use crate::client::{Client, Frame, error_code};
-use crate::model::Check;
+use crate::core::checks::show;
+use crate::core::client::{Client, Frame, error_code};
+use crate::core::model::Check;
 
 /// The ACP protocol version the runner speaks.
 pub const PROTOCOL_VERSION: u64 = 1;
@@ -220,7 +220,7 @@ impl Agent {
     ) -> Result<Option<Value>, Check> {
         match self.client.response_within(id, what, wait).await {
             Ok(v) => Ok(Some(v)),
-            Err(crate::client::ClientError::Timeout { .. })
+            Err(crate::core::client::ClientError::Timeout { .. })
                 if self.client.remaining() > Duration::ZERO =>
             {
                 Ok(None)

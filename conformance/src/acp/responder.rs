@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use serde_json::{Value, json};
 
 use super::terminal::{Audit, Pending, Terminals};
-use crate::client::Responder;
+use crate::core::client::Responder;
 
 /// How permission requests are answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

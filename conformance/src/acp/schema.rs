@@ -7,6 +7,9 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 
 use serde_json::{Value, json};
 
+use crate::core::checks::show;
+use crate::core::model::Check;
+
 /// The schema text, embedded.
 pub const SCHEMA: &str = include_str!("../../assets/acp-schema-v1-stable.json");
 
@@ -99,6 +102,25 @@ pub fn stop_reasons() -> Vec<String> {
         }
     }
     out
+}
+
+/// Fails with the schema's complaints unless `instance` is a `$defs/<def>`.
+pub fn conforms(def: &str, instance: &Value, what: &str) -> Result<(), Check> {
+    let problems = problems(def, instance);
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(Check::fail(
+            format!("{what} conforming to the schema's {def}"),
+            format!("{}: {}", problems.join("; "), show(instance)),
+        ))
+    }
+}
+
+/// The method of a message, when it has one.
+#[must_use]
+pub fn method_of(m: &Value) -> Option<&str> {
+    m.get("method").and_then(Value::as_str)
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! `clientCapabilities.terminal`.
 //!
 //! Each command runs in the case's scratch directory (or a `cwd` inside it), in a process group
-//! of its own registered with [`crate::process`] (so Ctrl-C of the runner kills it too), stdin
+//! of its own registered with [`crate::core::process`] (so Ctrl-C of the runner kills it too), stdin
 //! closed, stdout and stderr kept in one bounded buffer. `terminal/kill` and `terminal/release`
 //! SIGKILL the group; whatever is still live when the case ends is killed by
 //! [`Terminals::end`] (the case's explicit cleanup) or, should the case be aborted, by `Drop`.
@@ -211,7 +211,7 @@ impl Terminals {
             }
             "terminal/wait_for_exit" => Pending::Wait(term.exit.clone(), self.wait_until),
             "terminal/kill" => {
-                crate::process::signal_group(term.pgid, Signal::SIGKILL);
+                crate::core::process::signal_group(term.pgid, Signal::SIGKILL);
                 Pending::Now(Ok(json!({})))
             }
             "terminal/release" => {
@@ -289,7 +289,7 @@ impl Terminals {
             .id()
             .and_then(|p| i32::try_from(p).ok())
             .unwrap_or_default();
-        crate::process::register(pgid);
+        crate::core::process::register(pgid);
         let output = Arc::new(Mutex::new(Output {
             limit,
             ..Output::default()
@@ -339,8 +339,8 @@ impl Drop for Terminals {
 }
 
 fn kill(term: &Term) {
-    crate::process::signal_group(term.pgid, Signal::SIGKILL);
-    crate::process::unregister(term.pgid);
+    crate::core::process::signal_group(term.pgid, Signal::SIGKILL);
+    crate::core::process::unregister(term.pgid);
 }
 
 async fn read_into(mut r: tokio::net::unix::pipe::Receiver, out: Arc<Mutex<Output>>) {

@@ -8,18 +8,20 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use clap::Parser;
+use clap::parser::ValueSource;
+use clap::{CommandFactory as _, FromArgMatches as _, Parser};
 
-use mcp_conformance::acp::report::{RunInfo, assemble, build};
-use mcp_conformance::acp::schedule::{self, Settings};
-use mcp_conformance::acp::{self, AcpProfile};
-use mcp_conformance::baseline::Baseline;
-use mcp_conformance::cli::{self, CommonArgs, Outputs, err_line, out};
-use mcp_conformance::client::ServerSpec;
-use mcp_conformance::process;
-use mcp_conformance::report::{self, BaselineReport, Report, RunnerInfo, ServerReport};
+use mcp_conformance::acp::gate::{AcpCase, AcpProfile, AcpRunner};
+use mcp_conformance::acp::{self, ctx};
+use mcp_conformance::core::baseline::Baseline;
+use mcp_conformance::core::cli::{self, CommonArgs, Outputs, Partial, err_line, out};
+use mcp_conformance::core::client::ServerSpec;
+use mcp_conformance::core::process;
+use mcp_conformance::core::report::{self, Report};
+use mcp_conformance::core::schedule::{self, Settings};
+use mcp_conformance::core::verdict::{self, RunInfo};
 
 /// Conformance gate for ACP (Agent Client Protocol) agents over stdio: initialize, sessions,
 /// prompt turns, cancel, permissions, JSON-RPC, extensions, exit, content and capabilities,
@@ -57,7 +59,7 @@ fn usage(msg: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
-fn listing(cases: &[acp::AcpCase]) -> String {
+fn listing(cases: &[AcpCase]) -> String {
     let width = cases.iter().map(|c| c.id.len()).max().unwrap_or(0);
     cases
         .iter()
@@ -65,7 +67,7 @@ fn listing(cases: &[acp::AcpCase]) -> String {
             format!(
                 "{:<width$}  {:<6}  {}\n",
                 c.id,
-                c.level.name(),
+                c.levels.name(),
                 c.description
             )
         })
@@ -73,13 +75,24 @@ fn listing(cases: &[acp::AcpCase]) -> String {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
     let outputs = match cli.common.outputs() {
         Ok(o) => o,
         Err(msg) => return usage(&msg),
     };
     if cli.client {
-        return client_mode(&cli, &outputs);
+        // Clients under test may share a user-level configuration: client mode runs one client
+        // at a time unless `--jobs` is given.
+        let jobs = if matches.value_source("jobs") == Some(ValueSource::CommandLine) {
+            cli.common.jobs()
+        } else {
+            1
+        };
+        return client_mode(&cli, &outputs, jobs);
     }
     let all = acp::all();
     let cases = acp::select(&all, &cli.common.cases);
@@ -97,12 +110,16 @@ fn main() -> ExitCode {
         Ok(rt) => rt,
         Err(code) => return code,
     };
+    let started = Instant::now();
+    let partial = Partial::default();
     let code = runtime.block_on(async {
         tokio::select! {
-            code = run(&cli, cases, &all, &outputs) => code,
+            code = run(&cli, cases, &all, &outputs, partial.clone(), started) => code,
             () = cli::interrupted() => {
                 process::kill_all();
                 err_line("acp-conformance: interrupted; every agent process group was killed");
+                let before = run_info(&cli, AcpProfile::Agent, None, None, started);
+                cli::write_interrupted(&partial.interrupted(before), &outputs);
                 ExitCode::from(130)
             }
         }
@@ -120,10 +137,12 @@ fn runtime() -> Result<tokio::runtime::Runtime, ExitCode> {
         .map_err(|e| usage(&format!("cannot start the runtime: {e}")))
 }
 
-/// `--client`: the client catalogue, run one case after the other, graded and reported like
-/// agent mode's (profile `client`).
-fn client_mode(cli: &Cli, outputs: &Outputs) -> ExitCode {
-    use mcp_conformance::acp::client::{CASES, CancelDriver, ClientModeConfig, run_client_mode};
+/// `--client`: the client catalogue on the one scheduler (`jobs` clients at once), graded and
+/// reported like agent mode's (profile `client`).
+fn client_mode(cli: &Cli, outputs: &Outputs, jobs: usize) -> ExitCode {
+    use mcp_conformance::acp::client::{
+        CASES, CancelDriver, ClientModeConfig, run_client_cases, selected,
+    };
     let ids: Vec<String> = CASES
         .iter()
         .filter(|c| {
@@ -132,7 +151,7 @@ fn client_mode(cli: &Cli, outputs: &Outputs) -> ExitCode {
                     .common
                     .cases
                     .iter()
-                    .any(|g| mcp_conformance::select::glob_match(g, c.id))
+                    .any(|g| mcp_conformance::core::select::glob_match(g, c.id))
         })
         .map(|c| c.id.to_owned())
         .collect();
@@ -142,7 +161,7 @@ fn client_mode(cli: &Cli, outputs: &Outputs) -> ExitCode {
             out(&format!(
                 "{:<width$}  {:<6}  {}\n",
                 c.id,
-                c.level.name(),
+                c.levels.name(),
                 c.description
             ));
         }
@@ -158,7 +177,10 @@ fn client_mode(cli: &Cli, outputs: &Outputs) -> ExitCode {
         ));
     }
     let baseline = match &cli.common.baseline {
-        Some(p) => match Baseline::load(p) {
+        Some(p) => match Baseline::load(p).and_then(|b| {
+            b.check_known(p, |id| CASES.iter().any(|c| c.id == id))
+                .map(|()| b)
+        }) {
             Ok(b) => b,
             Err(e) => return usage(&e.to_string()),
         },
@@ -185,6 +207,7 @@ fn client_mode(cli: &Cli, outputs: &Outputs) -> ExitCode {
     cfg.cancel = cancel;
     cfg.client_stdin = cli.client_stdin.clone().map(String::into_bytes);
     cfg.cases = ids;
+    cfg.jobs = jobs;
     cfg.strict = cli.common.strict;
     cfg.baseline = baseline;
     cfg.case_timeout = Duration::from_millis(cli.common.timeout_ms.max(30_000));
@@ -192,37 +215,48 @@ fn client_mode(cli: &Cli, outputs: &Outputs) -> ExitCode {
         Ok(rt) => rt,
         Err(code) => return code,
     };
+    let started = Instant::now();
+    let info = run_info(cli, AcpProfile::Client, None, None, started);
+    let cases = selected(&cfg);
+    let partial = Partial::default();
+    partial.start(
+        info.clone(),
+        cases.iter().map(|c| c.id).collect(),
+        CASES.iter().map(|c| c.id).collect(),
+        &cfg.baseline,
+    );
+    let progress_to_stdout = cli::progress_to_stdout(outputs);
     let results = rt.block_on(async {
+        let (tx, printer) = cli::progress_printer(
+            cases.len(),
+            progress_to_stdout,
+            AcpProfile::Client,
+            cfg.strict,
+            &cfg.baseline,
+            partial.clone(),
+        );
         tokio::select! {
-            r = run_client_mode(&cfg) => Some(r),
+            r = run_client_cases(&cfg, Some(tx)) => {
+                let _ = printer.await;
+                Some(r)
+            }
             () = cli::interrupted() => None,
         }
     });
     process::kill_all();
     rt.shutdown_timeout(Duration::from_millis(200));
-    let Some(cases) = results else {
+    let Some(ran) = results else {
         err_line("acp-conformance: interrupted; every process group was killed");
+        cli::write_interrupted(&partial.interrupted(info), outputs);
         return ExitCode::from(130);
     };
     let known: BTreeSet<&str> = CASES.iter().map(|c| c.id).collect();
-    let report = assemble(
-        RunInfo {
-            profile: AcpProfile::Client,
-            command: command_words(cli),
-            peer_info: None,
-            protocol_version: None,
-            strict: cli.common.strict,
-            baseline_file: cli
-                .common
-                .baseline
-                .as_ref()
-                .map(|p| p.display().to_string()),
-        },
-        cases,
-        &cfg.baseline,
-        &known,
-    );
-    if let Err(e) = cli::write_reports(&report, outputs, false) {
+    let graded = ran
+        .iter()
+        .map(|r| verdict::grade(r, AcpProfile::Client, cfg.strict, &cfg.baseline))
+        .collect();
+    let report = verdict::assemble(info, graded, &cfg.baseline, &known);
+    if let Err(e) = cli::write_reports(&report, outputs, progress_to_stdout) {
         return usage(&format!("{e:#}"));
     }
     ExitCode::from(report.exit_code)
@@ -235,51 +269,52 @@ fn command_words(cli: &Cli) -> Vec<String> {
         .collect()
 }
 
-/// The report of a run that could not start (exit 2), for JSON readers.
-fn error_report(cli: &Cli, error: &str) -> Report<AcpProfile> {
-    Report {
-        format_version: report::FORMAT_VERSION,
-        runner: RunnerInfo {
-            name: "acp-conformance".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-        },
-        server: ServerReport {
-            command: command_words(cli),
-            builtin: false,
-            server_info: None,
-            protocol_version: None,
-        },
-        profile: AcpProfile::Agent,
+/// What the report says of the run besides its cases.
+fn run_info(
+    cli: &Cli,
+    profile: AcpProfile,
+    peer_info: Option<serde_json::Value>,
+    protocol_version: Option<String>,
+    started: Instant,
+) -> RunInfo<AcpProfile> {
+    RunInfo {
+        runner: "acp-conformance",
+        profile,
+        command: command_words(cli),
+        builtin: false,
+        peer_info,
+        protocol_version,
         strict: cli.common.strict,
         drive_fake: false,
-        baseline: BaselineReport {
-            file: cli
-                .common
-                .baseline
-                .as_ref()
-                .map(|p| p.display().to_string()),
-            listed: 0,
-            unknown: Vec::new(),
-        },
-        cases: Vec::new(),
-        summary: report::Summary::default(),
-        exit_code: 2,
-        error: Some(error.to_owned()),
+        baseline_file: cli
+            .common
+            .baseline
+            .as_ref()
+            .map(|p| p.display().to_string()),
+        started,
     }
+}
+
+/// The report of a run that could not start (exit 2), for JSON readers.
+fn error_report(cli: &Cli, error: &str, started: Instant) -> Report<AcpProfile> {
+    verdict::error_report(run_info(cli, AcpProfile::Agent, None, None, started), error)
 }
 
 async fn run(
     cli: &Cli,
-    cases: Vec<acp::AcpCase>,
-    all: &[acp::AcpCase],
+    cases: Vec<AcpCase>,
+    all: &[AcpCase],
     outputs: &Outputs,
+    partial: Partial<AcpProfile>,
+    started: Instant,
 ) -> ExitCode {
-    match run_inner(cli, cases, all, outputs).await {
+    match run_inner(cli, cases, all, outputs, partial, started).await {
         Ok(code) => code,
         Err(e) => {
             let msg = format!("{e:#}");
             err_line(&format!("acp-conformance: {msg}"));
-            cli::write_error_reports("acp-conformance", &error_report(cli, &msg), outputs);
+            let report = error_report(cli, &msg, started);
+            cli::write_error_reports("acp-conformance", &report, outputs);
             ExitCode::from(2)
         }
     }
@@ -287,12 +322,18 @@ async fn run(
 
 async fn run_inner(
     cli: &Cli,
-    cases: Vec<acp::AcpCase>,
-    all: &[acp::AcpCase],
+    cases: Vec<AcpCase>,
+    all: &[AcpCase],
     outputs: &Outputs,
+    partial: Partial<AcpProfile>,
+    started: Instant,
 ) -> anyhow::Result<ExitCode> {
     let baseline = match &cli.common.baseline {
-        Some(p) => Baseline::load(p)?,
+        Some(p) => {
+            let b = Baseline::load(p)?;
+            b.check_known(p, |id| all.iter().any(|c| c.id == id))?;
+            b
+        }
         None => Baseline::default(),
     };
     let Some((program, args)) = cli.command.split_first() else {
@@ -304,7 +345,7 @@ async fn run_inner(
         env: Vec::new(),
     });
     let timeout = cli.common.timeout();
-    let init = match schedule::discover(spec.clone(), timeout).await {
+    let init = match ctx::discover(spec.clone(), timeout).await {
         Ok(init) => init,
         Err((why, transcript)) => {
             err_line("acp-conformance: discovery transcript:");
@@ -320,47 +361,39 @@ async fn run_inner(
         }
     };
     let progress_to_stdout = cli::progress_to_stdout(outputs);
-    let total = cases.len();
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<acp::Ran>();
-    let strict = cli.common.strict;
-    let printer_baseline = baseline.clone();
-    let printer = tokio::spawn(async move {
-        let mut done = 0;
-        while let Some(ran) = rx.recv().await {
-            done += 1;
-            let graded = acp::report::grade(&ran, AcpProfile::Agent, strict, &printer_baseline);
-            let line = report::pretty::progress_line(done, total, &graded);
-            if progress_to_stdout {
-                out(&format!("{line}\n"));
-            } else {
-                err_line(&line);
-            }
-        }
-    });
+    let info = run_info(
+        cli,
+        AcpProfile::Agent,
+        init.get("agentInfo").cloned(),
+        init.get("protocolVersion").map(|v| v.to_string()),
+        started,
+    );
+    partial.start(
+        info.clone(),
+        cases.iter().map(|c| c.id).collect(),
+        all.iter().map(|c| c.id).collect(),
+        &baseline,
+    );
+    let (tx, printer) = cli::progress_printer(
+        cases.len(),
+        progress_to_stdout,
+        AcpProfile::Agent,
+        cli.common.strict,
+        &baseline,
+        partial,
+    );
     let settings = Settings {
         timeout,
         jobs: cli.common.jobs(),
     };
-    let ran = schedule::run_all(cases, spec, settings, Some(tx)).await;
+    let ran = schedule::run_all(Arc::new(AcpRunner { spec }), cases, settings, Some(tx)).await;
     let _ = printer.await;
     let ids: BTreeSet<&str> = all.iter().map(|c| c.id).collect();
-    let report = build(
-        RunInfo {
-            profile: AcpProfile::Agent,
-            command: command_words(cli),
-            peer_info: init.get("agentInfo").cloned(),
-            protocol_version: init.get("protocolVersion").map(|v| v.to_string()),
-            strict: cli.common.strict,
-            baseline_file: cli
-                .common
-                .baseline
-                .as_ref()
-                .map(|p| p.display().to_string()),
-        },
-        &ran,
-        &baseline,
-        &ids,
-    );
+    let graded = ran
+        .iter()
+        .map(|r| verdict::grade(r, AcpProfile::Agent, cli.common.strict, &baseline))
+        .collect();
+    let report = verdict::assemble(info, graded, &baseline, &ids);
     cli::write_reports(&report, outputs, progress_to_stdout)?;
     Ok(ExitCode::from(report.exit_code))
 }

@@ -98,7 +98,7 @@ fn the_gate_passes_the_reference_adapter_shard_by_shard_with_junit_per_shard() {
     ];
     for (cases, prefixes) in shards {
         let g = gate(&[
-            ("GATE_SERVER_COMMAND", ""),
+            ("GATE_REFERENCE", "true"),
             ("GATE_CASES", cases),
             ("GATE_STRICT", "true"),
         ]);
@@ -112,9 +112,15 @@ fn the_gate_passes_the_reference_adapter_shard_by_shard_with_junit_per_shard() {
         assert_eq!(g.json["profile"], "provider", "{cases}");
         let ids = case_ids(&g.json);
         assert!(!ids.is_empty(), "{cases}: an empty shard proves nothing");
+        // Besides the cross-cutting cases every shard keeps (graded on the shard's exchanges).
+        let crosscut: Vec<&str> = mcp_conformance::mcp::catalogue::all()
+            .iter()
+            .filter(|c| c.needs == mcp_conformance::core::case::Needs::Crosscut)
+            .map(|c| c.id)
+            .collect();
         for id in &ids {
             assert!(
-                prefixes.iter().any(|p| id.starts_with(p)),
+                prefixes.iter().any(|p| id.starts_with(p)) || crosscut.contains(&id.as_str()),
                 "{cases}: {id} is outside the shard"
             );
         }
@@ -218,6 +224,40 @@ fn a_gate_that_cannot_run_exits_2() {
 }
 
 #[test]
+fn an_empty_server_command_is_refused_unless_the_reference_adapter_is_asked_for() {
+    // A workflow whose variable is unset must not check the kit's own adapter and go green.
+    for env in [
+        vec![],
+        vec![("GATE_SERVER_COMMAND", "")],
+        vec![("GATE_SERVER_COMMAND", "  ")],
+        vec![("GATE_SERVER_COMMAND", ""), ("GATE_REFERENCE", "false")],
+        vec![("GATE_REFERENCE", "maybe")],
+        vec![
+            ("GATE_SERVER_COMMAND", "my-server"),
+            ("GATE_REFERENCE", "true"),
+        ],
+    ] {
+        let reports = tempfile::tempdir().expect("tempdir");
+        let mut cmd = Command::new(repo().join(".ci/gate"));
+        cmd.env_remove("GATE_SERVER_COMMAND")
+            .env_remove("GATE_REFERENCE")
+            .env("GATE_RUNNER", runner_path())
+            .env("GATE_REPORT_DIR", reports.path());
+        for (k, v) in &env {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().expect("run .ci/gate");
+        assert_eq!(out.status.code(), Some(2), "{env:?}: {}", describe(&out));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("gate: "), "{env:?}: {stderr}");
+        assert!(
+            !reports.path().join("report.json").exists(),
+            "{env:?}: the runner did not run"
+        );
+    }
+}
+
+#[test]
 fn the_action_maps_every_input_onto_the_gate_script() {
     let action = std::fs::read_to_string(repo().join("action.yml")).expect("action.yml");
     let script = std::fs::read_to_string(repo().join(".ci/gate")).expect(".ci/gate");
@@ -225,6 +265,7 @@ fn the_action_maps_every_input_onto_the_gate_script() {
     assert!(action.contains("\"$GITHUB_ACTION_PATH/.ci/gate\""));
     for (input, var) in [
         ("server-command", "GATE_SERVER_COMMAND"),
+        ("reference-adapter", "GATE_REFERENCE"),
         ("profile", "GATE_PROFILE"),
         ("baseline", "GATE_BASELINE"),
         ("strict", "GATE_STRICT"),
@@ -303,7 +344,10 @@ fn the_binaries_install_into_a_fresh_root_and_run_the_gate_from_there() {
     let g = gate_with(
         cmd,
         "mcp-conformance",
-        &[("GATE_CASES", "tools runs/outcome")],
+        &[
+            ("GATE_REFERENCE", "true"),
+            ("GATE_CASES", "tools runs/outcome"),
+        ],
     );
     assert_eq!(g.out.status.code(), Some(0), "{}", describe(&g.out));
     assert_eq!(g.json["server"]["builtin"], true, "{}", g.json["server"]);

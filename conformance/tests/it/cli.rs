@@ -126,7 +126,9 @@ fn a_conformant_selection_exits_0_with_the_closing_line() {
     assert_eq!(outcome(&report, "jsonrpc/malformed/parse-error"), "pass");
     let stdout = String::from_utf8(out.stdout).unwrap();
     let last = stdout.lines().last().unwrap();
-    assert_eq!(last, "4 passed, 0 failed, 0 skipped");
+    // The four selected cases and the cross-cutting ones every shard keeps (two of which find
+    // no tool call to grade).
+    assert_eq!(last, "8 passed, 0 failed, 2 skipped");
     crate::docs::assert_matches_schema(&report);
 }
 
@@ -224,17 +226,27 @@ fn the_baseline_is_strict_both_ways() {
     );
     assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
 
-    // A listed id that names no case is stale too.
-    std::fs::write(&baseline, "jsonrpc/no-such-case\n").unwrap();
+    // A listed id that names no case (a typo, a removed case) is a usage error: exit 2 before
+    // anything runs, naming it, never a failed case. One baseline serves every shard: a case
+    // outside the selection is known.
+    std::fs::write(
+        &baseline,
+        "jsonrpc/no-such-case\njsonrpc/malformed/parse-error\n",
+    )
+    .unwrap();
     let (out, report) = run_json(
         &["--baseline", b.as_str(), "--case", "lifecycle/ping"],
         &[&toy_str()],
     );
-    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
-    assert_eq!(
-        report.unwrap()["baseline"]["unknown"][0],
-        "jsonrpc/no-such-case"
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    let report = report.unwrap();
+    assert!(
+        report["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("jsonrpc/no-such-case") && !e.contains("parse-error")),
+        "{report}"
     );
+    assert_eq!(report["cases"].as_array().map(Vec::len), Some(0));
 
     // An id listed twice is a broken baseline (usually another id mistyped): exit 2, naming
     // both lines, and nothing runs.
@@ -475,12 +487,18 @@ fn a_wrong_id_is_shown_in_the_actual_not_only_a_timeout() {
     );
     assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
     let report = report.unwrap();
+    // The shard keeps the id rule, which fails with the answer; the ping case is blocked by it
+    // (one defect, one verdict), and its reason still says what came instead.
+    let ids = crate::support::case(&report, "jsonrpc/response-ids");
+    assert_eq!(ids["outcome"], "fail", "{report}");
+    assert!(ids["actual"].as_str().unwrap().contains("wrong-"), "{ids}");
     let case = crate::support::case(&report, "lifecycle/ping/after-initialize");
-    assert_eq!(case["outcome"], "fail");
-    let actual = case["actual"].as_str().unwrap();
+    assert_eq!(case["outcome"], "skip");
+    assert_eq!(case["blocked_by"], "jsonrpc/response-ids");
+    let reason = case["reason"].as_str().unwrap();
     assert!(
-        actual.contains("other ids") && actual.contains("wrong-"),
-        "{actual}"
+        reason.contains("other ids") && reason.contains("wrong-"),
+        "{reason}"
     );
 }
 

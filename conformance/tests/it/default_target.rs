@@ -55,7 +55,7 @@ fn the_reference_adapter_passes_every_must_of_the_provider_profile() {
         .collect();
     assert_eq!(
         cursor,
-        mcp_conformance::catalogue::families::CURSOR,
+        mcp_conformance::mcp::catalogue::families::CURSOR,
         "the Cursor family's run lifecycle ran, case by case"
     );
     // Pinned here too, so a case dropped from the Cursor family is a reviewed change (issue 8

@@ -34,7 +34,7 @@ pub fn assert_matches_schema(report: &Value) {
 fn catalogue_table_in_the_docs_matches_the_registry() {
     let path = docs_dir().join("conformance.md");
     let doc = std::fs::read_to_string(&path).unwrap();
-    let table = mcp_conformance::listing::markdown(&mcp_conformance::catalogue::all());
+    let table = mcp_conformance::mcp::listing::markdown(&mcp_conformance::mcp::catalogue::all());
     let (Some(s), Some(e)) = (doc.find(START), doc.find(END)) else {
         panic!("{} lacks the catalogue markers", path.display());
     };

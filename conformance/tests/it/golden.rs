@@ -2,10 +2,13 @@
 //! pass, fail with a transcript, warn, info, skip, error, baselined, stale baseline, and an
 //! unknown baseline id. Regenerate with `BLESS=1 cargo test -p mcp-conformance golden`.
 
-use mcp_conformance::model::{Level, Outcome, Profile};
-use mcp_conformance::report::{self, BaselineReport, CaseResult, Report, RunnerInfo, ServerReport};
-use mcp_conformance::transcript::Entry;
-use mcp_conformance::verdict;
+use mcp_conformance::core::model::{Level, Outcome};
+use mcp_conformance::core::report::{
+    self, BaselineReport, CaseResult, Report, RunnerInfo, ServerReport,
+};
+use mcp_conformance::core::transcript::Entry;
+use mcp_conformance::core::verdict;
+use mcp_conformance::mcp::profile::Profile;
 use serde_json::json;
 use testkit::golden::check as golden;
 
@@ -26,6 +29,7 @@ fn case(id: &str, req: &str, level: Level, outcome: Outcome) -> CaseResult {
         reason: None,
         blocked_by: None,
         duration_ms: 12,
+        started_at: None,
         timed_out: false,
         transcript: Vec::new(),
     }
@@ -40,7 +44,7 @@ fn entry(dir: &str, ms: u64, line: &str) -> Entry {
 }
 
 /// The synthetic report every writer renders.
-pub fn synthetic() -> Report {
+pub fn synthetic() -> Report<Profile> {
     let mut fail = case(
         "jsonrpc/malformed/parse-error",
         "T4",
@@ -145,6 +149,8 @@ pub fn synthetic() -> Report {
         },
         cases,
         exit_code: verdict::exit_code(&summary),
+        // Wall time of the run: the cases ran side by side, so less than their sum.
+        duration_ms: Some(3_100),
         summary,
         error: None,
     }

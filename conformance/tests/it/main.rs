@@ -15,4 +15,5 @@ mod gateway;
 mod golden;
 mod mutants;
 mod real_servers;
+mod reports;
 mod support;

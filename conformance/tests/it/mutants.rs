@@ -690,3 +690,118 @@ mutant!(
     "leak-run-process",
     ["runs/supervision/grandchild"]
 );
+
+// JSON-RPC 2.0 §5 (exactly one Response per Request): a request answered twice. The id rule
+// tracks what the server owes on every connection; the repeated answer is graded there once
+// and no other case reads it (one once blamed notifications, another a parse error). Each
+// mutant repeats the answers of another kind of request.
+mutant!(
+    every_request_answered_twice_fails_only_response_ids,
+    "answered-twice",
+    ["jsonrpc/response-ids"]
+);
+
+mutant!(
+    initialize_answered_twice_fails_only_response_ids,
+    "initialize-answered-twice",
+    ["jsonrpc/response-ids"]
+);
+
+mutant!(
+    ping_answered_twice_fails_only_response_ids,
+    "ping-answered-twice",
+    ["jsonrpc/response-ids"]
+);
+
+mutant!(
+    tools_call_answered_twice_fails_only_response_ids,
+    "call-answered-twice",
+    ["jsonrpc/response-ids"]
+);
+
+// T3 with JSON-RPC 2.0 §4.1: notifications answered (-32601, id null). The watch grades every
+// notification of every case under the notification rule, and no other case reads the answer
+// (an answer to notifications/initialized once failed eleven cases that sent bad input next).
+mutant!(
+    every_notification_answered_fails_only_unknown_notification,
+    "notifications-answered",
+    ["jsonrpc/unknown-notification"]
+);
+
+mutant!(
+    an_answered_initialized_notification_fails_only_unknown_notification,
+    "initialized-answered",
+    ["jsonrpc/unknown-notification"]
+);
+
+mutant!(
+    an_answered_cancellation_fails_only_unknown_notification,
+    "cancelled-answered",
+    ["jsonrpc/unknown-notification"]
+);
+
+/// Runs one `--case` shard of the provider suite through `mcp_proxy --mutate MUTATION`; returns
+/// the ids of the cases that did not hold, and the report.
+fn shard(globs: &[&str], mutation: &str) -> (BTreeSet<String>, Value) {
+    let _slot = Slot::take();
+    let (proxy, adapter) = (proxy(), adapter());
+    let mut args = vec!["--profile", "provider", "--drive-fake", "--strict"];
+    for g in globs {
+        args.extend(["--case", g]);
+    }
+    let server = [proxy.as_str(), "--mutate", mutation, "--", adapter.as_str()];
+    let (out, report) = run_json(&args, &server);
+    let report = report.unwrap_or_else(|| panic!("no report: {}", describe(&out)));
+    let failing = report["cases"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .filter(|c| ["fail", "warn", "error"].iter().any(|o| c["outcome"] == *o))
+        .map(|c| c["id"].as_str().expect("id").to_owned())
+        .collect();
+    (failing, report)
+}
+
+// A `--case` shard keeps the cross-cutting rules on the exchanges it makes: a shard of cases
+// that read only listings once passed a server whose answers were not JSON-RPC 2.0, or that
+// answered every request twice.
+#[test]
+fn a_shard_keeps_the_cross_cutting_rules_on_its_own_exchanges() {
+    for (globs, mutation, expected) in [
+        (
+            &["tools/catalogue"][..],
+            "response-without-jsonrpc",
+            "lifecycle/stdout/protocol-only",
+        ),
+        (&["resources"][..], "answered-twice", "jsonrpc/response-ids"),
+        (
+            &["lifecycle/ping"][..],
+            "ping-answered-twice",
+            "jsonrpc/response-ids",
+        ),
+        (
+            &["jsonrpc/unknown-notification"][..],
+            "stdout-banner",
+            "lifecycle/stdout/protocol-only",
+        ),
+    ] {
+        let (failing, report) = shard(globs, mutation);
+        assert_eq!(
+            failing,
+            BTreeSet::from([expected.to_owned()]),
+            "{globs:?} through {mutation}: {}",
+            report["summary"]
+        );
+        // The shard's own cases ran besides the cross-cutting ones.
+        assert!(
+            report["cases"]
+                .as_array()
+                .expect("cases")
+                .iter()
+                .any(|c| globs
+                    .iter()
+                    .any(|g| c["id"].as_str().unwrap_or("").starts_with(g))),
+            "{report}"
+        );
+    }
+}

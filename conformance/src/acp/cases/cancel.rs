@@ -7,11 +7,13 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crate::acp::ctx::Ctx;
 use crate::acp::driver::{Agent, Caps, needs_account};
+use crate::acp::gate::AcpCase;
 use crate::acp::responder::Permission;
-use crate::acp::{AcpCase, Ctx};
-use crate::catalogue::support::show;
-use crate::model::{Check, CheckResult};
+use crate::core::case::case;
+use crate::core::checks::show;
+use crate::core::model::{Check, CheckResult, Level};
 
 /// How long after `session/cancel` the `cancelled` answer may take.
 pub const CANCEL_BOUND: Duration = Duration::from_secs(5);
@@ -21,20 +23,22 @@ const SHORTEST: Duration = Duration::from_millis(1500);
 
 /// The cases of this section.
 pub const CASES: &[AcpCase] = &[
-    acp_case!(
+    case!(
         "cancel/mid-turn",
         "docs prompt-turn#cancellation (MUST answer stopReason cancelled); schema CancelNotification",
-        Must,
+        Level::Must,
+        Server,
         "session/cancel sent a third into a turn (of one that takes 1.5 s or more uncancelled) makes the prompt answer stopReason \"cancelled\" within 5 s",
-        mid_turn,
+        mid_turn[],
         3
     ),
-    acp_case!(
+    case!(
         "cancel/pending-permission",
         "docs prompt-turn#cancellation (the client answers pending permission requests cancelled; the agent still answers cancelled)",
-        Must,
+        Level::Must,
+        Server,
         "session/cancel while a permission request is pending, that request answered cancelled, makes the prompt answer stopReason \"cancelled\" within 5 s",
-        pending_permission,
+        pending_permission[],
         2
     ),
 ];

@@ -4,35 +4,40 @@
 //! `fs/*` and `terminal/*` ([`crate::acp::terminal`]) in the case's scratch directory, each only
 //! in the case that grades its use.
 
+use crate::acp::ctx::Ctx;
 use crate::acp::driver::{Agent, Caps};
-use crate::acp::{AcpCase, Ctx};
-use crate::catalogue::support::show;
-use crate::model::{Check, CheckResult};
+use crate::acp::gate::AcpCase;
+use crate::core::case::case;
+use crate::core::checks::show;
+use crate::core::model::{Check, CheckResult, Level};
 
-use super::{conforms, method_of};
+use crate::acp::schema::{conforms, method_of};
 
 /// The cases of this section.
 pub const CASES: &[AcpCase] = &[
-    acp_case!(
+    case!(
         "capabilities/unadvertised-fs-terminal",
         "schema ClientCapabilities (fs, terminal: the agent MUST NOT call what is not advertised)",
-        Must,
+        Level::Must,
+        Server,
         "with fs and terminal not advertised, a turn sends no fs/* or terminal/* request",
-        unadvertised
+        unadvertised[]
     ),
-    acp_case!(
+    case!(
         "capabilities/fs-requests",
         "schema ReadTextFileRequest / WriteTextFileRequest (absolute path, sessionId)",
-        Must,
+        Level::Must,
+        Server,
         "with fs advertised, every fs/* request of a turn has the schema's shape and an absolute path",
-        fs_requests
+        fs_requests[]
     ),
-    acp_case!(
+    case!(
         "capabilities/terminal-requests",
         "docs protocol/terminals (the Agent MUST release terminals it no longer needs; a released id is no longer valid) and schema CreateTerminalRequest / TerminalOutputRequest / WaitForTerminalExitRequest / KillTerminalRequest / ReleaseTerminalRequest",
-        Must,
+        Level::Must,
+        Server,
         "with terminal advertised, every terminal/* request of a turn has the schema's shape and the session's id, names only terminal ids the client issued and had not released, and every terminal created is released by the end of the turn",
-        terminal_requests
+        terminal_requests[]
     ),
 ];
 

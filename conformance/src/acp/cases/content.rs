@@ -5,10 +5,12 @@
 
 use serde_json::{Value, json};
 
+use crate::acp::ctx::Ctx;
 use crate::acp::driver::Caps;
-use crate::acp::{AcpCase, Ctx};
-use crate::catalogue::support::show;
-use crate::model::{Check, CheckResult};
+use crate::acp::gate::AcpCase;
+use crate::core::case::case;
+use crate::core::checks::show;
+use crate::core::model::{Check, CheckResult, Level};
 
 /// A 1×1 PNG.
 const PNG_1X1: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
@@ -17,54 +19,61 @@ const WAV_EMPTY: &str = "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQA
 
 /// The cases of this section.
 pub const CASES: &[AcpCase] = &[
-    acp_case!(
+    case!(
         "content/resource-link",
         "docs content#resource-link (all agents MUST support text and resource links)",
-        Must,
+        Level::Must,
+        Server,
         "a prompt of text and a resource_link to a scratch file ends with a stopReason",
-        resource_link
+        resource_link[]
     ),
-    acp_case!(
+    case!(
         "content/image/advertised",
         "schema PromptCapabilities.image; ContentBlock image",
-        Must,
+        Level::Must,
+        Server,
         "with promptCapabilities.image advertised, a prompt with an image block ends with a stopReason",
-        image_advertised
+        image_advertised[]
     ),
-    acp_case!(
+    case!(
         "content/image/unadvertised",
         "schema PromptCapabilities.image (not advertised: refuse, do not drop silently)",
-        Should,
+        Level::Should,
+        Server,
         "without promptCapabilities.image, a prompt with an image block is refused with an error",
-        image_unadvertised
+        image_unadvertised[]
     ),
-    acp_case!(
+    case!(
         "content/audio/advertised",
         "schema PromptCapabilities.audio; ContentBlock audio",
-        Must,
+        Level::Must,
+        Server,
         "with promptCapabilities.audio advertised, a prompt with an audio block ends with a stopReason",
-        audio_advertised
+        audio_advertised[]
     ),
-    acp_case!(
+    case!(
         "content/audio/unadvertised",
         "schema PromptCapabilities.audio (not advertised: refuse, do not drop silently)",
-        Should,
+        Level::Should,
+        Server,
         "without promptCapabilities.audio, a prompt with an audio block is refused with an error",
-        audio_unadvertised
+        audio_unadvertised[]
     ),
-    acp_case!(
+    case!(
         "content/resource/advertised",
         "schema PromptCapabilities.embeddedContext; ContentBlock resource",
-        Must,
+        Level::Must,
+        Server,
         "with promptCapabilities.embeddedContext advertised, a prompt with an embedded resource ends with a stopReason",
-        resource_advertised
+        resource_advertised[]
     ),
-    acp_case!(
+    case!(
         "content/resource/unadvertised",
         "schema PromptCapabilities.embeddedContext (not advertised: refuse, do not drop silently)",
-        Should,
+        Level::Should,
+        Server,
         "without promptCapabilities.embeddedContext, a prompt with an embedded resource is refused with an error",
-        resource_unadvertised
+        resource_unadvertised[]
     ),
 ];
 

@@ -3,9 +3,11 @@
 
 use std::time::Duration;
 
+use crate::acp::ctx::Ctx;
 use crate::acp::driver::{Agent, Caps};
-use crate::acp::{AcpCase, Ctx};
-use crate::model::{Check, CheckResult};
+use crate::acp::gate::AcpCase;
+use crate::core::case::case;
+use crate::core::model::{Check, CheckResult, Level};
 
 /// How long after EOF the agent may take to exit, plus twice its measured start (spawn to the
 /// `initialize` answer): on a loaded machine an exit is slow in the same measure as a start.
@@ -13,19 +15,21 @@ pub const EXIT_BOUND: Duration = Duration::from_secs(3);
 
 /// The cases of this section.
 pub const CASES: &[AcpCase] = &[
-    acp_case!(
+    case!(
         "exit/eof-idle",
         "docs transports#stdio (the client ends the agent by closing stdin; SHOULD exit)",
-        Should,
+        Level::Should,
+        Server,
         "after initialize, the agent exits within 3 s (plus twice its start) of stdin EOF",
-        eof_idle
+        eof_idle[]
     ),
-    acp_case!(
+    case!(
         "exit/eof-after-turn",
         "docs transports#stdio (SHOULD exit on EOF, also after a turn)",
-        Should,
+        Level::Should,
+        Server,
         "after a prompt turn, the agent exits within 3 s (plus twice its start) of stdin EOF",
-        eof_after_turn,
+        eof_after_turn[],
         2
     ),
 ];

@@ -6,11 +6,13 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use crate::acp::{AcpCase, Ctx};
-use crate::model::{Check, CheckResult};
+use crate::acp::ctx::Ctx;
+use crate::acp::gate::AcpCase;
+use crate::core::case::case;
+use crate::core::model::{Check, CheckResult, Level};
 
-use super::method_of;
 use super::prompt_turn::one_turn;
+use crate::acp::schema::method_of;
 
 /// The methods an agent may send a client under ACP v1 (schema AgentRequest and
 /// AgentNotification, stable and unstable).
@@ -32,19 +34,21 @@ pub const AGENT_METHODS: &[&str] = &[
 
 /// The cases of this section.
 pub const CASES: &[AcpCase] = &[
-    acp_case!(
+    case!(
         "extensions/method-names",
         "docs extensibility#custom-requests (extension methods start with _)",
-        Should,
+        Level::Should,
+        Server,
         "every method the agent sends during a turn is an ACP method or starts with _ (vendor methods like cursor/* warn)",
-        method_names
+        method_names[]
     ),
-    acp_case!(
+    case!(
         "extensions/meta-only",
         "docs extensibility#the-_meta-field (custom data only in _meta)",
-        Should,
+        Level::Should,
+        Server,
         "session/update params carry no top-level keys besides sessionId, update and _meta",
-        meta_only
+        meta_only[]
     ),
 ];
 
@@ -90,7 +94,7 @@ async fn meta_only(ctx: Ctx) -> CheckResult {
                             .map(|k| k.as_str())
                             .collect::<Vec<_>>()
                             .join(", "),
-                        crate::catalogue::support::show(&Value::Object(obj.clone()))
+                        crate::core::checks::show(&Value::Object(obj.clone()))
                     ),
                 ));
             }

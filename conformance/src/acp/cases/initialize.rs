@@ -3,41 +3,47 @@
 
 use serde_json::{Value, json};
 
-use super::conforms;
+use crate::acp::ctx::Ctx;
 use crate::acp::driver::{Caps, PROTOCOL_VERSION};
-use crate::acp::{AcpCase, Ctx};
-use crate::catalogue::support::show;
-use crate::model::{Check, CheckResult};
+use crate::acp::gate::AcpCase;
+use crate::acp::schema::conforms;
+use crate::core::case::case;
+use crate::core::checks::show;
+use crate::core::model::{Check, CheckResult, Level};
 
 /// The cases of this section.
 pub const CASES: &[AcpCase] = &[
-    acp_case!(
+    case!(
         "initialize/protocol-version",
         "schema InitializeResponse.protocolVersion; docs initialization (MUST answer the same version when supported)",
-        Must,
+        Level::Must,
+        Server,
         "initialize proposing version 1 is answered with a result whose protocolVersion is the integer 1",
-        protocol_version
+        protocol_version[]
     ),
-    acp_case!(
+    case!(
         "initialize/version-newer",
         "docs initialization#version-negotiation (MUST answer the latest supported version)",
-        Must,
+        Level::Must,
+        Server,
         "a proposal of version 999 (no agent supports it) is answered with a supported integer version, not an echo or an error",
-        version_newer
+        version_newer[]
     ),
-    acp_case!(
+    case!(
         "initialize/agent-capabilities",
         "schema AgentCapabilities",
-        Must,
+        Level::Must,
+        Server,
         "agentCapabilities (when present) has the schema's shape: loadSession, promptCapabilities, mcpCapabilities booleans",
-        agent_capabilities
+        agent_capabilities[]
     ),
-    acp_case!(
+    case!(
         "initialize/auth-methods",
         "schema AuthMethod",
-        Must,
+        Level::Must,
+        Server,
         "authMethods (when present) is an array of {id, name} auth methods",
-        auth_methods
+        auth_methods[]
     ),
 ];
 

@@ -6,76 +6,87 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crate::acp::ctx::Ctx;
 use crate::acp::driver::{Caps, PROTOCOL_VERSION};
-use crate::acp::{AcpCase, Ctx};
-use crate::catalogue::support::{grade_error_answer, show};
-use crate::client::{Frame, error_code};
-use crate::model::{Check, CheckResult};
+use crate::acp::gate::AcpCase;
+use crate::core::case::case;
+use crate::core::checks::{grade_error_answer, show};
+use crate::core::client::{Frame, error_code};
+use crate::core::model::{Check, CheckResult, Level};
 
 /// The cases of this section.
 pub const CASES: &[AcpCase] = &[
-    acp_case!(
+    case!(
         "jsonrpc/unknown-method",
         "JSON-RPC 2.0 §5.1 -32601 Method not found",
-        Must,
+        Level::Must,
+        Server,
         "a request for a method ACP does not define (conformance/no-such-method) is answered -32601",
-        unknown_method
+        unknown_method[]
     ),
-    acp_case!(
+    case!(
         "jsonrpc/unknown-ext-method",
         "docs extensibility#custom-requests (SHOULD answer Method not found)",
-        Should,
+        Level::Should,
+        Server,
         "an extension request the agent does not know (_conformance/no-such-method) is answered -32601",
-        unknown_ext_method
+        unknown_ext_method[]
     ),
-    acp_case!(
+    case!(
         "jsonrpc/unknown-notification",
         "JSON-RPC 2.0 §4.1 (no answer to a notification); docs extensibility (ignore unknown notifications)",
-        Must,
+        Level::Must,
+        Server,
         "an unknown notification gets no answer and the agent goes on serving",
-        unknown_notification
+        unknown_notification[]
     ),
-    acp_case!(
+    case!(
         "jsonrpc/malformed/parse-error",
         "JSON-RPC 2.0 §5.1 -32700 Parse error (id null)",
-        Should,
+        Level::Should,
+        Server,
         "a line that is not JSON is answered -32700 with id null (silence warns)",
-        parse_error
+        parse_error[]
     ),
-    acp_case!(
+    case!(
         "jsonrpc/malformed/alive",
         "JSON-RPC 2.0 §5 (a receiver answers every request)",
-        Must,
+        Level::Must,
+        Server,
         "after a line that is not JSON the agent still answers requests",
-        alive_after_malformed
+        alive_after_malformed[]
     ),
-    acp_case!(
+    case!(
         "jsonrpc/ids/string",
         "JSON-RPC 2.0 §5 (the response id is the request's)",
-        Must,
+        Level::Must,
+        Server,
         "initialize under a string id is answered under that exact id",
-        id_string
+        id_string[]
     ),
-    acp_case!(
+    case!(
         "jsonrpc/ids/zero",
         "JSON-RPC 2.0 §5 (the response id is the request's)",
-        Must,
+        Level::Must,
+        Server,
         "initialize under id 0 is answered under id 0",
-        id_zero
+        id_zero[]
     ),
-    acp_case!(
+    case!(
         "jsonrpc/ids/negative",
         "JSON-RPC 2.0 §5 (the response id is the request's)",
-        Must,
+        Level::Must,
+        Server,
         "initialize under id -7 is answered under id -7",
-        id_negative
+        id_negative[]
     ),
-    acp_case!(
+    case!(
         "jsonrpc/ids/max-safe",
         "JSON-RPC 2.0 §5 (the response id is the request's)",
-        Must,
+        Level::Must,
+        Server,
         "initialize under id 9007199254740991 (2^53-1) is answered under that id",
-        id_max_safe
+        id_max_safe[]
     ),
 ];
 

@@ -14,11 +14,7 @@ pub mod prompt_turn;
 pub mod session;
 pub mod stdout;
 
-use serde_json::Value;
-
-use super::AcpCase;
-use crate::catalogue::support::show;
-use crate::model::Check;
+use crate::acp::gate::AcpCase;
 
 /// Every case, in report order.
 #[must_use]
@@ -37,25 +33,6 @@ pub fn all() -> Vec<AcpCase> {
         capabilities::CASES,
     ]
     .concat()
-}
-
-/// Fails with the schema's complaints unless `instance` is a `$defs/<def>`.
-pub fn conforms(def: &str, instance: &Value, what: &str) -> Result<(), Check> {
-    let problems = super::schema::problems(def, instance);
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(Check::fail(
-            format!("{what} conforming to the schema's {def}"),
-            format!("{}: {}", problems.join("; "), show(instance)),
-        ))
-    }
-}
-
-/// The method of a message, when it has one.
-#[must_use]
-pub fn method_of(m: &Value) -> Option<&str> {
-    m.get("method").and_then(Value::as_str)
 }
 
 #[cfg(test)]

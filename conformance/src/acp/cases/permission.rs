@@ -2,36 +2,41 @@
 //! and the agent accepting an echoed `optionId` and a `cancelled` outcome (schema
 //! RequestPermissionRequest, PermissionOption, RequestPermissionOutcome; docs tool-calls#requesting-permission).
 
+use crate::acp::ctx::Ctx;
 use crate::acp::driver::{Agent, Caps, Turn};
+use crate::acp::gate::AcpCase;
 use crate::acp::responder::Permission;
-use crate::acp::{AcpCase, Ctx};
-use crate::catalogue::support::show;
-use crate::model::{Check, CheckResult};
+use crate::core::case::case;
+use crate::core::checks::show;
+use crate::core::model::{Check, CheckResult, Level};
 
-use super::conforms;
+use crate::acp::schema::conforms;
 
 /// The cases of this section.
 pub const CASES: &[AcpCase] = &[
-    acp_case!(
+    case!(
         "permission/request-shape",
         "schema RequestPermissionRequest / PermissionOption (optionId, name, kind)",
-        Must,
+        Level::Must,
+        Server,
         "every session/request_permission of a turn has sessionId, toolCall and options with optionId, name and a kind of the enum",
-        request_shape
+        request_shape[]
     ),
-    acp_case!(
+    case!(
         "permission/selected-accepted",
         "schema RequestPermissionResponse (outcome selected, an offered optionId)",
-        Must,
+        Level::Must,
+        Server,
         "the turn ends with a stopReason when the client selects the offered allow_once option",
-        selected_accepted
+        selected_accepted[]
     ),
-    acp_case!(
+    case!(
         "permission/cancelled-accepted",
         "schema RequestPermissionOutcome (cancelled)",
-        Must,
+        Level::Must,
+        Server,
         "the turn ends with a stopReason (not an error) when the client answers a permission request cancelled",
-        cancelled_accepted
+        cancelled_accepted[]
     ),
 ];
 
@@ -52,7 +57,7 @@ fn permission_requests(agent: &Agent) -> Result<Vec<serde_json::Value>, Check> {
         .state
         .requests()
         .into_iter()
-        .filter(|r| super::method_of(r) == Some("session/request_permission"))
+        .filter(|r| crate::acp::schema::method_of(r) == Some("session/request_permission"))
         .collect();
     if found.is_empty() {
         Err(Check::skip(

@@ -5,35 +5,40 @@
 
 use serde_json::Value;
 
-use super::conforms;
+use crate::acp::ctx::Ctx;
 use crate::acp::driver::{Agent, Caps, Turn};
+use crate::acp::gate::AcpCase;
+use crate::acp::schema::conforms;
 use crate::acp::schema::known_update_variants;
-use crate::acp::{AcpCase, Ctx};
-use crate::catalogue::support::show;
-use crate::model::{Check, CheckResult};
+use crate::core::case::case;
+use crate::core::checks::show;
+use crate::core::model::{Check, CheckResult, Level};
 
 /// The cases of this section.
 pub const CASES: &[AcpCase] = &[
-    acp_case!(
+    case!(
         "prompt/stop-reason",
         "schema PromptResponse.stopReason (StopReason enum); docs prompt-turn#stop-reasons",
-        Must,
+        Level::Must,
+        Server,
         "a text prompt ends with a result whose stopReason is one of the enum",
-        stop_reason
+        stop_reason[]
     ),
-    acp_case!(
+    case!(
         "prompt/update-shape",
         "schema SessionNotification / SessionUpdate (plan, available_commands_update, chunks …)",
-        Must,
+        Level::Must,
+        Server,
         "every session/update of a turn carries the session's sessionId and a sessionUpdate variant with its required fields (tool calls: prompt/tool-call-shape; unknown variants are not graded)",
-        update_shape
+        update_shape[]
     ),
-    acp_case!(
+    case!(
         "prompt/tool-call-shape",
         "schema ToolCall / ToolCallUpdate (toolCallId, title; kind, status enums); docs tool-calls",
-        Must,
+        Level::Must,
+        Server,
         "every tool_call and tool_call_update of a turn has the schema's shape",
-        tool_call_shape
+        tool_call_shape[]
     ),
 ];
 

@@ -5,78 +5,89 @@
 
 use serde_json::{Value, json};
 
-use super::conforms;
+use crate::acp::ctx::Ctx;
 use crate::acp::driver::{Agent, Caps, needs_account};
-use crate::acp::{AcpCase, Ctx};
-use crate::catalogue::support::show;
-use crate::client::error_code;
-use crate::model::{Check, CheckResult};
+use crate::acp::gate::AcpCase;
+use crate::acp::schema::conforms;
+use crate::core::case::case;
+use crate::core::checks::show;
+use crate::core::client::error_code;
+use crate::core::model::{Check, CheckResult, Level};
 
 /// The cases of this section.
 pub const CASES: &[AcpCase] = &[
-    acp_case!(
+    case!(
         "session/new/absolute-cwd",
         "schema NewSessionResponse; docs session-setup#creating-a-session",
-        Must,
+        Level::Must,
+        Server,
         "session/new with an absolute cwd and mcpServers: [] returns a result with a string sessionId",
-        new_absolute
+        new_absolute[]
     ),
-    acp_case!(
+    case!(
         "session/new/relative-cwd",
         "schema NewSessionRequest.cwd (\"Must be an absolute path\"); JSON-RPC -32602",
-        Should,
+        Level::Should,
+        Server,
         "session/new with a relative cwd is refused with -32602 (invalid params), not accepted",
-        new_relative
+        new_relative[]
     ),
-    acp_case!(
+    case!(
         "session/new/missing-mcp-servers",
         "schema NewSessionRequest (mcpServers required); JSON-RPC -32602",
-        Should,
+        Level::Should,
+        Server,
         "session/new without mcpServers is refused with -32602 (invalid params), not accepted",
-        new_without_mcp
+        new_without_mcp[]
     ),
-    acp_case!(
+    case!(
         "session/new/unique-ids",
         "docs session-setup#session-id (a unique id per session)",
-        Must,
+        Level::Must,
+        Server,
         "two session/new calls on one agent return two different sessionIds",
-        unique_ids
+        unique_ids[]
     ),
-    acp_case!(
+    case!(
         "session/several-prompts",
         "docs prompt-turn (a session carries a conversation of several turns)",
-        Must,
+        Level::Must,
+        Server,
         "two prompts in a row in one session each end with a stopReason",
-        several_prompts,
+        several_prompts[],
         2
     ),
-    acp_case!(
+    case!(
         "session/set-mode",
         "schema SetSessionModeRequest; docs session-modes#setting-the-current-mode",
-        Must,
+        Level::Must,
+        Server,
         "session/set_mode to a mode the session advertised (modes.availableModes) is answered with a result",
-        set_mode
+        set_mode[]
     ),
-    acp_case!(
+    case!(
         "session/set-mode-unknown",
         "docs session-modes (modeId MUST be one of availableModes); JSON-RPC -32602",
-        Should,
+        Level::Should,
+        Server,
         "session/set_mode to a mode the session did not advertise is refused with an error",
-        set_mode_unknown
+        set_mode_unknown[]
     ),
-    acp_case!(
+    case!(
         "session/load/unadvertised",
         "docs session-setup#loading-sessions (only with the loadSession capability)",
-        Should,
+        Level::Should,
+        Server,
         "without loadSession advertised, session/load is refused with an error",
-        load_unadvertised
+        load_unadvertised[]
     ),
-    acp_case!(
+    case!(
         "session/load/advertised",
         "schema LoadSessionRequest / LoadSessionResponse; docs session-setup#loading-sessions",
-        Must,
+        Level::Must,
+        Server,
         "with loadSession advertised, session/load of a session the agent created is answered with a result",
-        load_advertised
+        load_advertised[]
     ),
 ];
 

@@ -2,19 +2,21 @@
 //! anything to its stdout that is not a valid ACP message"), over a whole session: handshake,
 //! a prompt turn when the agent can run one.
 
-use crate::acp::Ctx;
+use crate::acp::ctx::Ctx;
 use crate::acp::driver::{Agent, Caps};
-use crate::model::{Check, CheckResult};
+use crate::core::case::case;
+use crate::core::model::{Check, CheckResult, Level};
 
-use crate::acp::AcpCase;
+use crate::acp::gate::AcpCase;
 
 /// The cases of this section.
-pub const CASES: &[AcpCase] = &[acp_case!(
+pub const CASES: &[AcpCase] = &[case!(
     "stdout/protocol-only",
     "docs transports#stdio: stdout only ACP messages (MUST)",
-    Must,
+    Level::Must,
+    Server,
     "every stdout line of a session (initialize, session/new, a prompt turn) is one JSON-RPC message",
-    protocol_only,
+    protocol_only[],
     2
 )];
 

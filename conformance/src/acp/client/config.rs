@@ -48,10 +48,12 @@ pub struct ClientModeConfig {
     pub end_grace: Duration,
     /// Only the cases with these ids (all when empty).
     pub cases: Vec<String>,
+    /// Cases at once (`--jobs`; each case has its own client, folder and scripted agent).
+    pub jobs: usize,
     /// SHOULD deviations fail instead of warning.
     pub strict: bool,
     /// Expected failures (`--baseline`), graded as in agent mode; empty by default.
-    pub baseline: crate::baseline::Baseline,
+    pub baseline: crate::core::baseline::Baseline,
     /// Where each case's folder (scripted agent, scenario, wire log) is made; the system's
     /// temporary folder when `None`. Folders are removed after the case.
     pub work_dir: Option<PathBuf>,
@@ -71,8 +73,9 @@ impl ClientModeConfig {
             case_timeout: Duration::from_secs(30),
             end_grace: Duration::from_secs(3),
             cases: Vec::new(),
+            jobs: 1,
             strict: false,
-            baseline: crate::baseline::Baseline::default(),
+            baseline: crate::core::baseline::Baseline::default(),
             work_dir: None,
         }
     }

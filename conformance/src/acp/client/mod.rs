@@ -10,68 +10,63 @@
 //! client has exited and the agent is gone (or the grace passed), or at the case timeout; then
 //! the client's group and every agent's group are killed.
 //!
-//! Flow: [`cases`] (the catalogue) → [`run`] (one client run) → [`checks`] → graded by the
-//! shared grading rule ([`crate::verdict::grade_finding`], as agent mode and `mcp-conformance`)
-//! into [`CaseResult`]s ready for the report writers. Documented in `docs/acp-conformance-client.md`.
+//! Flow: [`cases`] (the catalogue, the one case type with [`gate::ClientMode`]) → the one
+//! scheduler ([`crate::core::schedule`], `--jobs`) → [`run`] (one client run) → [`checks`] →
+//! graded by the shared grading rule ([`crate::core::verdict::grade`], as agent mode and
+//! `mcp-conformance`) into [`CaseResult`]s ready for the report writers. Documented in `docs/acp-conformance-client.md`.
 
 pub mod cases;
 pub mod checks;
 pub mod config;
+pub mod gate;
 pub mod launch;
 pub mod run;
 pub mod wire;
 
-pub use cases::{CASES, ClientCase};
+use std::sync::Arc;
+
+pub use cases::CASES;
 pub use config::{AGENT_ENV, AGENT_PLACEHOLDER, CancelDriver, ClientModeConfig};
+pub use gate::ClientCase;
 
-use crate::model::Check;
-use crate::report::CaseResult;
+use tokio::sync::mpsc::UnboundedSender;
 
-/// Runs every selected case of client mode, one after the other, and grades each.
+use crate::acp::client::gate::{ClientMode, ClientRunner};
+use crate::acp::gate::AcpProfile;
+use crate::core::report::CaseResult;
+use crate::core::schedule::{self, Ran, Settings};
+
+/// Runs every selected case of client mode on the one scheduler (`cfg.jobs` at once, each with
+/// its own client), and grades each with the run's strictness and baseline.
 pub async fn run_client_mode(cfg: &ClientModeConfig) -> Vec<CaseResult> {
-    let mut out = Vec::new();
-    for case in CASES
+    run_client_cases(cfg, None)
+        .await
+        .iter()
+        .map(|ran| crate::core::verdict::grade(ran, AcpProfile::Client, cfg.strict, &cfg.baseline))
+        .collect()
+}
+
+/// The selected cases of client mode, in report order.
+#[must_use]
+pub fn selected(cfg: &ClientModeConfig) -> Vec<ClientCase> {
+    CASES
         .iter()
         .filter(|c| cfg.cases.is_empty() || cfg.cases.iter().any(|id| id == c.id))
-    {
-        out.push(run_one(cfg, case).await);
-    }
-    out
+        .copied()
+        .collect()
 }
 
-async fn run_one(cfg: &ClientModeConfig, case: &ClientCase) -> CaseResult {
-    if case.drives_cancel && cfg.cancel == CancelDriver::None {
-        // Nothing can make the client cancel: no client is started for nothing.
-        let ran = run::Ran::not_run();
-        return grade(cfg, case, &ran, &Check::skip(checks::cancel::NO_DRIVER));
-    }
-    let ran = run::run_case(cfg, case.id, case.scenario, case.drives_cancel).await;
-    let mut check = (case.check)(&ran, cfg);
-    if ran.wire.dropped > 0 && matches!(check, Check::Pass) {
-        check = Check::Error(format!(
-            "{} wire events over the bound were not kept: the verdict cannot be trusted",
-            ran.wire.dropped
-        ));
-    }
-    grade(cfg, case, &ran, &check)
-}
-
-/// Grades one client case through the shared grading rule ([`crate::acp::report::grade`], the
-/// one agent mode and `mcp-conformance` use), with the run's baseline.
-fn grade(cfg: &ClientModeConfig, case: &ClientCase, ran: &run::Ran, check: &Check) -> CaseResult {
-    crate::acp::report::grade(
-        &crate::acp::Ran {
-            id: case.id,
-            requirement: case.requirement,
-            level: case.level,
-            description: case.description,
-            check: check.clone(),
-            duration: ran.duration,
-            timed_out: ran.timed_out,
-            transcript: ran.transcript.entries(),
-        },
-        crate::acp::AcpProfile::Client,
-        cfg.strict,
-        &cfg.baseline,
-    )
+/// [`run_client_mode`] before grading: `progress` receives each case as it finishes.
+pub async fn run_client_cases(
+    cfg: &ClientModeConfig,
+    progress: Option<UnboundedSender<Ran<ClientMode>>>,
+) -> Vec<Ran<ClientMode>> {
+    let runner = Arc::new(ClientRunner {
+        cfg: Arc::new(cfg.clone()),
+    });
+    let settings = Settings {
+        timeout: runner.safety_timeout(),
+        jobs: cfg.jobs,
+    };
+    schedule::run_all(runner, selected(cfg), settings, progress).await
 }

@@ -13,9 +13,9 @@ use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWriteExt as _};
 use super::config::{AGENT_ENV, CancelDriver, ClientModeConfig};
 use super::launch::{self, CaseDir};
 use super::wire::{self, Kind, Wire};
-use crate::exits::{self, Exits};
-use crate::process;
-use crate::transcript::Transcript;
+use crate::core::exits::{self, Exits};
+use crate::core::process;
+use crate::core::transcript::Transcript;
 
 /// Longest wire-log line kept (the agent logs client lines up to 16 MiB, escaped).
 const MAX_LOG_LINE: usize = 4 * 1024 * 1024;
@@ -70,15 +70,16 @@ impl Ran {
     }
 }
 
-/// Runs the client once against `scenario`; with `drive_cancel` the cancel driver acts.
+/// Runs the client once against `scenario`, recording into `transcript`; with `drive_cancel`
+/// the cancel driver acts.
 pub async fn run_case(
     cfg: &ClientModeConfig,
     case_id: &str,
     scenario: &str,
     drive_cancel: bool,
+    transcript: Transcript,
 ) -> Ran {
     let started = Instant::now();
-    let transcript = Transcript::new();
     let mut ran = Ran {
         wire: Wire::default(),
         facts: Facts::default(),

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use mcp_conformance::acp::client::run_client_mode;
-use mcp_conformance::model::Outcome;
+use mcp_conformance::core::model::Outcome;
 use testkit::procs;
 
 use super::{config, describe};
@@ -25,16 +25,15 @@ async fn a_hung_client_and_its_agent_are_killed_at_the_case_timeout() {
     assert_eq!(results.len(), 1);
     let r = &results[0];
     assert!(r.timed_out, "{}", describe(&results));
-    assert_eq!(r.outcome, Outcome::Error, "{}", describe(&results));
+    // It started the agent it was given, so the wiring is right: hanging before its turn is the
+    // client's defect, graded (the turn case is not selected, so this case grades it at its own
+    // level: SHOULD, a warning), never the runner's error.
+    assert_eq!(r.outcome, Outcome::Warn, "{}", describe(&results));
     assert!(
-        r.reason
+        r.actual
             .as_deref()
             .unwrap_or("")
-            .contains("the client sent no session/prompt")
-            || r.reason
-                .as_deref()
-                .unwrap_or("")
-                .contains("never spoke to the scripted agent"),
+            .contains("the client sent no session/prompt"),
         "{}",
         describe(&results)
     );

@@ -8,7 +8,7 @@ fn every_client_mode_case_is_documented_with_its_level() {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/acp-conformance-client.md");
     let doc = std::fs::read_to_string(&path).expect("docs/acp-conformance-client.md");
     for c in mcp_conformance::acp::client::CASES {
-        let row = format!("| `{}` | {} |", c.id, c.level.name());
+        let row = format!("| `{}` | {} |", c.id, c.levels.name());
         assert!(
             doc.contains(&row),
             "{} lacks the row {row:?}",

@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use mcp_conformance::acp::client::ClientModeConfig;
-use mcp_conformance::report::CaseResult;
+use mcp_conformance::core::report::CaseResult;
 
 /// A workspace binary next to the runner.
 pub fn sibling(name: &str) -> PathBuf {

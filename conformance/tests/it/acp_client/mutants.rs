@@ -98,3 +98,56 @@ async fn a_client_leaving_the_pending_permission_unanswered_at_cancel_fails_only
 async fn a_client_ending_its_agent_right_after_cancelling_is_graded_on_all_it_wrote() {
     check(&["--end-agent-at-cancel"], None).await;
 }
+
+/// Every case of a run whose client ended (or hung) before its turn: `by` fails with `text`, and
+/// every other case is a skip blocked by it (never a runner `error`).
+fn blocked_by_one(results: &[mcp_conformance::core::report::CaseResult], by: &str, text: &str) {
+    let blocked = format!("blocked by {by}");
+    let pinned: Vec<(&str, &str, &str)> = mcp_conformance::acp::client::CASES
+        .iter()
+        .map(|c| {
+            if c.id == by {
+                (c.id, "fail", text)
+            } else {
+                (c.id, "skip", blocked.as_str())
+            }
+        })
+        .collect();
+    assert_pinned(results, &pinned);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_crashing_after_an_unprompted_authenticate_fails_that_rule_only() {
+    // A real client once did this (an unprompted authenticate, then a crash) and got an error
+    // for every case and exit 2 instead of the rule it broke.
+    let results = run_client_mode(&cfg(&["--crash-after-authenticate"])).await;
+    blocked_by_one(
+        &results,
+        "client/no-unprompted-authenticate",
+        "authenticate sent",
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_crashing_before_its_turn_fails_the_turn_case_only() {
+    let results = run_client_mode(&cfg(&["--crash-before-prompt"])).await;
+    blocked_by_one(
+        &results,
+        "client/answers-agent-requests",
+        "the client sent no session/prompt",
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_hanging_before_its_turn_fails_the_turn_case_only() {
+    let mut cfg = cfg(&["--hang-before-prompt"]);
+    // Each case waits its whole timeout for a turn that never comes: short, and side by side.
+    cfg.case_timeout = std::time::Duration::from_secs(3);
+    cfg.jobs = 4;
+    let results = run_client_mode(&cfg).await;
+    blocked_by_one(
+        &results,
+        "client/answers-agent-requests",
+        "still running at the case timeout",
+    );
+}

@@ -38,6 +38,9 @@ def main():
     p.add_argument("--no-cancel-answer", action="store_true")
     p.add_argument("--end-agent-at-cancel", action="store_true")
     p.add_argument("--think-ms", type=int, default=0)
+    p.add_argument("--crash-after-authenticate", action="store_true")
+    p.add_argument("--crash-before-prompt", action="store_true")
+    p.add_argument("--hang-before-prompt", action="store_true")
     p.add_argument("agent", nargs="*")
     a = p.parse_args()
     agent = a.agent or [os.environ["ACP_CONFORMANCE_AGENT"]]
@@ -170,9 +173,15 @@ def main():
             elif "id" in msg and msg["id"] in pending_mine:
                 method = pending_mine.pop(msg["id"])
                 if method == "initialize":
-                    if a.authenticate:
+                    if a.authenticate or a.crash_after_authenticate:
                         request("authenticate", {"methodId": "cursor_login"})
+                    if a.crash_after_authenticate:
+                        end(1)
                     request("session/new", {"cwd": os.getcwd(), "mcpServers": []})
+                elif method == "session/new" and a.crash_before_prompt:
+                    end(1)
+                elif method == "session/new" and a.hang_before_prompt:
+                    pass
                 elif method == "session/new":
                     session["id"] = msg.get("result", {}).get("sessionId")
                     prompt_id[0] = request("session/prompt", {"sessionId": session["id"],

@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::{answer_kind, ending, label, turn};
 use crate::acp::client::config::{CancelDriver, ClientModeConfig};
 use crate::acp::client::run::Ran;
-use crate::model::Check;
+use crate::core::model::Check;
 
 /// Why the cancel cases are skipped without a [`CancelDriver`].
 pub const NO_DRIVER: &str = "no way to tell this client to cancel a turn was given (a signal it \
@@ -47,7 +47,7 @@ pub fn sends_session_cancel(ran: &Ran, cfg: &ClientModeConfig) -> Check {
             format!("session/cancel {{sessionId: {sid}}} during the turn"),
             format!(
                 "at {ms} ms: {}",
-                crate::transcript::clip_to(l.raw.as_bytes(), 300)
+                crate::core::transcript::clip_to(l.raw.as_bytes(), 300)
             ),
         ),
         None => Check::fail(

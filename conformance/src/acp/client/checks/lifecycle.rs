@@ -1,35 +1,26 @@
 //! The session around the turn: no unprompted `authenticate`, unknown `sessionUpdate` variants
 //! tolerated, and the agent ended after the turn.
 
-use super::{answer_kind, bound_ms, ending, label, turn};
+use super::{answer_kind, bound_ms, ending, label, turn, unprompted_authenticate};
 use crate::acp::client::config::ClientModeConfig;
 use crate::acp::client::run::Ran;
-use crate::model::Check;
+use crate::core::model::Check;
 
 /// `client/no-unprompted-authenticate`: the agent advertises `authMethods` and never answers
 /// `auth_required`, so any `authenticate` is unprompted (every agent process is checked).
 pub fn no_unprompted_authenticate(ran: &Ran, _cfg: &ClientModeConfig) -> Check {
-    if let Err(c) = turn(ran) {
-        return c;
-    }
-    let calls: Vec<String> = ran
-        .wire
-        .all_c2a()
-        .filter(|(_, _, l)| l.method() == Some("authenticate"))
-        .map(|(pid, ms, l)| {
-            format!(
-                "agent pid {pid} at {ms} ms: {}",
-                crate::transcript::clip_to(l.raw.as_bytes(), 300)
-            )
-        })
-        .collect();
-    if calls.is_empty() {
-        Check::Pass
-    } else {
-        Check::fail(
+    // Graded whatever happened next: a client that authenticates unprompted and then crashes
+    // fails this rule, not a precondition.
+    let calls = unprompted_authenticate(ran);
+    if !calls.is_empty() {
+        return Check::fail(
             "no authenticate request: session/new never answered auth_required (-32000)",
             format!("authenticate sent: {}", calls.join("; ")),
-        )
+        );
+    }
+    match turn(ran) {
+        Ok(_) => Check::Pass,
+        Err(c) => c,
     }
 }
 

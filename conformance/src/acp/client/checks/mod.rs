@@ -12,33 +12,78 @@ use serde_json::Value;
 use super::config::ClientModeConfig;
 use super::run::Ran;
 use super::wire::AgentRequest;
-use crate::model::Check;
+use crate::core::model::Check;
+
+/// The case that grades a client ending (or hanging) before its turn: the first case, whose
+/// subject is the exchange every turn needs. The other cases are blocked by it.
+pub const TURN_CASE: &str = "client/answers-agent-requests";
+
+/// The case that grades an unprompted `authenticate`.
+pub const AUTHENTICATE_CASE: &str = "client/no-unprompted-authenticate";
 
 /// The ACP agent process of the run and the client's `session/prompt` line's time, or the
-/// [`Check`] that ends the case: the runner could not even get to a turn.
+/// [`Check`] that ends the case. The runner's own trouble (the client could not be started, or it
+/// never spoke to the agent it was given while still running: not wired to `{agent}`) is an
+/// `error`; a client that ended, or hung, before its turn is graded, never an `error`: blocked
+/// by the rule it broke on the way (an unprompted `authenticate`), else by [`TURN_CASE`], which
+/// fails with it (one defect, one verdict).
 pub fn turn(ran: &Ran) -> Result<(u32, u64), Check> {
     if let Some(e) = &ran.facts.spawn_error {
         return Err(Check::Error(e.clone()));
     }
     let Some(pid) = ran.wire.acp_pid() else {
-        return Err(Check::Error(format!(
-            "precondition not met: the client never spoke to the scripted agent it was given \
-             (no line reached it); client {}{}",
-            ran.facts
-                .client_exit
-                .as_deref()
-                .unwrap_or("still running at the case timeout"),
-            stderr_hint(ran)
-        )));
+        let Some(exit) = ran.facts.client_exit.as_deref() else {
+            return Err(Check::Error(format!(
+                "precondition not met: the client never spoke to the scripted agent it was given \
+                 (no line reached it) and was still running at the case timeout{}",
+                stderr_hint(ran)
+            )));
+        };
+        return Err(no_turn(
+            ran,
+            format!(
+                "the client ended ({exit}) without a line to the scripted agent{}",
+                stderr_hint(ran)
+            ),
+        ));
     };
     let Some((ms, _)) = ran.wire.client_request(pid, "session/prompt") else {
-        return Err(Check::Error(format!(
-            "precondition not met: the client sent no session/prompt, so there was no turn to \
-             check; {}",
-            ending(ran, pid)
-        )));
+        return Err(no_turn(
+            ran,
+            format!("the client sent no session/prompt; {}", ending(ran, pid)),
+        ));
     };
     Ok((pid, ms))
+}
+
+/// A run with no turn to check: blocked by the rule the client broke before it, else by
+/// [`TURN_CASE`] (which itself fails with `actual`).
+fn no_turn(ran: &Ran, actual: String) -> Check {
+    let fail = Check::fail(
+        "a prompt turn with the scripted agent (initialize, session/new, session/prompt)",
+        actual,
+    );
+    let by = if unprompted_authenticate(ran).is_empty() {
+        TURN_CASE
+    } else {
+        AUTHENTICATE_CASE
+    };
+    Check::blocked(by, fail)
+}
+
+/// Every `authenticate` the client sent (the scripted agent never asks for one), described.
+#[must_use]
+pub fn unprompted_authenticate(ran: &Ran) -> Vec<String> {
+    ran.wire
+        .all_c2a()
+        .filter(|(_, _, l)| l.method() == Some("authenticate"))
+        .map(|(pid, ms, l)| {
+            format!(
+                "agent pid {pid} at {ms} ms: {}",
+                crate::core::transcript::clip_to(l.raw.as_bytes(), 300)
+            )
+        })
+        .collect()
 }
 
 /// What the client did at the end, for a finding.
@@ -65,7 +110,7 @@ fn stderr_hint(ran: &Ran) -> String {
     last.map_or_else(String::new, |l| {
         format!(
             "; its stderr ends: {}",
-            crate::transcript::clip_to(l.as_bytes(), 200)
+            crate::core::transcript::clip_to(l.as_bytes(), 200)
         )
     })
 }

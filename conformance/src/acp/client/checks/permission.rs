@@ -6,7 +6,7 @@ use super::{answer_kind, label, turn};
 use crate::acp::client::config::ClientModeConfig;
 use crate::acp::client::run::Ran;
 use crate::acp::client::wire::AgentRequest;
-use crate::model::Check;
+use crate::core::model::Check;
 
 const METHOD: &str = "session/request_permission";
 

@@ -6,7 +6,7 @@ use serde_json::Value;
 use super::{bound_ms, ending, label, turn};
 use crate::acp::client::config::ClientModeConfig;
 use crate::acp::client::run::Ran;
-use crate::model::Check;
+use crate::core::model::Check;
 
 /// `client/answers-agent-requests`.
 pub fn answers_every_request(ran: &Ran, cfg: &ClientModeConfig) -> Check {

@@ -1,0 +1,136 @@
+//! Client mode's place in the one case type and the one scheduler: a case carries the scenario
+//! the scripted agent plays ([`Script`]); its check runs a fresh client against it
+//! ([`client_check`]) and grades what the agent side saw; [`ClientRunner`] hands each case the
+//! run's configuration.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::acp::client::checks;
+use crate::acp::client::config::{CancelDriver, ClientModeConfig};
+use crate::acp::client::run::{self, Ran};
+use crate::acp::gate::AcpProfile;
+use crate::core::case::Gate;
+use crate::core::model::{Check, CheckResult, Level};
+use crate::core::schedule::{Runner, Scope};
+
+/// What the scripted agent plays for a case.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Script {
+    /// The scripted agent's scenario (fake-cursor-agent format).
+    pub scenario: &'static str,
+    /// Whether the runner drives the cancel in this case.
+    pub drives_cancel: bool,
+}
+
+/// The ACP gate in client mode (`acp-conformance --client -- CLIENT…`).
+#[derive(Debug, Clone, Copy)]
+pub struct ClientMode;
+
+impl Gate for ClientMode {
+    type Ctx = ClientCtx;
+    /// MUST / SHOULD as the ACP schema, docs or the kit's rule say.
+    type Levels = Level;
+    type Variant = Script;
+    type Profile = AcpProfile;
+
+    fn level(levels: &Level, _profile: AcpProfile) -> Option<Level> {
+        Some(*levels)
+    }
+}
+
+/// One client-mode case.
+pub type ClientCase = crate::core::case::Case<ClientMode>;
+
+/// What a client-mode check gets.
+#[derive(Clone)]
+pub struct ClientCtx {
+    /// The run's configuration.
+    pub cfg: Arc<ClientModeConfig>,
+    /// The case's id.
+    pub case_id: &'static str,
+    /// What the scripted agent plays.
+    pub script: Script,
+    /// The case's transcript (the scheduler's).
+    pub scope: Scope,
+}
+
+/// Runs a fresh client against the case's scenario and grades the run with `check`. A cancel
+/// case with nothing to make the client cancel starts no client; a run whose wire log lost
+/// events cannot pass.
+pub async fn client_check(
+    ctx: ClientCtx,
+    check: fn(&Ran, &ClientModeConfig) -> Check,
+) -> CheckResult {
+    if ctx.script.drives_cancel && ctx.cfg.cancel == CancelDriver::None {
+        return Ok(Check::skip(checks::cancel::NO_DRIVER));
+    }
+    let ran = run::run_case(
+        &ctx.cfg,
+        ctx.case_id,
+        ctx.script.scenario,
+        ctx.script.drives_cancel,
+        ctx.scope.transcript.clone(),
+    )
+    .await;
+    if ran.timed_out {
+        ctx.scope.mark_timed_out();
+    }
+    let mut verdict = check(&ran, &ctx.cfg);
+    if ran.wire.dropped > 0 && matches!(verdict, Check::Pass) {
+        verdict = Check::Error(format!(
+            "{} wire events over the bound were not kept: the verdict cannot be trusted",
+            ran.wire.dropped
+        ));
+    }
+    Ok(verdict)
+}
+
+/// The client-mode [`Runner`].
+#[derive(Debug)]
+pub struct ClientRunner {
+    /// The run's configuration.
+    pub cfg: Arc<ClientModeConfig>,
+}
+
+impl ClientRunner {
+    /// The scheduler's timeout of a case: a safety net only, well past the case's own budget
+    /// (its timeout, the end grace and the kills after them), which ends every run first.
+    #[must_use]
+    pub fn safety_timeout(&self) -> Duration {
+        self.cfg.case_timeout + self.cfg.end_grace + Duration::from_secs(30)
+    }
+}
+
+impl Runner for ClientRunner {
+    type Gate = ClientMode;
+
+    fn name(&self) -> &'static str {
+        "acp-conformance"
+    }
+
+    fn peer(&self) -> &'static str {
+        "client"
+    }
+
+    fn timeout_expected(&self, timeout: Duration) -> String {
+        format!(
+            "a verdict within the case timeout of {} ms",
+            timeout.as_millis()
+        )
+    }
+
+    fn context(
+        &self,
+        case: &ClientCase,
+        scope: Scope,
+    ) -> Result<(ClientCtx, Box<dyn Send>), Check> {
+        let ctx = ClientCtx {
+            cfg: self.cfg.clone(),
+            case_id: case.id,
+            script: case.variant,
+            scope,
+        };
+        Ok((ctx, Box::new(())))
+    }
+}

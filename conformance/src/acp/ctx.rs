@@ -1,0 +1,160 @@
+//! What an agent-mode case's check gets ([`Ctx`]): a way to start agents on the scheduler's
+//! [`Scope`] (killed by process group afterwards), each with the runner's client side serving
+//! the case's scratch directory; and the discovery handshake before any case ([`discover`]).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::acp::driver::{Agent, Caps, PROTOCOL_VERSION};
+use crate::acp::responder::{Permission, Served, State};
+use crate::core::checks::show;
+use crate::core::client::ServerSpec;
+use crate::core::model::Check;
+use crate::core::schedule::Scope;
+use crate::core::transcript::{Peer, Transcript};
+
+/// What a case's check gets: a way to start agents that the scheduler kills afterwards.
+#[derive(Clone)]
+pub struct Ctx {
+    /// The case's id.
+    pub case_id: &'static str,
+    /// The case's timeout.
+    pub timeout: Duration,
+    /// The case's scratch directory (absolute): every session's `cwd`, where `fs/*` is served.
+    pub scratch: PathBuf,
+    pub(crate) spec: Arc<ServerSpec>,
+    /// The case's transcript, agents and deadlines (the scheduler's).
+    pub(crate) scope: Scope,
+}
+
+impl Ctx {
+    /// Runs one handshake step (`initialize`, `session/new`) whose time is not the case's: it
+    /// may take the whole case timeout, and the case's deadlines move out by what it took. Real
+    /// agents take seconds to create a session, and more on a loaded machine; that says nothing
+    /// about what a case checks.
+    pub async fn handshake<T>(
+        &self,
+        step: impl std::future::Future<Output = Result<T, Check>>,
+    ) -> Result<T, Check> {
+        self.scope.off_the_clock(step).await
+    }
+
+    /// The scratch directory as a string (a session's `cwd`).
+    #[must_use]
+    pub fn cwd(&self) -> String {
+        self.scratch.to_string_lossy().into_owned()
+    }
+
+    /// Adds a note of the runner's own to the transcript.
+    pub fn note(&self, text: &str) {
+        self.scope.note(text);
+    }
+
+    /// Starts a fresh agent (not initialized) whose client side advertises `caps`.
+    pub fn spawn(&self, caps: Caps) -> Result<Agent, Check> {
+        let mut client = self.scope.spawn(&self.spec, None)?;
+        let state = State::new(Served {
+            fs: caps.fs,
+            permission: Permission::AllowOnce,
+            scratch: self.scratch.clone(),
+        });
+        client.set_responder(state.responder());
+        Ok(Agent {
+            client,
+            state,
+            init: Value::Null,
+        })
+    }
+
+    /// A fresh agent after a successful `initialize` proposing version 1 (a failed one is
+    /// graded once, by `initialize/protocol-version`).
+    pub async fn started(&self, caps: Caps) -> Result<Agent, Check> {
+        let mut agent = self.spawn(caps)?;
+        let started = Instant::now();
+        let answer = self
+            .handshake(agent.initialize(caps, json!(PROTOCOL_VERSION)))
+            .await?;
+        // A loaded machine slows an agent's exit as much as its start (see exit/*).
+        agent.client.set_start_latency(started.elapsed());
+        if answer.get("result").is_none_or(|r| !r.is_object()) {
+            return Err(Check::blocked(
+                "initialize/protocol-version",
+                Check::fail("initialize to succeed", show(&answer)),
+            ));
+        }
+        Ok(agent)
+    }
+
+    /// A fresh initialized agent with one session in the scratch directory.
+    pub async fn session(&self, caps: Caps) -> Result<(Agent, String), Check> {
+        let mut agent = self.started(caps).await?;
+        let session = self.handshake(agent.new_session(&self.cwd())).await?;
+        Ok((agent, session))
+    }
+}
+
+/// A fresh scratch directory of the case (absolute, canonical: agents compare paths).
+pub(crate) fn scratch_dir(case_id: &str) -> std::io::Result<PathBuf> {
+    let dir = std::env::temp_dir().join(format!(
+        "acp-conformance-{}-{}-{}",
+        std::process::id(),
+        case_id.replace('/', "-"),
+        uuid::Uuid::new_v4().simple()
+    ));
+    std::fs::create_dir_all(&dir)?;
+    std::fs::write(
+        dir.join("README.txt"),
+        "A scratch file the runner serves.\n",
+    )?;
+    dir.canonicalize()
+}
+
+/// The discovery handshake before any case: a fresh agent's `initialize` result (for the
+/// report's `agentInfo` and protocol version), its group killed afterwards. An agent that does
+/// not start or initialize is the runner's error (exit 2), with the transcript to show why.
+pub async fn discover(
+    spec: Arc<ServerSpec>,
+    timeout: Duration,
+) -> Result<Value, (String, Vec<crate::core::transcript::Entry>)> {
+    let started = Instant::now();
+    let transcript = Transcript::with_peer(Peer::Agent);
+    let scope = Scope::new(
+        "discovery",
+        timeout,
+        transcript.clone(),
+        started + timeout,
+        started + timeout,
+    );
+    let ctx = Ctx {
+        case_id: "discovery",
+        timeout,
+        scratch: std::env::temp_dir(),
+        spec,
+        scope: scope.clone(),
+    };
+    let found = match ctx.spawn(Caps::NONE) {
+        Ok(mut agent) => match agent.initialize(Caps::NONE, json!(PROTOCOL_VERSION)).await {
+            Ok(answer) => match answer.get("result") {
+                Some(r) if r.is_object() => Ok(r.clone()),
+                _ => Err(format!("initialize was answered {}", show(&answer))),
+            },
+            Err(c) => Err(describe(&c)),
+        },
+        Err(c) => Err(describe(&c)),
+    };
+    scope.shutdown().await;
+    found.map_err(|e| (e, transcript.entries()))
+}
+
+fn describe(c: &Check) -> String {
+    match c {
+        Check::Fail { expected, actual } | Check::Violation { expected, actual } => {
+            format!("expected {expected}, got {actual}")
+        }
+        Check::Error(e) | Check::Skip(e) => e.clone(),
+        other => format!("{other:?}"),
+    }
+}

@@ -1,0 +1,105 @@
+//! Handles a case keeps of its servers: the movable [`Deadline`] every wait uses, how to start
+//! a server ([`ServerSpec`]), and the [`ProcHandle`] the scheduler shuts a server down with
+//! (conventions' order: closed stdin, bounded wait, SIGTERM, SIGKILL of the group, reaped).
+
+use std::ffi::OsString;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::process::Child;
+use tokio::sync::Mutex;
+
+use crate::core::process;
+
+/// A deadline shared by everything a case does, which the runner can move: the time a server
+/// takes to answer `initialize` is not taken from the case (a slow start under load says
+/// nothing about what the case checks), so each successful handshake pushes it out by as much.
+#[derive(Debug, Clone)]
+pub struct Deadline(Arc<std::sync::Mutex<Instant>>);
+
+impl Deadline {
+    /// A deadline at `at`.
+    #[must_use]
+    pub fn at(at: Instant) -> Self {
+        Self(Arc::new(std::sync::Mutex::new(at)))
+    }
+
+    /// The current instant.
+    #[must_use]
+    pub fn get(&self) -> Instant {
+        *self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Moves the deadline later by `by`.
+    pub fn extend(&self, by: Duration) {
+        let mut d = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        *d += by;
+    }
+
+    /// Moves the deadline earlier by `by`.
+    pub fn shorten(&self, by: Duration) {
+        let mut d = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        *d = d.checked_sub(by).unwrap_or(*d);
+    }
+}
+
+/// How to start a server.
+#[derive(Debug, Clone)]
+pub struct ServerSpec {
+    /// The program.
+    pub program: OsString,
+    /// Its arguments.
+    pub args: Vec<OsString>,
+    /// Variables set on top of the runner's environment.
+    pub env: Vec<(OsString, OsString)>,
+}
+
+impl ServerSpec {
+    /// The command line as words, for reports.
+    #[must_use]
+    pub fn command_words(&self) -> Vec<String> {
+        std::iter::once(&self.program)
+            .chain(&self.args)
+            .map(|s| s.to_string_lossy().into_owned())
+            .collect()
+    }
+}
+
+/// A handle to a started server's process, kept by the scheduler to kill its group whatever
+/// happened to the case.
+#[derive(Debug, Clone)]
+pub struct ProcHandle {
+    /// Process id of the server, which leads its own group.
+    pub pgid: i32,
+    pub(super) child: Arc<Mutex<Child>>,
+}
+
+impl ProcHandle {
+    /// Shutdown in the conventions' order: the case already dropped stdin (or the client is
+    /// gone); bounded wait; SIGTERM to the group; short wait; SIGKILL to the group; reap. The
+    /// final SIGKILL is sent even when the leader exited, so nothing of the group survives.
+    pub async fn shutdown(&self) {
+        let mut child = self.child.lock().await;
+        let exited = matches!(
+            tokio::time::timeout(process::EXIT_GRACE, child.wait()).await,
+            Ok(Ok(_))
+        );
+        if !exited {
+            process::signal_group(self.pgid, nix::sys::signal::Signal::SIGTERM);
+            let _ = tokio::time::timeout(process::TERM_GRACE, child.wait()).await;
+        }
+        process::signal_group(self.pgid, nix::sys::signal::Signal::SIGKILL);
+        let _ = tokio::time::timeout(process::TERM_GRACE, child.wait()).await;
+        process::wait_group_gone(self.pgid).await;
+        process::unregister(self.pgid);
+    }
+}

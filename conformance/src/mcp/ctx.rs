@@ -1,0 +1,223 @@
+//! What an MCP case's check gets ([`Ctx`]): the run's settings, the shared discovery, the
+//! case's tool family, and a way to start servers (on the scheduler's [`Scope`], which kills
+//! them afterwards) whose exchanges the cross-cutting rules see.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Instant;
+
+use serde_json::Value;
+
+use crate::core::client::Client;
+use crate::core::model::Check;
+use crate::core::schedule::Scope;
+use crate::mcp::discovery::{DEFAULT_VERSION, Discovery};
+use crate::mcp::profile::Profile;
+use crate::mcp::roles::{FakeKind, Family, Role, Roles};
+use crate::mcp::target::Target;
+use crate::mcp::watch::{Observer, Watch};
+
+/// What a case's check gets: the run's settings, the shared discovery, and a way to start
+/// servers that the scheduler will kill afterwards.
+#[derive(Clone)]
+pub struct Ctx {
+    /// The profile in force.
+    pub profile: Profile,
+    /// Whether fake-claude drives the server (`--drive-fake`).
+    pub drive_fake: bool,
+    /// The shared discovery snapshot.
+    pub discovery: Arc<Discovery>,
+    /// The case's id (used in prompts so runs are traceable).
+    pub case_id: &'static str,
+    /// Whether tools that might act may be called outside the provider profile
+    /// (`--allow-tool-calls`).
+    pub allow_tool_calls: bool,
+    /// The cross-cutting findings of the whole run.
+    pub watch: Watch,
+    /// The tool family the case checks (`None`: the first, or the whole listing).
+    pub family: Option<&'static Family>,
+    /// Variables set on every server this case starts, on top of the target's.
+    pub server_env: Vec<(std::ffi::OsString, std::ffi::OsString)>,
+    pub(crate) target: Arc<Target>,
+    /// The case's transcript, peers, deadlines and timeout (the scheduler's).
+    pub(crate) scope: Scope,
+    /// The case's place in the catalogue (for the order of cross-cutting findings).
+    pub(crate) position: usize,
+    /// Servers started by the case so far.
+    pub(crate) servers: Arc<AtomicU32>,
+}
+
+impl Ctx {
+    /// Starts a fresh server (not initialized).
+    pub fn spawn(&self) -> Result<Client, Check> {
+        let server = self.servers.fetch_add(1, Ordering::Relaxed);
+        let observer = Observer::new(self.watch.clone(), self.case_id, self.position, server);
+        let spec = if self.server_env.is_empty() {
+            std::borrow::Cow::Borrowed(&self.target.spec)
+        } else {
+            let mut with = self.target.spec.clone();
+            with.env.extend(self.server_env.iter().cloned());
+            std::borrow::Cow::Owned(with)
+        };
+        self.scope.spawn(&spec, Some(Arc::new(observer)))
+    }
+
+    /// Starts a fresh server and completes the handshake proposing [`DEFAULT_VERSION`].
+    pub async fn session(&self) -> Result<Client, Check> {
+        self.session_with(DEFAULT_VERSION).await
+    }
+
+    /// Starts a fresh server and completes the handshake proposing `version`.
+    pub async fn session_with(&self, version: &str) -> Result<Client, Check> {
+        let (mut client, answer) = self
+            .initialized(crate::mcp::discovery::init_params(Some(version)))
+            .await?;
+        if answer.get("result").is_none_or(|r| !r.is_object()) {
+            // Discovery initialized with the same proposal, so this is the server's trouble
+            // and the version case's subject: graded there once.
+            return Err(Check::blocked(
+                "lifecycle/initialize/version/2025-06-18",
+                Check::fail("initialize to succeed", crate::core::checks::show(&answer)),
+            ));
+        }
+        client.notify("notifications/initialized", None).await?;
+        Ok(client)
+    }
+
+    /// Starts a fresh server and sends `initialize` with `params`; returns the client and the
+    /// whole answer. The handshake's time is not the case's: each attempt may take the whole
+    /// case timeout, and the case's deadline moves out by the time a successful one took. A
+    /// server that does not answer in that time is given up and another started (once); a
+    /// second silence is the runner's `error` with `timed_out` (the discovery session proved
+    /// the server initializes: a slow start under load says nothing about what the case
+    /// checks).
+    pub async fn initialized(&self, params: Value) -> Result<(Client, Value), Check> {
+        self.first_answer("initialize", params).await
+    }
+
+    /// Like [`Ctx::initialized`] for any first request of a fresh server (`ping` or another
+    /// method before `initialize`; `Value::Null` sends no params): the time until a new server
+    /// first answers is its start, not the case's.
+    pub async fn first_answer(
+        &self,
+        method: &str,
+        params: Value,
+    ) -> Result<(Client, Value), Check> {
+        let wait = self.scope.timeout;
+        for attempt in 1..=2 {
+            // Room for the whole attempt, taken back once it is known what it took.
+            self.scope.extend(wait);
+            let started = Instant::now();
+            let answered = async {
+                let mut client = self.spawn()?;
+                let params = (!params.is_null()).then(|| params.clone());
+                let id = client.send_request(method, params).await?;
+                let answer = client.response_before(&id, method, started + wait).await;
+                Ok::<_, Check>((client, answer))
+            }
+            .await;
+            let took = started.elapsed().min(wait);
+            self.scope.shorten(wait - took);
+            let (mut client, answer) = answered?;
+            match answer {
+                Ok(answer) => {
+                    client.set_start_latency(took);
+                    return Ok((client, answer));
+                }
+                Err(crate::core::client::ClientError::Timeout {
+                    foreign_id: false, ..
+                }) => {
+                    self.note(&format!(
+                        "{method} not answered within {} ms (attempt {attempt} of 2); this \
+                         server is given up",
+                        took.as_millis()
+                    ));
+                    crate::core::process::signal_group(
+                        client.pid(),
+                        nix::sys::signal::Signal::SIGKILL,
+                    );
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        self.scope.mark_timed_out();
+        Err(Check::Error(format!(
+            "the server did not answer {method} within {} ms, twice (two fresh servers); \
+             the discovery session's server did, so the machine is probably overloaded: raise \
+             --timeout-ms or lower --jobs",
+            wait.as_millis()
+        )))
+    }
+
+    /// The roles found by discovery: those of the case's family when it has one.
+    #[must_use]
+    pub fn roles(&self) -> &Roles {
+        match self.family {
+            Some(f) => &f.roles,
+            None => &self.discovery.roles,
+        }
+    }
+
+    /// Which fake drives the roles this case calls.
+    #[must_use]
+    pub fn fake_kind(&self) -> FakeKind {
+        self.family.map_or(FakeKind::Claude, |f| f.fake)
+    }
+
+    /// The tool name of `role`, or a failure (provider) / skip (other profiles) saying it is missing.
+    pub fn role(&self, role: Role) -> Result<String, Check> {
+        match self.roles().name(role) {
+            Some(n) => Ok(n.to_owned()),
+            None if self.profile == Profile::Provider => Err(Check::blocked(
+                "tools/catalogue/roles",
+                Check::fail(
+                    format!("a tool with the role of {} (TOOL-1)", role.default_name()),
+                    "no such tool in tools/list",
+                ),
+            )),
+            None => Err(Check::skip(format!(
+                "no tool with the role of {}",
+                role.default_name()
+            ))),
+        }
+    }
+
+    /// The listed tool (its whole object) called `name`.
+    #[must_use]
+    pub fn tool(&self, name: &str) -> Option<&Value> {
+        self.discovery
+            .tools()
+            .iter()
+            .find(|t| t.get("name").and_then(Value::as_str) == Some(name))
+    }
+
+    /// Adds a note of the runner's own to the transcript.
+    pub fn note(&self, text: &str) {
+        self.scope.note(text);
+    }
+
+    /// The fake executable driving the case's family, when one does.
+    #[must_use]
+    pub fn fake_exe(&self) -> Option<&std::path::Path> {
+        match self.fake_kind() {
+            FakeKind::Claude => self.target.fake_exe.as_deref(),
+            FakeKind::Cursor => self.target.fake_cursor_exe.as_deref(),
+        }
+    }
+
+    /// Ends a case that needs its family's fake when it does not drive the server.
+    pub fn require_fake(&self) -> Result<(), Check> {
+        if !self.drive_fake {
+            return Err(Check::skip(
+                "needs --drive-fake (fake-claude as the server's claude)",
+            ));
+        }
+        if self.fake_kind() == FakeKind::Cursor && self.target.fake_cursor_exe.is_none() {
+            return Err(Check::skip(
+                "needs fake-cursor-agent as the server's cursor-agent (--fake-cursor-agent \
+                 PATH, or the binary next to the runner or on PATH)",
+            ));
+        }
+        Ok(())
+    }
+}

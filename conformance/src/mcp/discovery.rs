@@ -1,0 +1,242 @@
+//! The shared discovery session: one server started before the cases, initialized, its tools and
+//! resources listed (following pagination). Metadata cases read it instead of starting servers of
+//! their own; a server that cannot get this far makes the runner exit 2.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::core::client::{Client, ClientError, Frame, error_code};
+use crate::core::transcript::{Entry, Transcript};
+use crate::mcp::roles::Roles;
+use crate::mcp::target::Target;
+use crate::mcp::watch::{Observer, Watch};
+
+/// The protocol version the runner proposes by default: the newest date the contract lists (T2),
+/// which the TypeScript and Python SDKs also support.
+pub const DEFAULT_VERSION: &str = "2025-06-18";
+/// Pages of a paginated listing the runner follows before calling it endless.
+pub const MAX_PAGES: usize = 100;
+
+/// Why discovery failed: the runner cannot do its job (exit 2).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DiscoveryError {
+    /// Starting or talking to the server failed.
+    #[error(transparent)]
+    Client(#[from] ClientError),
+    /// `initialize` was answered with an error or without a result object.
+    #[error("initialize failed: {0}")]
+    Initialize(String),
+}
+
+/// What one listing returned.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Listing {
+    /// Every item over all pages.
+    pub items: Vec<Value>,
+    /// How many pages were read.
+    pub pages: usize,
+    /// The first problem found while paging (error answer, bad shape, loop), if any.
+    pub problem: Option<String>,
+}
+
+/// The discovery snapshot every case may read.
+#[derive(Debug, Clone)]
+pub struct Discovery {
+    /// The `initialize` request's `result`.
+    pub init: Value,
+    /// The answered `protocolVersion`.
+    pub protocol_version: Option<String>,
+    /// The answered `serverInfo`.
+    pub server_info: Option<Value>,
+    /// `tools/list` over all pages (`None`: the server declares no tools capability).
+    pub tools: Option<Listing>,
+    /// `resources/list` over all pages (`None`: no resources capability).
+    pub resources: Option<Listing>,
+    /// Tool roles of the computer-mcp contract found in the listing.
+    pub roles: Roles,
+    /// stdout lines of the discovery session that were not valid JSON-RPC messages (T1): the
+    /// reason and the line, see [`crate::core::client::message_problem`].
+    pub stdout_problems: Vec<String>,
+    /// The wire transcript of the discovery session.
+    pub transcript: Vec<Entry>,
+}
+
+impl Discovery {
+    /// The listed tools (empty without the capability).
+    #[must_use]
+    pub fn tools(&self) -> &[Value] {
+        self.tools.as_ref().map_or(&[], |l| l.items.as_slice())
+    }
+
+    /// Runs discovery against `target` within `timeout`, recording into `transcript` (which
+    /// the caller shows when discovery fails).
+    /// A server that does not answer `initialize` within the timeout is given up and a second
+    /// one started (a slow start under load); a second silence fails discovery (exit 2).
+    pub async fn run(
+        target: &Target,
+        timeout: Duration,
+        transcript: Transcript,
+        watch: &Watch,
+    ) -> Result<(Self, Client), DiscoveryError> {
+        let mut attempt = 0;
+        let (mut client, init) = loop {
+            attempt += 1;
+            let observer = Observer::new(watch.clone(), "discovery", 0, attempt);
+            let mut client = Client::spawn(
+                &target.spec,
+                transcript.clone(),
+                crate::core::client::Deadline::at(Instant::now() + timeout),
+                Some(std::sync::Arc::new(observer)),
+            )?;
+            match initialize(&mut client, DEFAULT_VERSION).await {
+                Ok(init) => break (client, init),
+                Err(ClientError::Timeout {
+                    foreign_id: false, ..
+                }) if attempt == 1 => {
+                    transcript.note(
+                        "initialize not answered in time; this server is given up and another \
+                         started (once)",
+                    );
+                    let handle = client.handle();
+                    drop(client);
+                    handle.shutdown().await;
+                }
+                Err(e) => return Err(e.into()),
+            }
+        };
+        let result = match init.get("result") {
+            Some(r) if r.is_object() => r.clone(),
+            _ => {
+                return Err(DiscoveryError::Initialize(crate::core::checks::show(&init)));
+            }
+        };
+        client.notify("notifications/initialized", None).await?;
+        let caps = result.get("capabilities").cloned().unwrap_or(Value::Null);
+        let tools = if caps.get("tools").is_some() {
+            Some(list_all(&mut client, "tools/list", "tools").await?)
+        } else {
+            None
+        };
+        let resources = if caps.get("resources").is_some() {
+            Some(list_all(&mut client, "resources/list", "resources").await?)
+        } else {
+            None
+        };
+        // A short wait so a line written right after the listings is seen too.
+        let _: Vec<Frame> = client.collect(Duration::from_millis(50)).await?;
+        let stdout_problems = client.stdout_problems();
+        let roles = Roles::find(tools.as_ref().map_or(&[], |l| l.items.as_slice()));
+        watch.set_listed(
+            tools
+                .iter()
+                .flat_map(|l| &l.items)
+                .filter_map(|t| t.get("name").and_then(Value::as_str))
+                .map(str::to_owned)
+                .collect(),
+        );
+        watch.set_output_schemas(tools.iter().flat_map(|l| &l.items));
+        Ok((
+            Self {
+                protocol_version: result
+                    .get("protocolVersion")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+                server_info: result.get("serverInfo").cloned(),
+                init: result,
+                tools,
+                resources,
+                roles,
+                stdout_problems,
+                transcript: transcript.entries(),
+            },
+            client,
+        ))
+    }
+}
+
+/// Sends `initialize` proposing `version` and returns the whole answer.
+pub async fn initialize(client: &mut Client, version: &str) -> Result<Value, ClientError> {
+    client
+        .request("initialize", Some(init_params(Some(version))))
+        .await
+}
+
+/// `initialize` params as a plain client sends them; `None` omits `protocolVersion`.
+#[must_use]
+pub fn init_params(version: Option<&str>) -> Value {
+    let mut p = json!({
+        "capabilities": {},
+        "clientInfo": {"name": "mcp-conformance", "version": env!("CARGO_PKG_VERSION")}
+    });
+    if let (Some(v), Some(obj)) = (version, p.as_object_mut()) {
+        obj.insert("protocolVersion".into(), json!(v));
+    }
+    p
+}
+
+/// Follows `nextCursor` until the end, a problem, or [`MAX_PAGES`].
+pub async fn list_all(
+    client: &mut Client,
+    method: &str,
+    key: &str,
+) -> Result<Listing, ClientError> {
+    let mut items = Vec::new();
+    let mut cursor: Option<String> = None;
+    let mut seen_cursors = std::collections::HashSet::new();
+    for page in 1..=MAX_PAGES {
+        let params = cursor.as_ref().map(|c| json!({"cursor": c}));
+        let msg = client.request(method, params).await?;
+        let Some(result) = msg.get("result") else {
+            let problem = format!("{method} answered an error (code {:?})", error_code(&msg));
+            return Ok(Listing {
+                items,
+                pages: page,
+                problem: Some(problem),
+            });
+        };
+        let Some(list) = result.get(key).and_then(Value::as_array) else {
+            let problem = format!("{method} result has no \"{key}\" array");
+            return Ok(Listing {
+                items,
+                pages: page,
+                problem: Some(problem),
+            });
+        };
+        items.extend(list.iter().cloned());
+        match result.get("nextCursor") {
+            None | Some(Value::Null) => {
+                return Ok(Listing {
+                    items,
+                    pages: page,
+                    problem: None,
+                });
+            }
+            Some(Value::String(next)) => {
+                if !seen_cursors.insert(next.clone()) {
+                    let problem = format!("{method} returned cursor {next:?} twice (a loop)");
+                    return Ok(Listing {
+                        items,
+                        pages: page,
+                        problem: Some(problem),
+                    });
+                }
+                cursor = Some(next.clone());
+            }
+            Some(other) => {
+                let problem = format!("{method} nextCursor is not a string: {other}");
+                return Ok(Listing {
+                    items,
+                    pages: page,
+                    problem: Some(problem),
+                });
+            }
+        }
+    }
+    Ok(Listing {
+        items,
+        pages: MAX_PAGES,
+        problem: Some(format!("{method} did not end within {MAX_PAGES} pages")),
+    })
+}

@@ -1,0 +1,16 @@
+//! The MCP gate (`mcp-conformance`) on the runner core: profiles and levels ([`profile`]), the
+//! catalogue (one file per section, [`catalogue`]), the discovery session ([`discovery`]), the
+//! tool roles and families it finds ([`roles`]), the target ([`target`]), the case context
+//! ([`ctx`]), the cross-cutting rules ([`watch`]) and the listing ([`listing`]).
+
+pub mod catalogue;
+pub mod ctx;
+pub mod discovery;
+pub mod gate;
+pub mod listing;
+pub mod profile;
+pub mod roles;
+pub mod run;
+pub mod target;
+pub mod tool_result;
+pub mod watch;

@@ -1,0 +1,87 @@
+//! How the one scheduler runs MCP cases ([`McpRunner`]): each case's [`Ctx`] on its scope,
+//! with the shared discovery, the run's settings, and its place in the catalogue for the order
+//! of cross-cutting findings.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicU32;
+use std::time::Duration;
+
+use crate::core::case::Needs;
+use crate::core::model::Check;
+use crate::core::schedule::{Runner, Scope};
+use crate::core::transcript::Entry;
+use crate::mcp::ctx::Ctx;
+use crate::mcp::discovery::Discovery;
+use crate::mcp::gate::{Case, Mcp};
+use crate::mcp::profile::Profile;
+use crate::mcp::target::Target;
+use crate::mcp::watch::Watch;
+
+/// The MCP run's settings besides the scheduler's.
+#[derive(Debug, Clone, Copy)]
+pub struct Settings {
+    /// The profile.
+    pub profile: Profile,
+    /// Whether fake-claude drives the server.
+    pub drive_fake: bool,
+    /// `--allow-tool-calls`: call tools that might act outside the provider profile.
+    pub allow_tool_calls: bool,
+}
+
+/// The MCP gate's [`Runner`].
+#[derive(Debug)]
+pub struct McpRunner {
+    /// The server under test.
+    pub target: Arc<Target>,
+    /// The shared discovery snapshot.
+    pub discovery: Arc<Discovery>,
+    /// The cross-cutting findings of the whole run.
+    pub watch: Watch,
+    /// The run's settings.
+    pub settings: Settings,
+}
+
+impl Runner for McpRunner {
+    type Gate = Mcp;
+
+    fn name(&self) -> &'static str {
+        "mcp-conformance"
+    }
+
+    fn peer(&self) -> &'static str {
+        "server"
+    }
+
+    fn timeout_expected(&self, timeout: Duration) -> String {
+        format!(
+            "a verdict within the case timeout of {} ms (plus the servers' start)",
+            timeout.as_millis()
+        )
+    }
+
+    fn context(&self, case: &Case, scope: Scope) -> Result<(Ctx, Box<dyn Send>), Check> {
+        let ctx = Ctx {
+            profile: self.settings.profile,
+            drive_fake: self.settings.drive_fake,
+            discovery: self.discovery.clone(),
+            case_id: case.id,
+            allow_tool_calls: self.settings.allow_tool_calls,
+            watch: self.watch.clone(),
+            family: case.variant,
+            server_env: Vec::new(),
+            target: self.target.clone(),
+            scope,
+            position: crate::mcp::catalogue::position(case.id),
+            servers: Arc::new(AtomicU32::new(0)),
+        };
+        Ok((ctx, Box::new(())))
+    }
+
+    fn preamble(&self, case: &Case) -> Vec<Entry> {
+        if case.needs == Needs::Discovery {
+            self.discovery.transcript.clone()
+        } else {
+            Vec::new()
+        }
+    }
+}

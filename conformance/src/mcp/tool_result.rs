@@ -1,0 +1,119 @@
+//! What a `tools/call` result and a tool's declared schemas must be (MCP server/tools, TOOL-4):
+//! the checks the cross-cutting rules ([`crate::mcp::watch`]) and the tools cases share.
+
+use serde_json::Value;
+
+use crate::core::checks::{show, str_at};
+
+/// The checks of [`schema_problem`](crate::mcp::catalogue::tools::schema_problem), keeping the
+/// compiled validator when they pass (the watch holds results to declared output schemas with
+/// it, compiled once).
+pub fn compile(schema: &Value) -> Result<jsonschema::Validator, String> {
+    if !schema.is_object() {
+        return Err("not an object".into());
+    }
+    if let Err(e) = jsonschema::meta::validate(schema) {
+        return Err(format!("not a valid JSON Schema: {e}"));
+    }
+    jsonschema::validator_for(schema).map_err(|e| format!("does not compile: {e}"))
+}
+
+/// What a successful result of a tool with an `outputSchema` lacks when it has no
+/// `structuredContent`.
+pub const NO_STRUCTURED: &str =
+    "the tool declares an outputSchema, the result has no structuredContent";
+
+/// A successful `tools/call` result against its tool's compiled `outputSchema`: `Err` says what
+/// is wrong (no `structuredContent`, or the first place it does not conform).
+pub fn output_schema_problem(schema: &jsonschema::Validator, result: &Value) -> Result<(), String> {
+    let Some(structured) = result.get("structuredContent") else {
+        return Err(NO_STRUCTURED.into());
+    };
+    let evaluation = schema.evaluate(structured);
+    if evaluation.flag().valid {
+        return Ok(());
+    }
+    // The deepest failure says most: under a `oneOf` envelope the top error only says that no
+    // branch holds, while the leaf names the field (`/result/runs/0: "acquired_by" is a
+    // required property`).
+    let leaf = evaluation
+        .iter_errors()
+        .max_by_key(|e| e.instance_location.as_str().len())
+        .map_or_else(
+            || "no detail".to_owned(),
+            |e| format!("at {:?}: {}", e.instance_location.as_str(), e.error),
+        );
+    Err(format!(
+        "structuredContent does not conform to the tool's outputSchema, {leaf}"
+    ))
+}
+
+/// MCP server/tools: a `CallToolResult` has a `content` array of blocks with a string `type`;
+/// `isError`, when present, is a boolean; `structuredContent`, when present, an object.
+pub fn call_result_problem(result: &Value) -> Result<(), String> {
+    let Some(content) = result.get("content").and_then(Value::as_array) else {
+        return Err("a tools/call result without a content array".into());
+    };
+    if let Some(b) = content
+        .iter()
+        .find(|b| b.get("type").and_then(Value::as_str).is_none())
+    {
+        return Err(format!("a content block without a string type: {b}"));
+    }
+    if result.get("isError").is_some_and(|v| !v.is_boolean()) {
+        return Err("isError that is not a boolean".into());
+    }
+    if result
+        .get("structuredContent")
+        .is_some_and(|v| !v.is_object())
+    {
+        return Err("structuredContent that is not an object".into());
+    }
+    Ok(())
+}
+
+/// TOOL-4 on one `tools/call` result: `structuredContent: {"result": {...}}`, exactly one text
+/// block holding the JSON of that same object, and a boolean `isError`.
+pub fn mirror_problem(result: &Value) -> Result<(), String> {
+    mirror_holds(result)?;
+    if !result.get("isError").is_some_and(Value::is_boolean) {
+        return Err("no boolean isError".into());
+    }
+    Ok(())
+}
+
+/// TOOL-4 on one `tools/call` result: `Err` says what is wrong.
+pub fn mirror_holds(result: &Value) -> Result<(), String> {
+    let structured = result
+        .get("structuredContent")
+        .ok_or("no structuredContent")?;
+    if !structured.get("result").is_some_and(Value::is_object) {
+        return Err(format!(
+            "structuredContent has no result object: {}",
+            show(structured)
+        ));
+    }
+    let texts: Vec<&str> = result
+        .get("content")
+        .and_then(Value::as_array)
+        .map(|c| {
+            c.iter()
+                .filter(|b| str_at(b, "type") == Some("text"))
+                .filter_map(|b| str_at(b, "text"))
+                .collect()
+        })
+        .unwrap_or_default();
+    if texts.len() != 1 {
+        return Err(format!("{} text blocks", texts.len()));
+    }
+    let parsed: Value =
+        serde_json::from_str(texts[0]).map_err(|e| format!("text is not JSON: {e}"))?;
+    if &parsed != structured {
+        return Err(format!(
+            "text {} differs from structuredContent {}",
+            show(&parsed),
+            show(structured)
+        ));
+    }
+    Ok(())
+}

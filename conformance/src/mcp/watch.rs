@@ -1,0 +1,577 @@
+//! The MCP gate's cross-cutting rules, checked on every exchange of every case by the engine
+//! of [`crate::core::watch`]: stdout
+//! carries only JSON-RPC messages (T1), every response carries the id of a request the runner
+//! sent on that connection (JSON-RPC 2.0 §5), every `tools/call` result has MCP's shape and,
+//! for a provider, TOOL-4's mirror, `isError` / protocol errors are not swapped (TOOL-4), and a
+//! successful result of a tool that declares an `outputSchema` carries `structuredContent`
+//! conforming to it (MCP server/tools, output schema).
+//!
+//! Every [`crate::core::client::Client`] reports what its reader sees into one shared [`Watch`];
+//! the cases of [`crate::core::case::Needs::Crosscut`] run after every other case and grade each
+//! rule once, with the first offending exchange as evidence. "First" is by catalogue order of the case that
+//! saw it (discovery first), then by server within the case, then by line, so the evidence is the
+//! same at any `--jobs` and machine load.
+//!
+//! A case that probes one of these rules on purpose owns its exchanges (it grades them itself):
+//! they are not counted here, so one defect gets one verdict.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, OnceLock, PoisonError};
+
+use serde_json::Value;
+
+pub use crate::core::watch::{Finding, Order, Sent};
+use crate::core::watch::{Findings, Observe, Seen, note_sent};
+use crate::mcp::tool_result::{
+    NO_STRUCTURED, call_result_problem, mirror_problem, output_schema_problem,
+};
+
+/// A cross-cutting rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Rule {
+    /// T1: every stdout line is a JSON-RPC 2.0 message.
+    Stdout,
+    /// JSON-RPC 2.0 §5: a response's id is the id of the request it answers.
+    IdEcho,
+    /// T3, JSON-RPC 2.0 §4.1: a notification is never answered (a -32601 error with id null
+    /// answers a message that had a method and no id: a notification).
+    NotificationAnswered,
+    /// MCP server/tools: a `tools/call` result is a `CallToolResult`.
+    ResultShape,
+    /// TOOL-4: `structuredContent.result`, one text block mirroring it, `isError` boolean.
+    Mirror,
+    /// TOOL-4: `isError` is never a protocol error, a protocol error never a failed operation.
+    ErrorSplit,
+    /// MCP server/tools: a tool that declares an `outputSchema` answers a successful call with
+    /// `structuredContent` that conforms to it.
+    OutputSchema,
+    /// The same rule's other half: such a result has `structuredContent` at all. Kept apart
+    /// because where TOOL-4 applies, `tools/result/structured-mirror` grades a missing
+    /// `structuredContent` (one defect, one verdict).
+    OutputSchemaAbsent,
+}
+
+impl Rule {
+    /// Every rule.
+    pub const ALL: [Rule; 8] = [
+        Rule::Stdout,
+        Rule::IdEcho,
+        Rule::NotificationAnswered,
+        Rule::ResultShape,
+        Rule::Mirror,
+        Rule::ErrorSplit,
+        Rule::OutputSchema,
+        Rule::OutputSchemaAbsent,
+    ];
+
+    /// The case that grades this rule.
+    #[must_use]
+    pub fn case_id(self) -> &'static str {
+        match self {
+            Rule::Stdout => "lifecycle/stdout/protocol-only",
+            Rule::IdEcho => crate::core::watch::ID_RULE_CASE,
+            Rule::NotificationAnswered => "jsonrpc/unknown-notification",
+            Rule::ResultShape => "tools/result/shape",
+            Rule::Mirror => "tools/result/structured-mirror",
+            Rule::ErrorSplit => "tools/result/error-split",
+            Rule::OutputSchema | Rule::OutputSchemaAbsent => "tools/result/output-schema",
+        }
+    }
+
+    /// Whether exchanges of case `case` count for this rule: a case that probes the rule on
+    /// purpose grades its own exchanges (see the module docs).
+    #[must_use]
+    pub fn counts_in(self, case: &str) -> bool {
+        // A cross-cutting case's own probe (structured-mirror's list call, output-schema's calls
+        // of read-only tools) runs while the other cross-cutting cases grade: it feeds only its
+        // own rule, so no verdict depends on which of them graded first (the same at any --jobs).
+        if Self::ALL
+            .iter()
+            .any(|r| r.case_id() == case && r.case_id() != self.case_id())
+        {
+            return false;
+        }
+        match self {
+            Rule::IdEcho => !case.starts_with("jsonrpc/ids/"),
+            // Calls whose arguments the runner makes invalid on purpose, or of unknown tools:
+            // their cases grade what the answer must be.
+            // A cancelled request's answer is graded by the cancellation cases (T7).
+            Rule::ErrorSplit => {
+                !(case.starts_with("tools/call/")
+                    || case.starts_with("cancellation/")
+                    || case.starts_with("runs/args/")
+                    || case.starts_with("meta-work/invocation-"))
+            }
+            // Failed calls (`isError`) are not held to the schema; every other result is.
+            Rule::Stdout
+            | Rule::NotificationAnswered
+            | Rule::ResultShape
+            | Rule::Mirror
+            | Rule::OutputSchema
+            | Rule::OutputSchemaAbsent => true,
+        }
+    }
+}
+
+/// The shared store of cross-cutting findings of one run.
+#[derive(Debug, Clone, Default)]
+pub struct Watch {
+    findings: Findings<Rule>,
+    /// Names of the tools discovery listed (for the error split: unknown tools are -32602).
+    listed: Arc<OnceLock<HashSet<String>>>,
+    /// The compiled `outputSchema` of each listed tool that declares a valid one.
+    output_schemas: Arc<OnceLock<HashMap<String, Arc<jsonschema::Validator>>>>,
+}
+
+impl Watch {
+    /// An empty store.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Records the tool names of the discovery listing.
+    pub fn set_listed(&self, names: HashSet<String>) {
+        let _ = self.listed.set(names);
+    }
+
+    /// Records the `outputSchema` of each listed tool that declares one. A schema that is not a
+    /// valid JSON Schema is left out (`tools/schema/valid` grades it): no result is held to it.
+    pub fn set_output_schemas<'a>(&self, tools: impl IntoIterator<Item = &'a Value>) {
+        let mut out = HashMap::new();
+        for t in tools {
+            let (Some(name), Some(schema)) =
+                (t.get("name").and_then(Value::as_str), t.get("outputSchema"))
+            else {
+                continue;
+            };
+            // Guarded as in `tools/schema/valid`: an unknown `$schema` draft panics in the crate.
+            // Checked and compiled once; an invalid schema holds no result.
+            if let Ok(Ok(v)) = std::panic::catch_unwind(|| crate::mcp::tool_result::compile(schema))
+            {
+                out.insert(name.to_owned(), Arc::new(v));
+            }
+        }
+        let _ = self.output_schemas.set(out);
+    }
+
+    /// The compiled `outputSchema` of tool `name`, if it declares a valid one.
+    #[must_use]
+    pub fn output_schema(&self, name: &str) -> Option<Arc<jsonschema::Validator>> {
+        self.output_schemas.get().and_then(|m| m.get(name).cloned())
+    }
+
+    /// Whether discovery listed tool `name` (`None` before discovery listed tools).
+    #[must_use]
+    pub fn is_listed(&self, name: &str) -> Option<bool> {
+        self.listed.get().map(|l| l.contains(name))
+    }
+
+    /// Counts one exchange looked at for `rule`.
+    pub fn looked(&self, rule: Rule) {
+        self.findings.looked(rule);
+    }
+
+    /// Records an offence; the earliest by [`Order`] is kept.
+    pub fn offend(&self, rule: Rule, order: Order, case: &'static str, evidence: String) {
+        self.findings.offend(rule, order, case, evidence);
+    }
+
+    /// The first offence against `rule`, and how many exchanges were looked at.
+    #[must_use]
+    pub fn result(&self, rule: Rule) -> (Option<Finding>, u64) {
+        self.findings.result(rule)
+    }
+}
+
+/// What one client knows for the watch: which case it serves, its place, the requests it sent.
+#[derive(Debug, Clone)]
+pub struct Observer {
+    /// The store.
+    pub watch: Watch,
+    /// The case (or `discovery`).
+    pub case: &'static str,
+    /// The case's position in the catalogue (discovery is 0, cases from 1).
+    pub position: usize,
+    /// The server's number within the case.
+    pub server: u32,
+    /// Requests sent on this connection: compact id → (method, tool name of a `tools/call`).
+    pub sent: Sent,
+    /// Ids of this connection's requests answered already (each is answered exactly once).
+    answered: Arc<std::sync::Mutex<HashSet<String>>>,
+}
+
+impl Observer {
+    /// A fresh observer for one connection.
+    #[must_use]
+    pub fn new(watch: Watch, case: &'static str, position: usize, server: u32) -> Self {
+        Self {
+            watch,
+            case,
+            position,
+            server,
+            sent: Arc::default(),
+            answered: Arc::default(),
+        }
+    }
+
+    fn offend(&self, rule: Rule, line: u64, evidence: String) {
+        if rule.counts_in(self.case) {
+            self.watch.offend(
+                rule,
+                (self.position, self.server, line),
+                self.case,
+                evidence,
+            );
+        }
+    }
+
+    fn looked(&self, rule: Rule) {
+        if rule.counts_in(self.case) {
+            self.watch.looked(rule);
+        }
+    }
+}
+
+impl Observe for Observer {
+    fn sending(&self, line: &[u8]) {
+        // Each notification sent is an exchange the notification rule looks at.
+        if let Ok(v) = serde_json::from_slice::<Value>(line) {
+            let items: Vec<&Value> = match &v {
+                Value::Array(a) => a.iter().collect(),
+                other => vec![other],
+            };
+            for m in items {
+                if m.get("method").is_some_and(Value::is_string) && m.get("id").is_none() {
+                    self.looked(Rule::NotificationAnswered);
+                }
+            }
+        }
+        // An id sent again (a case reusing one on purpose) may be answered again.
+        let again = note_sent(&self.sent, line);
+        let mut answered = self.answered.lock().unwrap_or_else(PoisonError::into_inner);
+        for id in again {
+            answered.remove(&id);
+        }
+    }
+
+    fn was_sent(&self, id: &Value) -> bool {
+        self.sent
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains_key(&id.to_string())
+    }
+
+    /// A stdout line that is no JSON-RPC message (T1).
+    fn not_protocol(&self, line: u64, evidence: String) {
+        self.offend(Rule::Stdout, line, evidence);
+    }
+
+    /// A stdout line that is a JSON-RPC message: every rule that applies to it.
+    fn message(&self, line: u64, msg: &Value) -> Seen {
+        self.looked(Rule::Stdout);
+        match msg {
+            // A batch answers several requests at once: the case reads it whole.
+            Value::Array(a) => {
+                for m in a {
+                    self.response(line, m);
+                }
+                Seen::Fresh
+            }
+            one => self.response(line, one),
+        }
+    }
+}
+
+impl Observer {
+    fn response(&self, line: u64, m: &Value) -> Seen {
+        if m.get("method").is_some() {
+            return Seen::Fresh;
+        }
+        let Some(id) = m.get("id") else {
+            return Seen::Fresh;
+        };
+        let shown = crate::core::transcript::clip_to(m.to_string().as_bytes(), 300);
+        if id.is_null() {
+            // "Method not found" names a method the server read; with id null, what it answers
+            // had a method and no id: a notification, which is never answered. It answers
+            // nothing the case sent, so the case does not read it (one defect, one verdict).
+            if m.pointer("/error/code").and_then(Value::as_i64) == Some(-32601) {
+                self.offend(
+                    Rule::NotificationAnswered,
+                    line,
+                    format!("an answer to a notification (-32601 with id null): {shown}"),
+                );
+                return Seen::Repeat;
+            }
+            // Any other error with id null answers a line whose id could not be read (JSON-RPC
+            // §5); the case that sent it counts the answers.
+            return Seen::Fresh;
+        }
+        let request = self
+            .sent
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&id.to_string())
+            .cloned();
+        self.looked(Rule::IdEcho);
+        let Some((method, tool)) = request else {
+            self.offend(
+                Rule::IdEcho,
+                line,
+                format!("a response with id {id}, which no request of the runner carried: {shown}"),
+            );
+            return Seen::Fresh;
+        };
+        let first = self
+            .answered
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(id.to_string());
+        if !first {
+            // JSON-RPC 2.0 §5: the Server MUST reply with exactly one Response per Request.
+            self.offend(
+                Rule::IdEcho,
+                line,
+                format!(
+                    "a second response to id {id} ({}), which was answered already: {shown}",
+                    if method.is_empty() {
+                        "an invalid request"
+                    } else {
+                        &method
+                    }
+                ),
+            );
+            return Seen::Repeat;
+        }
+        if method != "tools/call" {
+            return Seen::Fresh;
+        }
+        let listed = tool.as_deref().and_then(|t| self.watch.is_listed(t));
+        if let Some(result) = m.get("result") {
+            if listed == Some(false) {
+                // A result for a tool the server does not list (TOOL-4: that is a protocol
+                // error, -32602). Only tools/call/unknown-tool calls unlisted tools, and it
+                // grades that answer itself; elsewhere it offends here.
+                self.offend(
+                    Rule::ErrorSplit,
+                    line,
+                    format!(
+                        "a result for {:?}, a tool the server does not list (a protocol error, \
+                         -32602): {shown}",
+                        tool.unwrap_or_default()
+                    ),
+                );
+                return Seen::Fresh;
+            }
+            self.looked(Rule::ResultShape);
+            if let Err(p) = call_result_problem(result) {
+                self.offend(Rule::ResultShape, line, format!("{p}: {shown}"));
+            }
+            self.looked(Rule::Mirror);
+            if let Err(p) = mirror_problem(result) {
+                self.offend(Rule::Mirror, line, format!("{p}: {shown}"));
+            }
+            if let Some(schema) = tool.as_deref().and_then(|t| self.watch.output_schema(t)) {
+                self.output_schema(line, &schema, result, &shown);
+            }
+            self.looked(Rule::ErrorSplit);
+        } else if listed == Some(true) {
+            self.looked(Rule::ErrorSplit);
+            self.offend(
+                Rule::ErrorSplit,
+                line,
+                format!(
+                    "a protocol error for a call of the listed tool {:?} with well-formed \
+                     arguments (a failed operation is an isError result): {shown}",
+                    tool.unwrap_or_default()
+                ),
+            );
+        }
+        Seen::Fresh
+    }
+}
+
+impl Observer {
+    /// MCP server/tools, output schema: "servers MUST provide structured results that conform to
+    /// this schema". A failed call (`isError: true`) is not held to it.
+    fn output_schema(
+        &self,
+        line: u64,
+        schema: &jsonschema::Validator,
+        result: &Value,
+        shown: &str,
+    ) {
+        if result.get("isError") == Some(&Value::Bool(true)) {
+            return;
+        }
+        self.looked(Rule::OutputSchema);
+        if result.get("structuredContent").is_none() {
+            self.offend(
+                Rule::OutputSchemaAbsent,
+                line,
+                format!("{NO_STRUCTURED}: {shown}"),
+            );
+        } else if let Err(p) = output_schema_problem(schema, result) {
+            self.offend(Rule::OutputSchema, line, format!("{p}: {shown}"));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_earliest_offence_wins_whatever_the_order_it_arrives_in() {
+        let w = Watch::new();
+        w.offend(Rule::Stdout, (5, 0, 1), "b", "late".into());
+        w.offend(Rule::Stdout, (2, 1, 9), "a", "early".into());
+        w.offend(Rule::Stdout, (2, 1, 10), "a", "later".into());
+        let (f, looked) = w.result(Rule::Stdout);
+        assert_eq!(f.unwrap().evidence, "early");
+        assert_eq!(looked, 3);
+    }
+
+    #[test]
+    fn a_successful_result_is_held_to_its_tools_output_schema() {
+        let w = Watch::new();
+        let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}},
+            "required": ["n"]});
+        w.set_listed(["count".to_owned(), "plain".to_owned()].into());
+        w.set_output_schemas(&[
+            json!({"name": "count", "outputSchema": schema}),
+            json!({"name": "plain"}),
+        ]);
+        let o = Observer::new(w.clone(), "tools/call/some-case", 3, 0);
+        let call = |id: u64, tool: &str| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}"}}}}"#
+            )
+        };
+        let result = |id: u64, r: Value| json!({"jsonrpc": "2.0", "id": id, "result": r});
+        let text = json!([{"type": "text", "text": "x"}]);
+        o.sending(call(1, "count").as_bytes());
+        o.message(
+            1,
+            &result(1, json!({"content": text, "structuredContent": {"n": 3}})),
+        );
+        // A failed call and a tool without a schema are not looked at.
+        o.sending(call(2, "count").as_bytes());
+        o.message(2, &result(2, json!({"content": text, "isError": true})));
+        o.sending(call(3, "plain").as_bytes());
+        o.message(3, &result(3, json!({"content": text})));
+        assert_eq!(w.result(Rule::OutputSchema), (None, 1));
+        o.sending(call(4, "count").as_bytes());
+        o.message(
+            4,
+            &result(4, json!({"content": text, "structuredContent": {"n": "3"}})),
+        );
+        let f = w.result(Rule::OutputSchema).0.expect("an offence");
+        assert!(f.evidence.contains("\"/n\""), "{}", f.evidence);
+        // A successful result without structuredContent offends too.
+        let w2 = Watch::new();
+        w2.set_output_schemas(&[json!({"name": "count", "outputSchema": schema})]);
+        let o = Observer::new(w2.clone(), "tools/call/some-case", 3, 0);
+        o.sending(call(5, "count").as_bytes());
+        o.message(5, &result(5, json!({"content": text})));
+        assert!(w2.result(Rule::OutputSchema).0.is_none());
+        let f = w2.result(Rule::OutputSchemaAbsent).0.expect("an offence");
+        assert!(
+            f.evidence.contains("no structuredContent"),
+            "{}",
+            f.evidence
+        );
+    }
+
+    #[test]
+    fn a_cross_cutting_probe_feeds_only_its_own_rule() {
+        // Its exchanges happen while the other cross-cutting cases grade.
+        for probe in [
+            "tools/result/output-schema",
+            "tools/result/structured-mirror",
+        ] {
+            for rule in Rule::ALL {
+                assert_eq!(
+                    rule.counts_in(probe),
+                    rule.case_id() == probe,
+                    "{rule:?} in {probe}"
+                );
+            }
+        }
+        assert!(Rule::ErrorSplit.counts_in("runs/list/retained"));
+    }
+
+    #[test]
+    fn an_invalid_output_schema_holds_no_result() {
+        let w = Watch::new();
+        w.set_output_schemas(&[json!({"name": "t", "outputSchema": {"type": 5}})]);
+        assert!(w.output_schema("t").is_none());
+    }
+
+    #[test]
+    fn responses_to_unsent_ids_offend_except_in_the_id_cases() {
+        let w = Watch::new();
+        let o = Observer::new(w.clone(), "lifecycle/ping/after-initialize", 3, 0);
+        o.sending(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+        o.message(1, &json!({"jsonrpc": "2.0", "id": 1, "result": {}}));
+        assert!(w.result(Rule::IdEcho).0.is_none());
+        o.message(2, &json!({"jsonrpc": "2.0", "id": "wrong-1", "result": {}}));
+        assert!(w.result(Rule::IdEcho).0.is_some());
+        let w = Watch::new();
+        let o = Observer::new(w.clone(), "jsonrpc/ids/u64-max", 3, 0);
+        o.message(2, &json!({"jsonrpc": "2.0", "id": 5, "result": {}}));
+        assert!(w.result(Rule::IdEcho).0.is_none());
+    }
+
+    #[test]
+    fn a_request_answered_twice_offends_the_id_rule_and_the_repeat_is_hidden() {
+        let w = Watch::new();
+        let o = Observer::new(w.clone(), "lifecycle/ping/after-initialize", 3, 0);
+        o.sending(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+        let answer = json!({"jsonrpc": "2.0", "id": 1, "result": {}});
+        assert_eq!(o.message(1, &answer), Seen::Fresh);
+        assert!(w.result(Rule::IdEcho).0.is_none());
+        assert_eq!(o.message(2, &answer), Seen::Repeat);
+        let f = w.result(Rule::IdEcho).0.expect("an offence");
+        assert!(
+            f.evidence.starts_with("a second response to id 1 (ping)"),
+            "{}",
+            f.evidence
+        );
+        // An id the runner sends again may be answered again.
+        o.sending(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+        assert_eq!(o.message(3, &answer), Seen::Fresh);
+        // Inside a batch the repeat offends too, and the batch is read whole.
+        let w = Watch::new();
+        let o = Observer::new(w.clone(), "jsonrpc/batch/x", 3, 0);
+        o.sending(br#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#);
+        let a = json!({"jsonrpc": "2.0", "id": "a", "result": {}});
+        assert_eq!(o.message(1, &a), Seen::Fresh);
+        assert_eq!(o.message(2, &json!([a.clone(), a])), Seen::Fresh);
+        assert!(w.result(Rule::IdEcho).0.is_some());
+    }
+
+    #[test]
+    fn an_answer_to_a_notification_offends_its_rule_and_is_hidden() {
+        let w = Watch::new();
+        let o = Observer::new(w.clone(), "lifecycle/ping/after-initialize", 3, 0);
+        o.sending(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        assert_eq!(w.result(Rule::NotificationAnswered), (None, 1));
+        // A parse error's answer (id null, -32700) is the sending case's to count.
+        let parse =
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "x"}});
+        assert_eq!(o.message(1, &parse), Seen::Fresh);
+        assert!(w.result(Rule::NotificationAnswered).0.is_none());
+        let answered =
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32601, "message": "x"}});
+        assert_eq!(o.message(2, &answered), Seen::Repeat);
+        let f = w.result(Rule::NotificationAnswered).0.expect("an offence");
+        assert!(
+            f.evidence.starts_with("an answer to a notification"),
+            "{}",
+            f.evidence
+        );
+    }
+}
