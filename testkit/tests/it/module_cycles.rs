@@ -10,8 +10,6 @@ use std::path::Path;
 const NOT_YET_REMOVED: &[&str] = &[
     "adapter/tests/it/main.rs: real_claude <-> replay",
     "adapter/tests/it/main.rs: replay::acp_sessions <-> replay::sessions",
-    "conformance/src/lib.rs: catalogue <-> client <-> discovery <-> model <-> pool <-> schedule \
-     <-> select <-> target <-> watch",
 ];
 
 #[test]
