@@ -55,3 +55,43 @@ fn the_ci_script_replays_every_recording_and_exits_with_the_worst_status() {
     );
     assert_eq!(o.status.code(), Some(2), "{}", show(&o));
 }
+
+#[test]
+fn the_action_maps_every_input_onto_the_replay_script() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let action = std::fs::read_to_string(root.join("action.yml")).expect("replay/action.yml");
+    let script = std::fs::read_to_string(script()).expect(".ci/replay");
+    assert!(action.contains("using: composite"));
+    assert!(action.contains("\"$GITHUB_ACTION_PATH/../.ci/replay\""));
+    for (input, var) in [
+        ("recordings", "REPLAY_RECORDINGS"),
+        ("server-command", "REPLAY_SERVER_COMMAND"),
+        ("rules", "REPLAY_RULES"),
+        ("side", "REPLAY_SIDE"),
+        ("wait-ms", "REPLAY_WAIT_MS"),
+        ("report-dir", "REPLAY_REPORT_DIR"),
+    ] {
+        assert!(
+            action.contains(&format!("\n  {input}:\n")),
+            "input {input} is declared"
+        );
+        assert!(
+            action.contains(&format!("{var}: ${{{{ inputs.{input} }}}}")),
+            "input {input} reaches {var}"
+        );
+        assert!(
+            script.contains(&format!("${{{var}")),
+            "the script reads {var}"
+        );
+    }
+    for output in ["report-dir", "exit-code"] {
+        assert!(
+            action.contains(&format!("steps.replay.outputs.{output} }}}}")),
+            "{output}"
+        );
+        assert!(
+            script.contains(&format!("echo \"{output}=")),
+            "the script writes {output}"
+        );
+    }
+}
