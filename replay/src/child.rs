@@ -1,18 +1,22 @@
 //! The peer under test as a child process, contained as the rest of this repository does it: it
 //! leads its own process group; it gets `SIGKILL` if the thread that started it dies
-//! (`PR_SET_PDEATHSIG`: the tool is single-threaded where it spawns, so that is the tool dying);
-//! and it is shut down explicitly: stdin closed, a bounded wait, `SIGTERM` to the whole group, a
-//! short wait, `SIGKILL` to the group, reaped.
+//! (`PR_SET_PDEATHSIG`: the tool spawns from its main thread, so that is the tool dying, even by
+//! `SIGKILL`); when the tool is asked to end (`SIGTERM`, `SIGINT`, `SIGHUP`: see
+//! [`contain_signals`]) the whole group gets `SIGKILL` first; and it is shut down explicitly: stdin
+//! closed, a bounded wait, `SIGTERM` to the whole group, a short wait, `SIGKILL` to the group,
+//! reaped. Escaping the group (`setsid`) escapes this: owned process-group cleanup, not a
+//! sandbox.
 
 use std::ffi::OsString;
 use std::io::Read as _;
 use std::os::unix::process::CommandExt as _;
 use std::process::{ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use nix::sys::signal::{Signal, killpg};
+use nix::sys::signal::{SigSet, Signal, killpg};
 use nix::sys::wait::{WaitStatus, waitpid};
 use nix::unistd::Pid;
 
@@ -24,6 +28,37 @@ pub const EXIT_GRACE: Duration = Duration::from_secs(2);
 pub const TERM_GRACE: Duration = Duration::from_millis(500);
 /// The bounded stderr tail kept for reports.
 pub const STDERR_TAIL: usize = 8 * 1024;
+
+/// The process group of the running peer (0: none), for the signal thread.
+static GROUP: AtomicI32 = AtomicI32::new(0);
+
+/// The signals that end the tool: blocked in every thread and taken by one thread, which kills
+/// the peer's group and exits with 128 + the signal.
+fn ending_signals() -> SigSet {
+    let mut set = SigSet::empty();
+    for s in [Signal::SIGTERM, Signal::SIGINT, Signal::SIGHUP] {
+        set.add(s);
+    }
+    set
+}
+
+/// Call first thing in `main` (before any thread): `SIGTERM`, `SIGINT` and `SIGHUP` then kill
+/// the peer's whole group before the tool exits, instead of leaving it running.
+pub fn contain_signals() -> Result<()> {
+    let set = ending_signals();
+    set.thread_block()
+        .map_err(|e| Error::Peer(std::io::Error::from(e)))?;
+    std::thread::spawn(move || {
+        if let Ok(sig) = set.wait() {
+            let pgid = GROUP.load(Ordering::SeqCst);
+            if pgid > 0 {
+                let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
+            }
+            std::process::exit(128 + sig as i32);
+        }
+    });
+    Ok(())
+}
 
 /// How the peer's stderr is handled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,10 +109,17 @@ impl Peer {
                 Stderr::Tail => Stdio::piped(),
             })
             .process_group(0);
-        // SAFETY: prctl is async-signal-safe; nothing else runs between fork and exec.
+        // SAFETY: prctl and sigprocmask are async-signal-safe; nothing else runs between fork
+        // and exec. The mask is inherited across exec: the peer must not keep ours blocked.
         unsafe {
             cmd.pre_exec(|| {
                 if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                let mut empty: libc::sigset_t = std::mem::zeroed();
+                libc::sigemptyset(&raw mut empty);
+                if libc::sigprocmask(libc::SIG_SETMASK, &raw const empty, std::ptr::null_mut()) != 0
+                {
                     return Err(std::io::Error::last_os_error());
                 }
                 Ok(())
@@ -88,6 +130,7 @@ impl Peer {
             source,
         })?;
         let pgid = i32::try_from(child.id()).unwrap_or_default();
+        GROUP.store(pgid, Ordering::SeqCst);
         let tail = Arc::new(Mutex::new(Vec::new()));
         if let Some(mut err) = child.stderr.take() {
             let tail = tail.clone();

@@ -116,6 +116,10 @@ enum SideArg {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Err(e) = mcp_replay::child::contain_signals() {
+        eprintln!("mcp-replay: {e}");
+        return ExitCode::from(2);
+    }
     match cli.command {
         Command::Record {
             out,

@@ -132,3 +132,34 @@ fn the_proxy_exits_with_the_servers_code_when_the_host_closes() {
         .expect("run");
     assert_eq!(o.status.code(), Some(1), "false exits 1");
 }
+
+#[test]
+fn the_servers_whole_group_dies_when_the_proxy_is_terminated() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("s.jsonl");
+    // A server with a grandchild in its group.
+    let server = format!(
+        "sleep 300 & exec {}",
+        crate::support::example("defect_server").display()
+    );
+    let mut cmd = record_cmd(&out, &["sh".to_owned(), "-c".to_owned(), server]);
+    let mut c = LineClient::spawn(&mut cmd);
+    c.request("ping", json!({}));
+    let proxy = c.pid();
+    let pgid = testkit::procs::scan()
+        .into_iter()
+        .find(|p| p.ppid == proxy)
+        .map(|p| p.pgrp)
+        .expect("the server runs under the proxy");
+    assert_ne!(pgid, proxy, "the server leads its own group");
+    let members = testkit::procs::wait_group_size(pgid, 2, crate::support::BOUND);
+    assert!(members.len() >= 2, "server and grandchild: {members:?}");
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(i32::try_from(proxy).expect("pid")),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .expect("signal the proxy");
+    let left = testkit::procs::wait_group_gone(pgid, crate::support::BOUND);
+    assert!(left.is_empty(), "left behind: {left:?}");
+    assert_eq!(c.close_after_exit().code(), Some(143));
+}

@@ -191,3 +191,10 @@ impl LineClient {
         status
     }
 }
+
+impl LineClient {
+    /// The child's pid.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
