@@ -131,3 +131,50 @@ fn a_fresh_proxy_recording_of_a_real_acp_turn_replays_clean_and_a_changed_chunk_
             .contains("help you with this")
     );
 }
+
+/// The issue's own case: the adapter's recording of a real agent turn of
+/// `@zed-industries/claude-agent-acp` (Claude Code behind the Claude Agent SDK), its model turns
+/// against the Messages API stand-in (`tool` scenario), replays clean against that agent: the
+/// session id, the stand-in's ids and Claude Code's permission request are mapped.
+#[test]
+fn the_real_claude_agent_acp_turn_replays_clean_against_the_standin() {
+    let _ = testkit::require_prereq!(testkit::prereq::acp_claude_agent_entry());
+    let standin = testkit::standin::Standin::start(testkit::standin::Scenario::Tool)
+        .expect("start the stand-in");
+    let home = tempfile::tempdir().expect("home");
+    let cmd =
+        testkit::prereq::acp_claude_agent(&standin.base_url(), home.path()).expect("installed");
+    let golden =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../recordings/acp/real-claude-agent-acp.jsonl");
+    let mut replay = std::process::Command::new(crate::support::bin());
+    replay
+        .arg("run")
+        .arg(&golden)
+        .args([
+            "--side",
+            "adapter-acp",
+            "--wait-ms",
+            "60000",
+            "--format",
+            "json",
+            "--",
+        ])
+        .args(testkit::prereq::argv(&cmd));
+    for (k, v) in cmd.get_envs() {
+        match v {
+            Some(v) => replay.env(k, v),
+            None => replay.env_remove(k),
+        };
+    }
+    let o = replay.output().expect("run mcp-replay");
+    assert_eq!(o.status.code(), Some(0), "{}", show(&o));
+    let report: Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert!(
+        report["rules_fired"]["stand-in-id"].as_u64() > Some(0),
+        "{report}"
+    );
+    assert!(
+        !standin.messages_requests().is_empty(),
+        "the agent's model turns reached the stand-in"
+    );
+}
