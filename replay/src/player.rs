@@ -453,3 +453,68 @@ fn rewrite(
     });
     serde_json::from_str(&replaced).unwrap_or(m)
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn row(dir: &str, msg: Value) -> Row {
+        Row::msg_row(dir, 0, msg)
+    }
+
+    #[test]
+    fn an_answer_to_a_server_request_gets_the_observed_requests_id() {
+        let recorded = [
+            row(
+                "s2c",
+                json!({"id": 0, "method": "session/request_permission"}),
+            ),
+            row(
+                "s2c",
+                json!({"id": 1, "method": "session/request_permission"}),
+            ),
+        ];
+        let before: Vec<&Row> = recorded.iter().collect();
+        let seen = [
+            Observed::Msg(json!({"id": "p-7", "method": "session/request_permission"})),
+            Observed::Msg(json!({"id": "p-8", "method": "session/request_permission"})),
+        ];
+        let rules = Arc::new(RuleSet::builtin().expect("rules"));
+        let mut notes = Vec::new();
+        let answer = json!({"id": 1, "result": {"outcome": "allow"}});
+        let sent = rewrite(&answer, &before, &seen, Side::WIRE, &rules, &mut notes);
+        assert_eq!(
+            sent["id"], "p-8",
+            "the second request of the method, this run's id"
+        );
+        assert!(notes.is_empty());
+        // A request the server did not send this time: answered as recorded, with a note.
+        let sent = rewrite(&answer, &before, &seen[..1], Side::WIRE, &rules, &mut notes);
+        assert_eq!(sent["id"], 1);
+        assert_eq!(notes.len(), 1);
+    }
+
+    #[test]
+    fn values_the_server_issued_are_mapped_where_the_client_echoes_them() {
+        let recorded = [row(
+            "s2c",
+            json!({"id": 1, "result": {"sessionId": "aaaa1111", "run": "run_0123456789abcdef0123456789abcdef"}}),
+        )];
+        let before: Vec<&Row> = recorded.iter().collect();
+        let seen = [Observed::Msg(
+            json!({"id": 1, "result": {"sessionId": "bbbb2222", "run": "run_ffffffffffffffffffffffffffffffff"}}),
+        )];
+        let rules = Arc::new(RuleSet::builtin().expect("rules"));
+        let prompt = json!({"id": 2, "method": "session/prompt",
+            "params": {"sessionId": "aaaa1111", "text": "see run_0123456789abcdef0123456789abcdef"}});
+        let sent = rewrite(&prompt, &before, &seen, Side::WIRE, &rules, &mut Vec::new());
+        assert_eq!(sent["params"]["sessionId"], "bbbb2222");
+        assert_eq!(
+            sent["params"]["text"],
+            "see run_ffffffffffffffffffffffffffffffff"
+        );
+        assert_eq!(sent["id"], 2, "the client's own ids stay");
+    }
+}

@@ -209,3 +209,42 @@ fn user_rules_absorb_a_change_and_are_reported() {
         "{report}"
     );
 }
+
+#[test]
+fn timing_recorded_keeps_the_recorded_gaps_and_causal_does_not() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = recorded(dir.path());
+    // The same recording with its last client message 1.5 s after the first.
+    let text = std::fs::read_to_string(&path).expect("read");
+    let mut rows: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("row"))
+        .collect();
+    let last = rows
+        .iter()
+        .rposition(|r| r["dir"] == "c2s")
+        .expect("a client row");
+    for r in &mut rows[last..] {
+        r["ms"] = Value::from(1500);
+    }
+    let slow = dir.path().join("slow.jsonl");
+    let text: String = rows.iter().map(|r| format!("{r}\n")).collect();
+    std::fs::write(&slow, text).expect("write");
+
+    let started = Instant::now();
+    let o = run(&slow, &[], &defect_server(None));
+    assert_eq!(o.status.code(), Some(0), "{}", show(&o));
+    assert!(
+        started.elapsed().as_millis() < 1500,
+        "causal: {:?}",
+        started.elapsed()
+    );
+    let started = Instant::now();
+    let o = run(&slow, &["--timing", "recorded"], &defect_server(None));
+    assert_eq!(o.status.code(), Some(0), "{}", show(&o));
+    assert!(
+        started.elapsed().as_millis() >= 1400,
+        "recorded: {:?}",
+        started.elapsed()
+    );
+}

@@ -11,5 +11,6 @@ mod defects;
 mod real_hosts;
 mod real_servers;
 mod record;
+mod reports;
 mod schema;
 mod serve;
