@@ -193,6 +193,7 @@ pub fn run(rec: &Recording, opts: &RunOptions) -> Result<RunOutcome> {
         open: true,
     };
     let mut notes = Vec::new();
+    let mut to_server = peer.stdin.take().map(writer);
     let mut sent: Vec<Row> = Vec::new();
     let mut next_expect = 0;
     let mut pending: Vec<(usize, Expect)> = Vec::new();
@@ -236,11 +237,7 @@ pub fn run(rec: &Recording, opts: &RunOptions) -> Result<RunOutcome> {
         if let Some(obj) = sent_row.value.as_object_mut() {
             obj.insert("ms".into(), ms.into());
         }
-        let written = peer.stdin.as_mut().map(|s| {
-            use std::io::Write as _;
-            s.write_all(&bytes).and_then(|()| s.flush())
-        });
-        if !matches!(written, Some(Ok(()))) {
+        if to_server.as_ref().is_none_or(|tx| tx.send(bytes).is_err()) {
             notes.push(format!(
                 "client message #{} could not be sent: the server closed its stdin",
                 sent.len() + 1
@@ -257,8 +254,9 @@ pub fn run(rec: &Recording, opts: &RunOptions) -> Result<RunOutcome> {
             describe(rows[j])
         ));
     }
-    // Close stdin; what the server writes until its EOF still counts (an extra message).
-    drop(peer.stdin.take());
+    // Close stdin (once the writer has written what it holds); what the server writes until its
+    // EOF still counts (an extra message).
+    drop(to_server.take());
     let until = Instant::now() + EXIT_GRACE;
     while live.pump(until) {}
     let _ = peer.shutdown();
@@ -303,6 +301,26 @@ pub fn run(rec: &Recording, opts: &RunOptions) -> Result<RunOutcome> {
         stderr: peer.stderr_tail(),
         rows: out_rows,
     })
+}
+
+/// The server's stdin, written on a thread of its own: a server that stops reading blocks that
+/// thread, never the player's bounded waits (the shutdown's `SIGKILL` ends the write). Dropping
+/// the sender closes stdin after what was queued; a send fails once a write failed.
+fn writer(mut stdin: std::process::ChildStdin) -> std::sync::mpsc::Sender<Vec<u8>> {
+    let (tx, rx) = std::sync::mpsc::channel::<Vec<u8>>();
+    std::thread::spawn(move || {
+        use std::io::Write as _;
+        for bytes in rx {
+            if stdin
+                .write_all(&bytes)
+                .and_then(|()| stdin.flush())
+                .is_err()
+            {
+                return;
+            }
+        }
+    });
+    tx
 }
 
 /// A recorded server row as the message the transcript shows.

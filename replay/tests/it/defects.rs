@@ -248,3 +248,30 @@ fn timing_recorded_keeps_the_recorded_gaps_and_causal_does_not() {
         started.elapsed()
     );
 }
+
+#[test]
+fn a_server_that_never_reads_cannot_block_the_replay() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("big.jsonl");
+    // A client message far over a pipe's buffer, to a server that never reads its stdin.
+    let big = "x".repeat(4 << 20);
+    let rows = [
+        serde_json::json!({"dir": "c2s", "ms": 0, "msg": {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": big}}}}),
+        serde_json::json!({"dir": "s2c", "ms": 0, "msg": {"jsonrpc": "2.0", "id": 1, "result": {}}}),
+        serde_json::json!({"dir": "c2s", "ms": 0, "msg": {"jsonrpc": "2.0", "id": 2, "method": "ping"}}),
+    ];
+    let text: String = rows.iter().map(|r| format!("{r}\n")).collect();
+    std::fs::write(&path, text).expect("write");
+    let started = Instant::now();
+    let o = run(
+        &path,
+        &["--wait-ms", "500"],
+        &["sleep".to_owned(), "60".to_owned()],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", show(&o));
+    assert!(
+        started.elapsed().as_secs() < 15,
+        "bounded: {:?}",
+        started.elapsed()
+    );
+}
