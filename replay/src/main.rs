@@ -3,7 +3,7 @@
 //! the server's exit code, 2 when it could not start.
 
 use std::ffi::OsString;
-use std::io::Write as _;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -260,12 +260,15 @@ fn run(
     };
     let report =
         attempt().unwrap_or_else(|e| error_report("run", recording, format!("{e:#}"), started));
-    emit(&report, &common.formats, false)
+    emit(&report, &common.formats, &mut std::io::stdout())
 }
 
 fn serve(recording: &Path, common: &Common, idle_ms: u64, report_file: Option<&Path>) -> ExitCode {
     let started = Instant::now();
-    let attempt = || -> anyhow::Result<Report> {
+    // Both of serve's outputs go through writer threads: a host that reads neither its server's
+    // stdout nor its stderr cannot hold serve past its bounds.
+    let (mut diag, diag_written) = Background::spawn(Target::Stderr);
+    let attempt = |diag: &mut Background| -> anyhow::Result<Report> {
         let rec = Recording::load(recording)?;
         let opts = ServeOptions {
             rules: rules(common)?,
@@ -274,18 +277,17 @@ fn serve(recording: &Path, common: &Common, idle_ms: u64, report_file: Option<&P
             max_line_bytes: common.max_line_bytes,
         };
         let mut on_difference = |d: &mcp_replay::compare::Difference| {
-            eprintln!(
+            let _ = writeln!(
+                diag,
                 "mcp-replay serve: difference at {}:\n{}",
                 d.position, d.diff
-            );
+            )
+            .and_then(|()| diag.flush());
         };
-        let outcome = server::serve(
-            &rec,
-            &opts,
-            std::io::stdin(),
-            std::io::stdout(),
-            &mut on_difference,
-        )?;
+        let (host, written) = Background::spawn(Target::Stdout);
+        let outcome = server::serve(&rec, &opts, std::io::stdin(), host, &mut on_difference)?;
+        // What is queued reaches a host that reads; one that does not cannot hold us.
+        let _ = written.recv_timeout(FLUSH_BOUND);
         Ok(Report {
             command: "serve".into(),
             recording: recording.display().to_string(),
@@ -303,20 +305,83 @@ fn serve(recording: &Path, common: &Common, idle_ms: u64, report_file: Option<&P
             duration_ms: elapsed(started),
         })
     };
-    let report =
-        attempt().unwrap_or_else(|e| error_report("serve", recording, format!("{e:#}"), started));
+    let report = attempt(&mut diag)
+        .unwrap_or_else(|e| error_report("serve", recording, format!("{e:#}"), started));
     if let Some(path) = report_file
         && let Err(e) = std::fs::write(path, report.json())
     {
         eprintln!("mcp-replay serve: cannot write {}: {e}", path.display());
         return ExitCode::from(2);
     }
-    emit(&report, &common.formats, true)
+    let code = emit(&report, &common.formats, &mut diag);
+    drop(diag);
+    let _ = diag_written.recv_timeout(FLUSH_BOUND);
+    code
 }
 
-/// Writes the reports (`--format`, pretty by default): to their files, else to stdout (stderr
-/// for `serve`, whose stdout is the host's). A closed stdout is not an error.
-fn emit(report: &Report, formats: &[String], serving: bool) -> ExitCode {
+/// How long `serve` waits at the end for its queued answers to reach the host.
+const FLUSH_BOUND: Duration = Duration::from_secs(2);
+
+/// Which stream a [`Background`] writer writes.
+#[derive(Debug, Clone, Copy)]
+enum Target {
+    Stdout,
+    Stderr,
+}
+
+/// A stream written on a thread of its own (`serve`'s stdout, the host's, and its stderr): a
+/// reader that does not read blocks that thread, never the bounded waits of `serve`. Each
+/// `flush` hands the buffered bytes over.
+struct Background {
+    buf: Vec<u8>,
+    tx: std::sync::mpsc::Sender<Vec<u8>>,
+}
+
+impl Background {
+    /// The writer, and a channel that closes once everything handed over was written (or a write
+    /// failed) and the writer was dropped.
+    fn spawn(target: Target) -> (Self, std::sync::mpsc::Receiver<()>) {
+        let (tx, rx) = std::sync::mpsc::channel::<Vec<u8>>();
+        let (done_tx, done) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut out: Box<dyn std::io::Write> = match target {
+                Target::Stdout => Box::new(std::io::stdout()),
+                Target::Stderr => Box::new(std::io::stderr()),
+            };
+            for bytes in rx {
+                if out.write_all(&bytes).and_then(|()| out.flush()).is_err() {
+                    break;
+                }
+            }
+            drop(done_tx);
+        });
+        (
+            Self {
+                buf: Vec::new(),
+                tx,
+            },
+            done,
+        )
+    }
+}
+
+impl std::io::Write for Background {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        self.buf.extend_from_slice(data);
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let bytes = std::mem::take(&mut self.buf);
+        self.tx
+            .send(bytes)
+            .map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe))
+    }
+}
+
+/// Writes the reports (`--format`, pretty by default): to their files, else to `out` (stdout;
+/// stderr for `serve`, whose stdout is the host's). A closed `out` is not an error.
+fn emit(report: &Report, formats: &[String], out: &mut dyn Write) -> ExitCode {
     let specs: Vec<String> = if formats.is_empty() {
         vec!["pretty".into()]
     } else {
@@ -343,11 +408,8 @@ fn emit(report: &Report, formats: &[String], serving: bool) -> ExitCode {
                     return ExitCode::from(2);
                 }
             }
-            None if serving => {
-                let _ = std::io::stderr().write_all(text.as_bytes());
-            }
             None => {
-                let _ = std::io::stdout().write_all(text.as_bytes());
+                let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
             }
         }
     }

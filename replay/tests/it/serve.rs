@@ -143,3 +143,35 @@ fn a_silent_host_ends_the_session_within_the_idle_bound() {
     let first = rep["differences"][0]["diff"].as_str().expect("diff");
     assert!(first.contains("the host sent nothing for 300 ms"), "{rep}");
 }
+
+#[test]
+fn a_host_that_never_reads_its_answers_cannot_block_serving() {
+    use std::io::Write as _;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let golden = dir.path().join("golden.jsonl");
+    record_defect_session(&golden);
+    let rep = dir.path().join("report.json");
+    let mut child = serve_cmd(&golden, &rep, 500)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("serve");
+    let mut stdin = child.stdin.take().expect("stdin");
+    // Far more refused requests than a pipe holds answers to; the host reads none of them.
+    for id in 0..3000 {
+        writeln!(
+            stdin,
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"nope/{id}"}}"#
+        )
+        .expect("write");
+    }
+    let started = Instant::now();
+    let status = child.wait().expect("wait");
+    drop(stdin);
+    assert_eq!(status.code(), Some(1));
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+}
