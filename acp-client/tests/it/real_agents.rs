@@ -101,6 +101,7 @@ fn stop_reason(report: &TurnReport) -> &str {
 }
 
 #[tokio::test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 async fn ts_example_agent_edit_is_allowed_once_under_accept_edits() {
     let cmd = testkit::require_prereq!(testkit::prereq::acp_ts_example_agent());
     let (report, events) = turn(cmd, config("Hello", PermissionMode::AcceptEdits), None).await;
@@ -126,6 +127,7 @@ async fn ts_example_agent_edit_is_allowed_once_under_accept_edits() {
 }
 
 #[tokio::test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 async fn ts_example_agent_edit_is_rejected_in_plan_mode_after_set_mode() {
     let cmd = testkit::require_prereq!(testkit::prereq::acp_ts_example_agent());
     let (report, _) = turn(cmd, config("Hello", PermissionMode::Plan), None).await;
@@ -148,6 +150,7 @@ async fn ts_example_agent_edit_is_rejected_in_plan_mode_after_set_mode() {
 }
 
 #[tokio::test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 async fn ts_example_agent_answers_a_cancel_with_stop_reason_cancelled() {
     let cmd = testkit::require_prereq!(testkit::prereq::acp_ts_example_agent());
     let (report, events) = turn(
@@ -165,6 +168,7 @@ async fn ts_example_agent_answers_a_cancel_with_stop_reason_cancelled() {
 }
 
 #[tokio::test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 async fn ts_example_agent_refuses_a_resume_it_does_not_advertise() {
     let cmd = testkit::require_prereq!(testkit::prereq::acp_ts_example_agent());
     let mut cfg = config("Hello", PermissionMode::DontAsk);
@@ -174,6 +178,7 @@ async fn ts_example_agent_refuses_a_resume_it_does_not_advertise() {
 }
 
 #[tokio::test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 async fn python_echo_agent_echoes_the_prompt_and_ends_the_turn() {
     let cmd = testkit::require_prereq!(testkit::prereq::acp_python_echo_agent());
     let (report, events) = turn(cmd, config("Hello echo", PermissionMode::DontAsk), None).await;
@@ -200,6 +205,7 @@ fn claude_agent(
 }
 
 #[tokio::test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 async fn claude_agent_acp_completes_a_real_turn_against_the_standin() {
     // ACP-3, ACP-6 with a real agent and a real model turn (the stand-in is the model).
     let standin = testkit::standin::Standin::builder()
@@ -231,6 +237,7 @@ async fn claude_agent_acp_completes_a_real_turn_against_the_standin() {
 }
 
 #[tokio::test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 async fn claude_agent_acp_asks_before_bash_and_a_dont_ask_rejection_keeps_it_from_running() {
     // ACP-4 with a real agent: the model asks for Bash, the agent asks permission with
     // allow_always / allow_once / reject_once, the client selects reject_once, and the command

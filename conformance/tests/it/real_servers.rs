@@ -219,12 +219,14 @@ fn graded_precisely_at_any_jobs(
 }
 
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn the_typescript_reference_server_is_graded_precisely_at_any_jobs() {
     let Some(server) = everything() else { return };
     graded_precisely_at_any_jobs(&server, "20000", |row| row.1);
 }
 
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn the_python_sdk_server_is_graded_precisely_at_any_jobs() {
     let Some(server) = python() else { return };
     // Each start costs the interpreter about 2 s of CPU (the SDK's import): eight at once on two
@@ -234,6 +236,7 @@ fn the_python_sdk_server_is_graded_precisely_at_any_jobs() {
 }
 
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn a_silent_drop_by_a_real_server_fails_under_strict_and_the_provider_profile() {
     let Some(server) = python() else { return };
     let server: Vec<&str> = server.iter().map(String::as_str).collect();

@@ -535,49 +535,59 @@ fn every_scenario_is_labelled_in_the_readme_and_runs() {
         names.push((name, v));
     }
     assert!(names.len() >= 26);
-    for (name, v) in names {
-        let hangs = ["initialize", "session_new"]
-            .iter()
-            .any(|p| v["handshake"][p]["hang"] == true);
-        if hangs || name == "hang-midturn" {
-            continue; // covered by their own tests
+    // Each scenario waits on its own agent (most of a run is the agent's pacing), so they run
+    // side by side; a failing one panics its thread and the scope re-raises it.
+    std::thread::scope(|scope| {
+        for (name, v) in &names {
+            scope.spawn(move || runs_to_an_answer_or_an_exit(name, v));
         }
-        let mut agent = Agent::start(&[("FAKE_CURSOR_SCENARIO", &name), ("CURSOR_API_KEY", "k")]);
-        let sid = agent.handshake();
-        let id = agent.prompt(&sid, "go");
-        let mut settled = false;
-        while let Some(line) = agent.line_within(crate::SOON) {
-            let Ok(m) = serde_json::from_slice::<Value>(&line) else {
-                continue;
-            };
-            if m.get("method").is_some() && m.get("id").is_some() {
-                if let Some(body) = answer_with_kind("reject_once")(&m) {
-                    let mut reply = json!({"jsonrpc": "2.0", "id": m["id"]});
-                    reply
-                        .as_object_mut()
-                        .expect("obj")
-                        .extend(body.as_object().expect("b").clone());
-                    agent.send(&reply);
-                }
-            } else if m["id"] == id {
-                settled = true;
-                break;
-            }
-            if name == "cancel-midturn" {
-                agent.notify("session/cancel", json!({"sessionId": sid}));
-            }
-        }
-        let exited = if settled {
-            None
-        } else {
-            agent.exit_within(crate::SOON)
-        };
-        assert!(
-            settled || exited.is_some_and(|s| s.code() != Some(2)),
-            "{name}: neither answered nor exited; stderr {}",
-            agent.stderr_text()
-        );
+    });
+}
+
+/// Drives scenario `name` (its file `v`) through one prompt turn, answering permission requests
+/// `reject_once`: it must answer the prompt or exit (not with the usage status 2).
+fn runs_to_an_answer_or_an_exit(name: &str, v: &Value) {
+    let hangs = ["initialize", "session_new"]
+        .iter()
+        .any(|p| v["handshake"][p]["hang"] == true);
+    if hangs || name == "hang-midturn" {
+        return; // covered by their own tests
     }
+    let mut agent = Agent::start(&[("FAKE_CURSOR_SCENARIO", name), ("CURSOR_API_KEY", "k")]);
+    let sid = agent.handshake();
+    let id = agent.prompt(&sid, "go");
+    let mut settled = false;
+    while let Some(line) = agent.line_within(crate::SOON) {
+        let Ok(m) = serde_json::from_slice::<Value>(&line) else {
+            continue;
+        };
+        if m.get("method").is_some() && m.get("id").is_some() {
+            if let Some(body) = answer_with_kind("reject_once")(&m) {
+                let mut reply = json!({"jsonrpc": "2.0", "id": m["id"]});
+                reply
+                    .as_object_mut()
+                    .expect("obj")
+                    .extend(body.as_object().expect("b").clone());
+                agent.send(&reply);
+            }
+        } else if m["id"] == id {
+            settled = true;
+            break;
+        }
+        if name == "cancel-midturn" {
+            agent.notify("session/cancel", json!({"sessionId": sid}));
+        }
+    }
+    let exited = if settled {
+        None
+    } else {
+        agent.exit_within(crate::SOON)
+    };
+    assert!(
+        settled || exited.is_some_and(|s| s.code() != Some(2)),
+        "{name}: neither answered nor exited; stderr {}",
+        agent.stderr_text()
+    );
 }
 
 /// A scenario file given by path (not built in), using the steps no built-in scenario needs:

@@ -156,6 +156,12 @@ fn wait_bounded(cmd: &mut Command) -> Result<std::process::ExitStatus, String> {
     }
 }
 
+/// Whether `CMK_NO_PEERS` (`1` or `true`) refuses every real peer, installed or not: `.ci/run`
+/// sets it for the fast tier, so a fast test that reaches for a real peer fails there.
+pub fn peers_off() -> bool {
+    std::env::var("CMK_NO_PEERS").is_ok_and(|v| v == "1" || v.eq_ignore_ascii_case("true"))
+}
+
 /// Returns the install `name` under the cache root, building it first if it is not there.
 ///
 /// `complete(dir)` says whether a published install looks whole; `build(dir, log)` fills a
@@ -167,6 +173,11 @@ pub(crate) fn ensure(
     complete: impl Fn(&Path) -> bool,
     build: impl FnOnce(&Path, &mut StepLog) -> Result<(), PrereqError>,
 ) -> Result<PathBuf, PrereqError> {
+    if peers_off() {
+        return Err(PrereqError::PeersOff {
+            name: name.to_owned(),
+        });
+    }
     let root = cache_root()?;
     let published = root.join(name);
     if complete(&published) {

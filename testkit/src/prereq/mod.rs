@@ -55,7 +55,7 @@ pub use core_hosts::{
     python_core_client,
 };
 pub use everything::{EVERYTHING_VERSION, everything_server, everything_server_entry};
-pub use install::cache_root;
+pub use install::{cache_root, peers_off};
 pub use mcp_inspector::{MCP_INSPECTOR_VERSION, mcp_inspector_cli, mcp_inspector_cli_entry};
 pub use mcp_ts_sdk::{MCP_TS_CLIENT_SCRIPT, MCP_TS_SDK_VERSION, mcp_ts_client, mcp_ts_sdk_dir};
 pub use python_mcp::{PYTHON_MCP_VERSION, python_mcp, python_mcp_command};
@@ -97,6 +97,16 @@ pub enum PrereqError {
         expected: &'static str,
         /// What it reported.
         found: String,
+    },
+    /// `CMK_NO_PEERS=1`: real peers are refused, installed or not (the fast tier's hermetic run;
+    /// a test that reaches this belongs in the full tier).
+    #[error(
+        "real peer {name} refused: CMK_NO_PEERS=1 keeps this run hermetic (a test that needs it \
+         belongs in the full tier: #[cfg_attr(not(cmk_full), ignore)])"
+    )]
+    PeersOff {
+        /// The install asked for.
+        name: String,
     },
     /// An install step failed; its output is in `log`, the end of which is quoted.
     #[error("install step `{step}` failed: {detail} (log: {log})\n--- end of log ---\n{tail}")]

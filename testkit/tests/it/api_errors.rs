@@ -78,6 +78,7 @@ fn assert_api_error(
 }
 
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn http_401_is_an_error_result_with_its_status_after_one_retry() {
     assert_api_error(
         ApiError::Authentication,
@@ -90,6 +91,7 @@ fn http_401_is_an_error_result_with_its_status_after_one_retry() {
 }
 
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn http_401_matches_the_reference_capture_shape() {
     let Some(claude) = real_claude() else { return };
     let standin = Standin::start(Scenario::HttpError(ApiError::Authentication)).expect("stand-in");
@@ -103,6 +105,7 @@ fn http_401_matches_the_reference_capture_shape() {
 }
 
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn http_429_is_an_error_result_with_its_status_after_one_retry() {
     assert_api_error(
         ApiError::RateLimit,
@@ -114,6 +117,7 @@ fn http_429_is_an_error_result_with_its_status_after_one_retry() {
 }
 
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn http_529_is_an_error_result_with_its_status_after_one_retry() {
     assert_api_error(
         ApiError::Overloaded,
@@ -126,6 +130,7 @@ fn http_529_is_an_error_result_with_its_status_after_one_retry() {
 }
 
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn repeated_529_stops_after_three_attempts_whatever_the_retry_budget() {
     let Some(claude) = real_claude() else { return };
     let standin = Standin::start(Scenario::HttpError(ApiError::Overloaded)).expect("stand-in");
@@ -152,6 +157,7 @@ fn repeated_529_stops_after_three_attempts_whatever_the_retry_budget() {
 }
 
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn prompt_marker_overrides_the_servers_scenario() {
     let Some(claude) = real_claude() else { return };
     let standin = Standin::start(Scenario::Text).expect("stand-in");

@@ -6,6 +6,7 @@ use crate::support::{assert_result_keys_like, assert_shape_like, real_claude, ru
 use testkit::argv::print_args;
 
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn max_turns_one_with_a_tool_call_every_leg_ends_in_error_max_turns() {
     let Some(claude) = real_claude() else { return };
     let standin = Standin::start(Scenario::ToolLoop).expect("stand-in");

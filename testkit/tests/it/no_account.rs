@@ -10,6 +10,7 @@ use crate::support::{assert_result_keys_like, assert_shape_like, real_claude, ru
 use testkit::argv::print_args;
 
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn without_key_or_base_url_the_cli_fails_fast_with_not_logged_in() {
     let Some(claude) = real_claude() else { return };
     let bystander = Standin::start(Scenario::Text).expect("stand-in");

@@ -103,13 +103,42 @@ const NPM_INSTALLS: [&str; 7] = [
 /// The venvs `cmk-prereqs` makes.
 const PYTHON_INSTALLS: [&str; 2] = ["python-mcp-2.3.0", "acp-python-sdk-0.12.1"];
 
+/// `cmk-prereqs` against a cache of its own and fake package clients (never the network). The
+/// fast tier's `CMK_NO_PEERS` is not passed on: this is the install machinery under test.
 fn cmk_prereqs(cache: &Path, npm: &Path, python: &Path) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_cmk-prereqs"))
         .env("CMK_CACHE", cache)
         .env("CMK_NPM", npm)
         .env("CMK_PYTHON", python)
+        .env_remove("CMK_NO_PEERS")
         .output()
         .expect("run cmk-prereqs")
+}
+
+#[test]
+fn no_peers_refuses_every_install_even_a_published_one() {
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let cache = scratch.path().join("cache");
+    let (npm, python) = (
+        fake_npm(scratch.path(), "2.1.328 (Claude Code)"),
+        fake_python(scratch.path()),
+    );
+    assert!(cmk_prereqs(&cache, &npm, &python).status.success());
+    let out = Command::new(env!("CARGO_BIN_EXE_cmk-prereqs"))
+        .env("CMK_CACHE", &cache)
+        .env("CMK_NPM", &npm)
+        .env("CMK_PYTHON", &python)
+        .env("CMK_NO_PEERS", "1")
+        .output()
+        .expect("run cmk-prereqs");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for name in NPM_INSTALLS.iter().chain(&PYTHON_INSTALLS) {
+        assert!(
+            stderr.contains(&format!("real peer {name} refused: CMK_NO_PEERS=1")),
+            "{name}: {stderr}"
+        );
+    }
 }
 
 #[test]

@@ -9,6 +9,7 @@ use testkit::argv::print_args;
 const UNKNOWN: &str = "99999999-2222-4333-8444-555555555555";
 
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn resume_of_an_unknown_session_fails_during_execution_without_any_request() {
     let Some(claude) = real_claude() else { return };
     let standin = Standin::start(Scenario::Text).expect("stand-in");

@@ -20,6 +20,7 @@ use crate::support::{real_claude, reference, shape};
 const WAIT: Duration = Duration::from_secs(30);
 
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn sigterm_mid_stream_ends_the_cli_without_a_result_and_the_standin_sees_the_client_go() {
     let Some(claude) = real_claude() else { return };
     // 40 deltas, 300 ms apart: about 13 s of stream, far longer than the kill below needs.

@@ -10,6 +10,7 @@ use crate::support::{
 use testkit::argv::print_args;
 
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn text_scenario_gives_a_success_result_with_the_scripted_text() {
     let Some(claude) = real_claude() else { return };
     let standin = Standin::builder()
@@ -70,6 +71,7 @@ fn text_scenario_gives_a_success_result_with_the_scripted_text() {
 }
 
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn partial_messages_follow_the_reference_event_order() {
     let Some(claude) = real_claude() else { return };
     let standin = Standin::start(Scenario::Text).expect("stand-in");
@@ -90,6 +92,7 @@ fn partial_messages_follow_the_reference_event_order() {
 }
 
 #[tokio::test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 async fn tokio_command_runs_the_real_cli_too() {
     let Some(claude) = real_claude() else { return };
     let standin = Standin::start(Scenario::Text).expect("stand-in");

@@ -8,6 +8,7 @@ use crate::support::{assert_result_keys_like, assert_shape_like, real_claude, ru
 use testkit::argv::print_args;
 
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn writing_bash_call_is_denied_under_dont_ask_and_the_run_still_succeeds() {
     let Some(claude) = real_claude() else { return };
     let standin = Standin::start(Scenario::Tool).expect("stand-in");
@@ -57,6 +58,7 @@ fn writing_bash_call_is_denied_under_dont_ask_and_the_run_still_succeeds() {
 }
 
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn read_only_bash_call_is_allowed_under_dont_ask() {
     let Some(claude) = real_claude() else { return };
     let standin = Standin::start(Scenario::ToolEcho).expect("stand-in");

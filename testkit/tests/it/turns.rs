@@ -9,6 +9,7 @@ use crate::support::{
 };
 
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn two_stream_json_turns_get_two_results_from_one_session() {
     let Some(claude) = real_claude() else { return };
     let standin = Standin::start(Scenario::Turns).expect("stand-in");

@@ -87,7 +87,10 @@ fn a_line_that_imitates_a_final_is_an_ordinary_event() {
 }
 
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn memory_stays_flat_while_the_agent_writes_a_lot() {
+    // Full tier: a soak (about 30 s of CPU in a debug build); the fast tier's bounds are the
+    // oversized-line tests beside it and the adapter's frame and ingest bounds.
     // BND-1..2, ACP-1: ~100 MiB of agent output (40 thought lines of 2 MiB, 20000 thought chunks of
     // 1 kB) through the client and the adapter; the adapter's peak RSS stays well under 64 MiB.
     let mut h = Cursor::new("default");

@@ -78,6 +78,7 @@ fn real_run(
 }
 
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn a_real_acp_agent_completes_a_cursor_run() {
     // PROV-2, ACP-2, ACP-3, ACP-6, ACP-7 with a real agent and a real model turn.
     let Some((r, sent, _dir)) = real_run(testkit::standin::Scenario::Text, "true", "Say hi") else {
@@ -97,6 +98,7 @@ fn a_real_acp_agent_completes_a_cursor_run() {
 }
 
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn a_real_acp_agents_bash_request_is_rejected_once_and_the_command_never_runs() {
     // ACP-4: the real agent asks before Bash; dontAsk selects reject_once, never allow_always.
     let marker_dir = tempfile::tempdir().expect("marker dir");

@@ -452,6 +452,7 @@ fn check_live_formats(scenario: &str, live: Live, extra: &[&str]) {
 /// `--input-format stream-json` with two user lines: the real CLI answers both turns in one
 /// session, and so does the fake (same kinds, keys and key order; same exit status).
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn live_stream_json_input_turns_agree() {
     let args = [
         "-p",
@@ -514,6 +515,7 @@ fn live_stream_json_input_turns_agree() {
 
 /// `--model` as the real CLI reports it in `init` (aliases resolved) and as the fake does.
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn live_model_names_agree() {
     let models = [
         "sonnet",
@@ -549,6 +551,7 @@ macro_rules! live_formats {
     ($($test:ident: $scenario:literal ~ $live:expr, $extra:expr;)*) => {
         $(
             #[test]
+            #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
             fn $test() {
                 check_live_formats($scenario, $live, $extra);
             }
@@ -582,6 +585,7 @@ macro_rules! live_pairs {
     ($($test:ident: $scenario:literal ~ $live:expr, $flags:expr, $extra:expr;)*) => {
         $(
             #[test]
+            #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
             fn $test() {
                 check_live(
                     &Pair { scenario: $scenario, file: "", flags: $flags, extra: $extra },

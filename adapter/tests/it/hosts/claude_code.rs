@@ -204,11 +204,13 @@ fn hosts_a_model_that_runs_and_reads_the_result(names: Names) {
 }
 
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn claude_code_hosts_a_model_that_runs_and_reads_the_result_with_dotted_names() {
     hosts_a_model_that_runs_and_reads_the_result(Names::Dotted);
 }
 
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn claude_code_hosts_a_model_that_runs_and_reads_the_result_with_underscore_names() {
     hosts_a_model_that_runs_and_reads_the_result(Names::Underscore);
 }

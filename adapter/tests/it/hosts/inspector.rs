@@ -116,11 +116,13 @@ fn completes_what_a_cli_can(names: Names) {
 }
 
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn the_inspector_cli_lists_calls_and_reads_with_dotted_names() {
     completes_what_a_cli_can(Names::Dotted);
 }
 
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn the_inspector_cli_lists_calls_and_reads_with_underscore_names() {
     completes_what_a_cli_can(Names::Underscore);
 }

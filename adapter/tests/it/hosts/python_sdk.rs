@@ -93,11 +93,13 @@ fn completes_the_core_sequence(names: Names) {
 }
 
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn the_python_sdk_completes_the_core_sequence_with_dotted_names() {
     completes_the_core_sequence(Names::Dotted);
 }
 
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn the_python_sdk_completes_the_core_sequence_with_underscore_names() {
     completes_the_core_sequence(Names::Underscore);
 }

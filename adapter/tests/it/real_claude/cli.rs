@@ -52,6 +52,7 @@ fn cli_run(cmd: &ClaudeCommand, claude: &std::path::Path, prompt: &str) -> Outpu
 /// CLI-1: success prints exactly one JSON value, the native `--output-format json` result, and
 /// exits 0.
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn cli_run_against_real_claude_prints_the_native_result_and_exits_0() {
     let claude = testkit::require_prereq!(testkit::prereq::claude());
     let standin = Standin::start(Scenario::Text).expect("stand-in");
@@ -78,6 +79,7 @@ fn cli_run_against_real_claude_prints_the_native_result_and_exits_0() {
 
 /// CLI-1: a failed run (no account) exits 1 and still prints the native result.
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn cli_run_against_real_claude_without_account_exits_1_with_the_native_result() {
     let claude = testkit::require_prereq!(testkit::prereq::claude());
     let cmd = ClaudeCommand::not_logged_in(&claude).expect("HOME");

@@ -16,6 +16,7 @@ use crate::replay::sessions::UNKNOWN_SESSION;
 /// with progress (T9), the events in a page (RUN-5) and the session transcript in the
 /// temporary HOME.
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn real_claude_text_run_succeeds_with_progress_and_events() {
     let claude = testkit::require_prereq!(testkit::prereq::claude());
     let mut real = Real::with_standin(&claude, Scenario::Text, &[]);
@@ -89,6 +90,7 @@ fn real_claude_text_run_succeeds_with_progress_and_events() {
 /// OUT-2: a denied tool does not fail a run: the real CLI ends with `success` and
 /// `permission_denials`, and nothing was written.
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn real_claude_denied_tool_still_succeeds_with_permission_denials() {
     let claude = testkit::require_prereq!(testkit::prereq::claude());
     let mut real = Real::with_standin(&claude, Scenario::Tool, &[]);
@@ -117,6 +119,7 @@ fn real_claude_denied_tool_still_succeeds_with_permission_denials() {
 /// OUT-2: real API errors end with `subtype: success` and `is_error: true`; that is a failed run
 /// (`native_error`), never a success, and the native result is kept.
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn real_claude_api_error_with_success_subtype_fails_the_run() {
     let claude = testkit::require_prereq!(testkit::prereq::claude());
     let mut real = Real::with_standin(&claude, Scenario::Text, &[]);
@@ -156,6 +159,7 @@ fn real_claude_api_error_with_success_subtype_fails_the_run() {
 /// `CLAUDE_CODE_MAX_TURNS`, which the adapter passes on and never adds itself, NAT-4) is a valid
 /// native error, not `malformed_final`.
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn real_claude_max_turns_is_a_native_error_not_malformed() {
     let claude = testkit::require_prereq!(testkit::prereq::claude());
     let mut real = Real::with_standin(
@@ -187,6 +191,7 @@ fn real_claude_max_turns_is_a_native_error_not_malformed() {
 /// NAT-6 / OUT-2: resuming a session that does not exist fails fast with
 /// `error_during_execution`, no API request, the CLI's stderr kept (RUN-11).
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn real_claude_unknown_resume_id_is_a_native_error() {
     let claude = testkit::require_prereq!(testkit::prereq::claude());
     let mut real = Real::with_standin(&claude, Scenario::Text, &[]);
@@ -214,6 +219,7 @@ fn real_claude_unknown_resume_id_is_a_native_error() {
 /// RUN-6 / SUP-3: cancelling while the real CLI streams ends the run as `cancelled` with cleanup
 /// confirmed, and afterwards no process of the CLI's process group is left.
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn real_claude_cancel_mid_stream_leaves_no_process_of_its_group() {
     let claude = testkit::require_prereq!(testkit::prereq::claude());
     let standin = Standin::builder()
@@ -285,6 +291,7 @@ fn real_claude_cancel_mid_stream_leaves_no_process_of_its_group() {
 /// The no-account case: no base URL and no key fail fast with "Not logged in", a
 /// `native_error` with the native result retained, cleanup confirmed.
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn real_claude_without_account_fails_fast_as_native_error() {
     let claude = testkit::require_prereq!(testkit::prereq::claude());
     let mut real = super::Real::not_logged_in(&claude);

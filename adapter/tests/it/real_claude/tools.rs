@@ -36,6 +36,7 @@ fn schema() -> serde_json::Value {
 }
 
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn real_claude_repeating_the_same_denied_call_is_stopped_by_the_loop_guard() {
     let claude = testkit::require_prereq!(testkit::prereq::claude());
     // tool-loop: a Bash call that writes, on every leg; dontAsk denies it every time.
@@ -86,6 +87,7 @@ fn real_claude_repeating_the_same_denied_call_is_stopped_by_the_loop_guard() {
 }
 
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn real_claude_structured_output_from_json_schema_is_validated() {
     let claude = testkit::require_prereq!(testkit::prereq::claude());
     let mut real = Real::with_standin(&claude, Scenario::Structured, &[]);
@@ -126,6 +128,7 @@ fn real_claude_structured_output_from_json_schema_is_validated() {
 }
 
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn real_claude_without_a_valid_structured_output_fails_the_run() {
     let claude = testkit::require_prereq!(testkit::prereq::claude());
     // The model answers {"name": 3}: claude itself refuses it ("Output does not match required

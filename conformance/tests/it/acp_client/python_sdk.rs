@@ -10,6 +10,7 @@ use testkit::require_prereq;
 use super::{all_pass_except, assert_pinned, config};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 async fn the_python_sdk_example_client_passes_what_it_can_be_checked_on() {
     let (python, script) = require_prereq!(acp_python_example_client_paths());
     let (python, script) = (python.display().to_string(), script.display().to_string());
