@@ -11,6 +11,7 @@ use serde_json::Value;
 use crate::support::{run, show};
 
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn the_real_ts_example_agent_turn_replays_clean() {
     let cmd = testkit::require_prereq!(testkit::prereq::acp_ts_example_agent());
     let agent: Vec<String> = testkit::prereq::argv(&cmd)
@@ -89,6 +90,7 @@ fn record_ts_agent_session(out: &Path, agent: &[String]) -> bool {
 }
 
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn a_fresh_proxy_recording_of_a_real_acp_turn_replays_clean_and_a_changed_chunk_is_named() {
     let cmd = testkit::require_prereq!(testkit::prereq::acp_ts_example_agent());
     let agent: Vec<String> = testkit::prereq::argv(&cmd)
@@ -137,6 +139,7 @@ fn a_fresh_proxy_recording_of_a_real_acp_turn_replays_clean_and_a_changed_chunk_
 /// against the Messages API stand-in (`tool` scenario), replays clean against that agent: the
 /// session id, the stand-in's ids and Claude Code's permission request are mapped.
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn the_real_claude_agent_acp_turn_replays_clean_against_the_standin() {
     let _ = testkit::require_prereq!(testkit::prereq::acp_claude_agent_entry());
     let standin = testkit::standin::Standin::start(testkit::standin::Scenario::Tool)

@@ -60,6 +60,7 @@ fn record_then_serve(host: impl Fn() -> Command, dir: &Path) {
 }
 
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn the_typescript_sdk_client_completes_its_core_sequence_against_a_served_recording() {
     let _ = testkit::require_prereq!(testkit::prereq::mcp_ts_core_client());
     let dir = tempfile::tempdir().expect("tempdir");
@@ -70,6 +71,7 @@ fn the_typescript_sdk_client_completes_its_core_sequence_against_a_served_record
 }
 
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn the_python_sdk_client_completes_its_core_sequence_against_a_served_recording() {
     let _ = testkit::require_prereq!(testkit::prereq::python_core_client());
     let dir = tempfile::tempdir().expect("tempdir");

@@ -57,6 +57,7 @@ fn differences(recording: &Path, server: &[String]) -> (i32, Vec<String>, String
 }
 
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn server_everything_replays_clean_and_a_changed_echo_is_named() {
     let cmd = testkit::require_prereq!(testkit::prereq::everything_server());
     let server = strings(&testkit::prereq::argv(&cmd));
@@ -87,6 +88,7 @@ fn python_server() -> PathBuf {
 }
 
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn a_python_sdk_server_replays_clean_and_a_changed_sum_is_named() {
     let python = testkit::require_prereq!(testkit::prereq::python_mcp());
     let server = vec![
