@@ -166,10 +166,7 @@ fn in_memory(fake: &Path, mib: u64) -> Result<(u64, f64), String> {
         let t = Instant::now();
         let mut k = 0;
         for line in data.split(|&b| b == b'\n') {
-            if claude_mcp_adapter::engine::scan::TopScan::line(line)
-                .ty
-                .is_some()
-            {
+            if cmk_provider_claude::scan::TopScan::line(line).ty.is_some() {
                 k += 1;
             }
         }
@@ -178,7 +175,7 @@ fn in_memory(fake: &Path, mib: u64) -> Result<(u64, f64), String> {
             t.elapsed().as_secs_f64()
         );
         let t = Instant::now();
-        let mut ring = claude_mcp_adapter::engine::ring::EventRing::new(1);
+        let mut ring = cmk_engine::ring::EventRing::new(1);
         for line in data.split(|&b| b == b'\n') {
             ring.push(line);
         }
@@ -188,10 +185,10 @@ fn in_memory(fake: &Path, mib: u64) -> Result<(u64, f64), String> {
         println!("  split only: {:.3} s ({c})", t.elapsed().as_secs_f64());
     }
     let started = Instant::now();
-    let mut ing = claude_mcp_adapter::engine::ingest::Ingest::new(
+    let mut ing = cmk_engine::ingest::Ingest::new(
         1,
         None,
-        std::sync::Arc::new(claude_mcp_adapter::providers::claude::stream::StreamJson),
+        std::sync::Arc::new(cmk_provider_claude::stream::StreamJson),
     );
     for chunk in data.chunks(128 * 1024) {
         ing.stdout(chunk);

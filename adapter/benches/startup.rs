@@ -187,10 +187,10 @@ fn run() -> Result<(), String> {
 /// the cli-tree load costs (parse, schema check, semantics), what the catalogue costs, and what
 /// compiling the seven validators costs (deferred to each tool's first call since issue 13).
 fn pieces() {
-    use claude_mcp_adapter::config::ToolNames;
-    use claude_mcp_adapter::mcp::catalogue::Catalogue;
-    use claude_mcp_adapter::providers::claude::ClaudeProvider;
-    use claude_mcp_adapter::providers::cli_tree::CliTree;
+    use cmk_engine::ToolNames;
+    use cmk_mcp_server::catalogue::Catalogue;
+    use cmk_native::cli_tree::CliTree;
+    use cmk_provider_claude::ClaudeProvider;
     let ms = |t: Instant| t.elapsed().as_secs_f64() * 1e3;
     let t = Instant::now();
     let raw: Result<Value, _> = serde_json::from_str(include_str!("../../cli-tree.json"));
@@ -202,11 +202,9 @@ fn pieces() {
         println!("pieces: the embedded cli tree did not load");
         return;
     };
-    let provider: std::sync::Arc<dyn claude_mcp_adapter::engine::provider::Provider> =
-        std::sync::Arc::new(ClaudeProvider::new(
-            "claude".into(),
-            std::sync::Arc::new(tree),
-        ));
+    let provider: std::sync::Arc<dyn cmk_engine::provider::Provider> = std::sync::Arc::new(
+        ClaudeProvider::new("claude".into(), std::sync::Arc::new(tree)),
+    );
     let t = Instant::now();
     let Ok(catalogue) = Catalogue::new(ToolNames::Dotted, 1800, &[provider]) else {
         println!("pieces: the catalogue did not build");

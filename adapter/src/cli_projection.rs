@@ -17,12 +17,12 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::config::{DEFAULT_MAX_TIMEOUT_S, ProviderName};
-use crate::engine::provider::Provider;
-use crate::engine::{Engine, EngineConfig, ErrorCode, RunRequest, ToolError};
-use crate::providers::claude::ClaudeProvider;
-use crate::providers::cli_tree::{CliTree, Mode};
-use crate::providers::cursor::CursorProvider;
+use cmk_engine::provider::Provider;
+use cmk_engine::{Engine, EngineConfig, ErrorCode, RunRequest, ToolError};
+use cmk_mcp_server::config::{DEFAULT_MAX_TIMEOUT_S, ProviderName};
+use cmk_native::cli_tree::{CliTree, Mode};
+use cmk_provider_claude::ClaudeProvider;
+use cmk_provider_cursor::CursorProvider;
 
 /// Exit status of a failed run.
 const EXIT_FAILED: u8 = 1;
@@ -50,7 +50,7 @@ pub struct RunOptions {
     /// Which native CLI runs the prompt: claude (print mode, `--output-format json`) or cursor
     /// (Cursor's agent over ACP, one turn; its final `{stopReason, sessionId, text}` is printed).
     #[arg(long, value_enum, value_name = "NAME", default_value = "claude")]
-    pub provider: crate::config::ProviderName,
+    pub provider: cmk_mcp_server::config::ProviderName,
     /// Native permission mode, passed explicitly (NAT-5): dontAsk, plan or acceptEdits.
     #[arg(long, value_name = "MODE", required = true)]
     pub permission_mode: String,
@@ -169,7 +169,7 @@ enum Ended {
 /// Runs one print-mode call and prints the native JSON result.
 pub fn run(args: CliRunArgs) -> ExitCode {
     let fail = |code: u8, msg: &str| {
-        crate::diag::now(&format!("claude-mcp-adapter cli run: {msg}"));
+        cmk_engine::diag::now(&format!("claude-mcp-adapter cli run: {msg}"));
         ExitCode::from(code)
     };
     let args = *args.run;
@@ -187,7 +187,7 @@ pub fn run(args: CliRunArgs) -> ExitCode {
             Arc::new(ClaudeProvider::new(args.claude.clone(), tree).with_mode(Mode::Json))
         }
         ProviderName::Cursor => {
-            match crate::providers::cursor_tree(args.cursor_cli_tree.as_deref()) {
+            match cmk_provider_cursor::tree(args.cursor_cli_tree.as_deref()) {
                 // The same turn as a cursor.run call (ACP has one mode).
                 Ok(t) => Arc::new(CursorProvider::new(args.cursor.clone(), Arc::new(t))),
                 Err(e) => return fail(EXIT_USAGE, &e.to_string()),
@@ -208,7 +208,8 @@ pub fn run(args: CliRunArgs) -> ExitCode {
     let cfg = EngineConfig {
         max_timeout_s: DEFAULT_MAX_TIMEOUT_S,
         recorder: None,
-        tool_names: crate::config::ToolNames::Dotted,
+        tool_names: cmk_engine::ToolNames::Dotted,
+        hooks: cmk_mcp_server::hooks(),
     };
     let engine = Engine::with_provider(cfg, provider);
     match rt.block_on(execute(&engine, req)) {
@@ -254,7 +255,7 @@ async fn execute(engine: &Engine, req: RunRequest) -> Ended {
         }
     }
     match engine.result(&run_id) {
-        Ok(v) => Ended::Run(crate::engine::results::to_json(&v)),
+        Ok(v) => Ended::Run(cmk_engine::to_json(&v)),
         Err(e) => Ended::Refused(e),
     }
 }
@@ -282,11 +283,11 @@ fn report(result: &Value) -> ExitCode {
         .and_then(Value::as_str)
         .unwrap_or("the run did not succeed");
     let state = result.get("state").and_then(Value::as_str).unwrap_or("?");
-    crate::diag::now(&format!(
+    cmk_engine::diag::now(&format!(
         "claude-mcp-adapter cli run: {code}: {message} (state {state})"
     ));
     if let Some(c) = result.get("cleanup_error").and_then(Value::as_str) {
-        crate::diag::now(&format!("claude-mcp-adapter cli run: cleanup: {c}"));
+        cmk_engine::diag::now(&format!("claude-mcp-adapter cli run: cleanup: {c}"));
     }
     ExitCode::from(EXIT_FAILED)
 }

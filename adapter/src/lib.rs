@@ -1,23 +1,17 @@
 //! `claude-mcp-adapter`: the reference stdio MCP server that runs Claude Code's print mode.
 //!
-//! The crate is a library plus a thin binary so integration tests and benchmarks can reach the
-//! pieces. Layout (see `docs/architecture.md`):
-//! - [`mcp`]: the MCP protocol surface (lifecycle, dispatch, tools/list, tools/call, resources).
-//! - [`engine`]: the provider-neutral run engine (registry, bounds, outcome rules, the provider
-//!   trait).
-//! - [`providers`]: the native CLIs (claude; their pinned command contracts and drift check).
-//! - [`supervisor`]: the private per-run supervisor process (SUP-1..4).
-//! - [`cli_projection`]: the one-shot `cli run` projection (CLI-1).
-//! - [`record`]: the wire recorder behind `--record`.
-//! - [`diag`]: diagnostics on stderr that never block or panic.
-//! - [`alloc`]: glibc malloc tuning so released runs' memory leaves the process.
+//! This crate is the binary and its wiring; the parts are crates of their own, each behind a
+//! boundary the compiler enforces (see `docs/architecture.md`):
+//! - `cmk-mcp-server`: the MCP protocol surface over stdio (lifecycle, dispatch, the tools).
+//! - `cmk-engine`: the provider-neutral run engine (run table, driver, outcome rules, the
+//!   `Provider` trait); it depends on no provider.
+//! - `cmk-provider-claude`, `cmk-provider-cursor`: the native CLIs, over `cmk-native` (their
+//!   pinned command contracts, version check and drift check).
+//! - `cmk-supervisor`: the private per-run supervisor process (SUP-1..4), which is this binary
+//!   re-run with a hidden subcommand.
+//!
+//! Here: [`providers`], the one table that names the providers, and [`cli_projection`], the
+//! one-shot `cli run` projection (CLI-1).
 
-pub mod alloc;
 pub mod cli_projection;
-pub mod config;
-pub mod diag;
-pub mod engine;
-pub mod mcp;
 pub mod providers;
-pub mod record;
-pub mod supervisor;

@@ -5,7 +5,10 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use claude_mcp_adapter::{cli_projection, config::ServeArgs, mcp, providers::drift, supervisor};
+use claude_mcp_adapter::{cli_projection, providers};
+use cmk_mcp_server::config::ServeArgs;
+use cmk_native::drift;
+use cmk_supervisor as supervisor;
 
 /// A reference MCP server that runs Claude Code's print mode (`claude -p --output-format
 /// stream-json`) with bounded buffers, process-group supervision and strict success rules.
@@ -45,7 +48,7 @@ enum CliTreeCommand {
 }
 
 fn main() -> ExitCode {
-    claude_mcp_adapter::alloc::pin_mmap_threshold();
+    cmk_mcp_server::alloc::pin_mmap_threshold();
     // The supervisor must not start a tokio runtime or parse the public CLI (SUP-1).
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if args.get(1).is_some_and(|a| a == supervisor::SUBCOMMAND) {
@@ -64,9 +67,9 @@ fn main() -> ExitCode {
             .enable_all()
             .build()
         {
-            Ok(rt) => rt.block_on(mcp::serve(cli.serve)),
+            Ok(rt) => rt.block_on(cmk_mcp_server::serve(cli.serve, providers::from_args)),
             Err(e) => {
-                claude_mcp_adapter::diag::now(&format!(
+                cmk_engine::diag::now(&format!(
                     "claude-mcp-adapter: cannot start the runtime: {e}"
                 ));
                 ExitCode::from(2)

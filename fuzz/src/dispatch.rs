@@ -8,11 +8,11 @@
 use std::sync::{Arc, OnceLock};
 
 use clap::Parser;
-use claude_mcp_adapter::config::ServeArgs;
-use claude_mcp_adapter::engine::{Engine, EngineConfig};
-use claude_mcp_adapter::mcp::catalogue::Catalogue;
-use claude_mcp_adapter::mcp::dispatch::Server;
-use claude_mcp_adapter::mcp::transport::Outbox;
+use cmk_engine::{Engine, EngineConfig};
+use cmk_mcp_server::catalogue::Catalogue;
+use cmk_mcp_server::config::ServeArgs;
+use cmk_mcp_server::server::Server;
+use cmk_mcp_server::transport::Outbox;
 use mcp_wire::{Message, Parsed, message};
 use serde_json::Value;
 
@@ -48,6 +48,7 @@ fn world() -> &'static World {
                     max_timeout_s: args.max_timeout_s,
                     recorder: None,
                     tool_names: args.tool_names,
+                    hooks: cmk_mcp_server::hooks(),
                 },
                 providers,
             );

@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
-use claude_mcp_adapter::engine::ingest::Ingest;
-use claude_mcp_adapter::engine::scan::TopScan;
-use claude_mcp_adapter::providers::claude::stream::StreamJson;
+use cmk_engine::ingest::Ingest;
+use cmk_provider_claude::scan::TopScan;
+use cmk_provider_claude::stream::StreamJson;
 
 /// The first byte picks the read size (1..=256 bytes). Invariant: the scan of a line fed in
 /// pieces is the scan of the whole line (it is a streaming state machine, BND-3).

@@ -18,9 +18,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::prereq::TempDir;
 /// SIGKILL to a process group: [`crate::procs::kill_group`], kept here for older callers.
 pub use crate::procs::kill_group;
+use tempfile::TempDir;
 
 /// The dummy key given to the CLI; any string works against the stand-in.
 pub const DUMMY_API_KEY: &str = "sk-ant-dummy-not-a-real-key";
@@ -70,7 +70,9 @@ impl ClaudeCommand {
     }
 
     fn bare(program: impl Into<PathBuf>) -> std::io::Result<Self> {
-        let home = TempDir::new("cmk-claude-home-")?;
+        let home = tempfile::Builder::new()
+            .prefix("cmk-claude-home-")
+            .tempdir()?;
         std::fs::create_dir_all(home.path().join("work"))?;
         Ok(ClaudeCommand {
             program: program.into(),

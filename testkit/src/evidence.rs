@@ -79,18 +79,49 @@ pub fn class_of(rel: &str) -> Class {
 }
 
 /// The contract ids of `docs/contract.md`, in document order: every `**ID**` that opens a list
-/// item.
+/// item and has the shape of an id ([`is_contract_id`]).
 #[must_use]
 pub fn contract_ids(contract: &str) -> Vec<String> {
     contract
         .lines()
         .filter_map(|l| l.trim_start().strip_prefix("- **"))
         .filter_map(|rest| rest.split_once("**").map(|(id, _)| id.to_owned()))
-        .filter(|id| {
-            id.chars()
-                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '-' || c == 'a')
-        })
+        .filter(|id| is_contract_id(id))
         .collect()
+}
+
+/// The one grammar of a contract id: dash-separated segments of capitals and digits starting
+/// with a capital (`T2`, `RUN-8`, `META-WORK-5`, or one with no number), the last of which may
+/// end in one lowercase letter after a digit (`C-T6a`, `T3a`).
+#[must_use]
+pub fn is_contract_id(token: &str) -> bool {
+    let body = match token.strip_suffix(|c: char| c.is_ascii_lowercase()) {
+        Some(body) if body.ends_with(|c: char| c.is_ascii_digit()) => body,
+        Some(_) => return false,
+        None => token,
+    };
+    body.starts_with(|c: char| c.is_ascii_uppercase())
+        && body.split('-').all(|segment| {
+            !segment.is_empty()
+                && segment
+                    .chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+        })
+}
+
+/// `(prefix, number)` of a numbered id ([`is_contract_id`] and ending in digits, with its
+/// optional letter): `C-T6a` → `("C-T", "6a")`, `RUN-8` → `("RUN-", "8")`. `None` for an
+/// unnumbered id or anything that is not an id. Ids that share a prefix are a family:
+/// a cited token of a family's prefix that the contract does not define is a wrong citation.
+#[must_use]
+pub fn split_id(token: &str) -> Option<(&str, &str)> {
+    if !is_contract_id(token) {
+        return None;
+    }
+    let body = token.trim_end_matches(|c: char| c.is_ascii_lowercase());
+    let digits = body.len() - body.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+    let prefix = &body[..body.len() - digits];
+    (digits > 0 && !prefix.is_empty()).then(|| (prefix, &token[prefix.len()..]))
 }
 
 /// The ids of `known` that `text` cites, ranges (`RUN-1..7`) expanded.
@@ -131,6 +162,12 @@ fn test_files(repo: &Path) -> io::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for krate in [
         "adapter",
+        "adapter/engine",
+        "adapter/mcp-server",
+        "adapter/native",
+        "adapter/provider-claude",
+        "adapter/provider-cursor",
+        "adapter/supervisor",
         "acp-client",
         "conformance",
         "fake-claude",
@@ -341,8 +378,35 @@ mod tests {
 
     #[test]
     fn contract_ids_are_the_bold_list_items() {
-        let ids = contract_ids("- **T1** a\n- **C-TOOL-6** b\n  - **T3a** c\n- **Note** d\n");
-        assert_eq!(ids, ["T1", "C-TOOL-6", "T3a"]);
+        let ids = contract_ids(
+            "- **T1** a\n- **C-TOOL-6** b\n  - **T3a** c\n- **Note** d\n- **X-PAGE** e\n",
+        );
+        assert_eq!(ids, ["T1", "C-TOOL-6", "T3a", "X-PAGE"]);
+    }
+
+    #[test]
+    fn one_grammar_for_ids_numbered_or_not() {
+        for id in [
+            "T2",
+            "RUN-8",
+            "META-WORK-5",
+            "C-T6a",
+            "X-PAGE",
+            "UTF-8",
+            "ACP-9",
+        ] {
+            assert!(is_contract_id(id), "{id}");
+        }
+        for not in [
+            "run-8", "Note", "RUN-", "-RUN-8", "RUN--8", "X-PAGEs", "T6ab", "8", "",
+        ] {
+            assert!(!is_contract_id(not), "{not}");
+        }
+        assert_eq!(split_id("RUN-9"), Some(("RUN-", "9")));
+        assert_eq!(split_id("C-T6a"), Some(("C-T", "6a")));
+        assert_eq!(split_id("T2"), Some(("T", "2")));
+        assert_eq!(split_id("X-PAGE"), None);
+        assert_eq!(split_id("RUN"), None);
     }
 
     #[test]

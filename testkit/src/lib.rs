@@ -8,6 +8,7 @@ pub mod argv;
 pub mod claude;
 pub mod evidence;
 pub mod golden;
+pub mod modcycles;
 pub mod prereq;
 pub mod procs;
 pub mod standin;

@@ -1,7 +1,6 @@
 //! One option's flags string (`"-d, --debug [filter]"`) read the way claude's own option class
-//! reads it: which flag is short, which long, and how many values the option takes.
-
-use super::options::Check;
+//! reads it: which flag is short, which long, how many values the option takes and how its value
+//! is checked.
 
 /// How many argv words an option consumes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -14,6 +13,31 @@ pub enum Arity {
     Optional,
     /// `--add-dir <directories...>`: one required word, then every following non-option word.
     Variadic,
+}
+
+/// How a value is checked while parsing (the real parser's `argParser`/`choices`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Check {
+    /// Anything goes.
+    None,
+    /// Exact membership; error `Allowed choices are a, b.`.
+    Choices(&'static [&'static str]),
+    /// JS `Number()` (with thousands separators) must not be NaN; error `must be a number`.
+    Number,
+    /// `Number(v) > 0`; error `--max-budget-usd must be a number greater than 0`.
+    BudgetUsd,
+    /// A positive integer; error `--task-budget must be a positive integer`.
+    TaskBudget,
+    /// The six shown modes plus `default`; the error lists the shown ones.
+    PermissionMode,
+    /// Truthy/falsy words, case-insensitive.
+    PromptSuggestions,
+    /// `auto` or at least 100k tokens.
+    Autocompact,
+    /// Unknown levels only warn on stderr and the run goes on.
+    EffortWarning,
+    /// Prints the version line and exits 0 the moment it is parsed.
+    Version,
 }
 
 /// A declared option: its flags string (quoted verbatim in error messages), whether `--help`

@@ -6,32 +6,7 @@
 //! its flags string appears in the help text. Visibility matters because unknown-option
 //! suggestions (`(Did you mean --verbose?)`) only consider visible long flags.
 
-use super::flags::OptSpec;
-
-/// How a value is checked while parsing (the real parser's `argParser`/`choices`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Check {
-    /// Anything goes.
-    None,
-    /// Exact membership; error `Allowed choices are a, b.`.
-    Choices(&'static [&'static str]),
-    /// JS `Number()` (with thousands separators) must not be NaN; error `must be a number`.
-    Number,
-    /// `Number(v) > 0`; error `--max-budget-usd must be a number greater than 0`.
-    BudgetUsd,
-    /// A positive integer; error `--task-budget must be a positive integer`.
-    TaskBudget,
-    /// The six shown modes plus `default`; the error lists the shown ones.
-    PermissionMode,
-    /// Truthy/falsy words, case-insensitive.
-    PromptSuggestions,
-    /// `auto` or at least 100k tokens.
-    Autocompact,
-    /// Unknown levels only warn on stderr and the run goes on.
-    EffortWarning,
-    /// Prints the version line and exits 0 the moment it is parsed.
-    Version,
-}
+use super::flags::{Check, OptSpec};
 
 /// Shown permission modes, in the order the real error message lists them.
 pub const PERMISSION_MODES_SHOWN: &[&str] = &[

@@ -6,8 +6,8 @@
 //! `--permission-mode yolo --version` fails, `--version --permission-mode yolo` prints the
 //! version); help and unknown options are judged after the whole argv was read.
 
-use super::flags::Arity;
-use super::options::{self, Check, HELP_FLAGS, OPTIONS};
+use super::flags::{Arity, Check};
+use super::options::{self, HELP_FLAGS, OPTIONS};
 use super::suggest::suggestion;
 use super::values::{Verdict, check};
 use crate::errors::{CliError, ErrorId};

@@ -2,8 +2,9 @@
 //! A failed check yields the reason the real CLI appends to
 //! `error: option '<flags>' argument '<value>' is invalid.`
 
+use super::flags::Check;
 use super::jsnum::{js_trim, lenient, number};
-use super::options::{Check, EFFORT_LEVELS, PERMISSION_MODES_ACCEPTED, PERMISSION_MODES_SHOWN};
+use super::options::{EFFORT_LEVELS, PERMISSION_MODES_ACCEPTED, PERMISSION_MODES_SHOWN};
 
 /// What a check decided about a value.
 #[derive(Debug, PartialEq)]

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
+use super::PrereqError;
 use super::install::{self, StepLog, io_err};
-use super::{PrereqError, TempDir};
 
 /// The pinned version.
 pub const CLAUDE_VERSION: &str = "2.1.328";
@@ -110,7 +110,9 @@ pub(crate) fn npm_ci(dir: &Path) -> Command {
 
 /// Runs `binary --version` with a throw-away HOME and checks the pinned line.
 fn check_version(binary: &Path, log: Option<&mut StepLog>) -> Result<(), PrereqError> {
-    let home = TempDir::new("cmk-version-home-")
+    let home = tempfile::Builder::new()
+        .prefix("cmk-version-home-")
+        .tempdir()
         .map_err(|e| io_err("create", &std::env::temp_dir(), e))?;
     let mut cmd = Command::new(binary);
     cmd.arg("--version")

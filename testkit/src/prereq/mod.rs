@@ -36,7 +36,6 @@ mod mcp_inspector;
 mod mcp_ts_sdk;
 mod npm_pin;
 mod python_mcp;
-mod temp;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -59,7 +58,6 @@ pub use install::{cache_root, peers_off};
 pub use mcp_inspector::{MCP_INSPECTOR_VERSION, mcp_inspector_cli, mcp_inspector_cli_entry};
 pub use mcp_ts_sdk::{MCP_TS_CLIENT_SCRIPT, MCP_TS_SDK_VERSION, mcp_ts_client, mcp_ts_sdk_dir};
 pub use python_mcp::{PYTHON_MCP_VERSION, python_mcp, python_mcp_command};
-pub use temp::TempDir;
 
 /// Why a prerequisite is unavailable. Cheap to clone: each is computed once per process.
 #[derive(Debug, Clone, thiserror::Error)]

@@ -5,6 +5,7 @@
 mod api_errors;
 mod contract_ids;
 mod max_turns;
+mod module_cycles;
 mod no_account;
 mod prereq_gate;
 mod resume;

@@ -106,13 +106,25 @@ const PYTHON_INSTALLS: [&str; 2] = ["python-mcp-2.3.0", "acp-python-sdk-0.12.1"]
 /// `cmk-prereqs` against a cache of its own and fake package clients (never the network). The
 /// fast tier's `CMK_NO_PEERS` is not passed on: this is the install machinery under test.
 fn cmk_prereqs(cache: &Path, npm: &Path, python: &Path) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_cmk-prereqs"))
-        .env("CMK_CACHE", cache)
+    cmk_prereqs_with(cache, npm, python, None)
+}
+
+/// [`cmk_prereqs`] with `CMK_NO_PEERS` set to `no_peers` (removed when `None`).
+fn cmk_prereqs_with(
+    cache: &Path,
+    npm: &Path,
+    python: &Path,
+    no_peers: Option<&str>,
+) -> std::process::Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cmk-prereqs"));
+    cmd.env("CMK_CACHE", cache)
         .env("CMK_NPM", npm)
-        .env("CMK_PYTHON", python)
-        .env_remove("CMK_NO_PEERS")
-        .output()
-        .expect("run cmk-prereqs")
+        .env("CMK_PYTHON", python);
+    match no_peers {
+        Some(value) => cmd.env("CMK_NO_PEERS", value),
+        None => cmd.env_remove("CMK_NO_PEERS"),
+    };
+    cmd.output().expect("run cmk-prereqs")
 }
 
 #[test]
@@ -124,13 +136,7 @@ fn no_peers_refuses_every_install_even_a_published_one() {
         fake_python(scratch.path()),
     );
     assert!(cmk_prereqs(&cache, &npm, &python).status.success());
-    let out = Command::new(env!("CARGO_BIN_EXE_cmk-prereqs"))
-        .env("CMK_CACHE", &cache)
-        .env("CMK_NPM", &npm)
-        .env("CMK_PYTHON", &python)
-        .env("CMK_NO_PEERS", "1")
-        .output()
-        .expect("run cmk-prereqs");
+    let out = cmk_prereqs_with(&cache, &npm, &python, Some("1"));
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     for name in NPM_INSTALLS.iter().chain(&PYTHON_INSTALLS) {

@@ -4,8 +4,8 @@
 
 use std::sync::atomic::Ordering;
 
-use claude_mcp_adapter::engine::provider::Role;
-use claude_mcp_adapter::mcp::output_schema;
+use cmk_engine::provider::Role;
+use cmk_mcp_server::output_schema;
 use serde_json::{Value, json};
 
 use super::calls::scenario;

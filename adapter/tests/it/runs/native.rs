@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use claude_mcp_adapter::providers::cli_tree::{CliTree, Mode, OptionValue};
+use cmk_native::cli_tree::{CliTree, Mode, OptionValue};
 use serde_json::{Value, json};
 
 use super::{Harness, args, code, prompt, split};

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use claude_mcp_adapter::supervisor::{self, ExitStatus, TERM_GRACE};
+use cmk_supervisor::{self as supervisor, ExitStatus, TERM_GRACE};
 use testkit::procs::{self, alive, kill_pid, wait_group_gone, wait_group_size};
 use tokio::io::AsyncReadExt;
 

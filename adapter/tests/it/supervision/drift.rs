@@ -192,11 +192,11 @@ fn an_explicit_cli_tree_is_the_one_compared() {
     // The same tree with another pinned line: drift against the 2.1.328 capture.
     let fake = FakeCli::new(VERSION_2_1_328, HELP_2_1_328);
     let tree = fake.dir.path().join("cli-tree.json");
-    let text = claude_mcp_adapter::providers::cli_tree::EMBEDDED.replace(
+    let text = cmk_native::cli_tree::EMBEDDED.replace(
         "\"line\": \"2.1.328 (Claude Code)\"",
         "\"line\": \"2.1.327 (Claude Code)\"",
     );
-    assert_ne!(text, claude_mcp_adapter::providers::cli_tree::EMBEDDED);
+    assert_ne!(text, cmk_native::cli_tree::EMBEDDED);
     std::fs::write(&tree, text).expect("write");
     let out = check(&fake.claude())
         .arg("--cli-tree")

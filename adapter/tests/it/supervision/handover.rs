@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use claude_mcp_adapter::supervisor::{self, ExitStatus, StdinMode, Supervised, TERM_GRACE};
+use cmk_supervisor::{self as supervisor, ExitStatus, StdinMode, Supervised, TERM_GRACE};
 use testkit::procs;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 

@@ -17,7 +17,7 @@ use std::ffi::OsString;
 use std::path::Path;
 use std::time::Duration;
 
-use claude_mcp_adapter::supervisor::{self, SpawnSpec, StdinMode, Supervised};
+use cmk_supervisor::{self as supervisor, SpawnSpec, StdinMode, Supervised};
 use tokio::io::AsyncReadExt;
 
 /// Generous bound for anything a test waits on (shared, slow machine): only to avoid hangs.

@@ -5,14 +5,14 @@
 
 use std::path::PathBuf;
 
-use claude_mcp_adapter::supervisor::{ExitStatus, StdinMode, TERM_GRACE};
+use cmk_supervisor::{ExitStatus, StdinMode, TERM_GRACE};
 use testkit::procs;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use super::{BOUND, fd_table, first_line, sh, spawn, wait_asleep};
 
 /// `program args…` with a piped stdin, in `/`, with the test environment of [`sh`].
-fn piped(program: &str, args: &[&str]) -> claude_mcp_adapter::supervisor::SpawnSpec {
+fn piped(program: &str, args: &[&str]) -> cmk_supervisor::SpawnSpec {
     let mut spec = sh("", TERM_GRACE);
     spec.program = program.into();
     spec.args = args.iter().map(Into::into).collect();

@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use claude_mcp_adapter::engine::provider::{Checked, PreflightError, Provider};
-use claude_mcp_adapter::engine::{ErrorCode, ToolError};
-use claude_mcp_adapter::providers::claude::ClaudeProvider;
-use claude_mcp_adapter::providers::cli_tree::CliTree;
+use cmk_engine::provider::{Checked, PreflightError, Provider};
+use cmk_engine::{ErrorCode, ToolError};
+use cmk_native::cli_tree::CliTree;
+use cmk_provider_claude::ClaudeProvider;
 use testkit::procs::{alive, kill_pid};
 
 use super::{BOUND, adapter_exe};
@@ -153,12 +153,12 @@ async fn a_run_starts_under_the_supervisor_of_its_version_check() {
     let s = script(dir.path(), "both", &body);
     let p = provider(&s);
     let checked = p.preflight(far()).await.expect("the pinned version");
-    let spec = claude_mcp_adapter::engine::provider::RunSpec {
+    let spec = cmk_engine::provider::RunSpec {
         prompt: "hi".into(),
         cwd: dir.path().to_owned(),
         timeout: Duration::from_secs(30),
         options: serde_json::Map::new(),
-        guard: claude_mcp_adapter::engine::tools::GuardConfig::default(),
+        guard: cmk_engine::tools::GuardConfig::default(),
         json_schema: None,
     };
     let Ok(mut run) = p.spawn(&checked, &spec).await else {

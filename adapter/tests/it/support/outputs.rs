@@ -5,14 +5,14 @@
 //! outputSchema).
 //!
 //! The schemas come from the function `tools/list` is built from
-//! (`claude_mcp_adapter::mcp::output_schema::for_role`); `protocol::tools` proves the listed ones
+//! (`cmk_mcp_server::output_schema::for_role`); `protocol::tools` proves the listed ones
 //! are exactly these. Validators are compiled once per role, per test process.
 
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use claude_mcp_adapter::engine::provider::Role;
-use claude_mcp_adapter::mcp::output_schema;
+use cmk_engine::provider::Role;
+use cmk_mcp_server::output_schema;
 use serde_json::Value;
 
 /// Results validated so far in this test process (a test proves the check runs).

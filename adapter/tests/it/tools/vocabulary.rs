@@ -7,12 +7,11 @@
 
 use std::path::{Path, PathBuf};
 
-use claude_mcp_adapter::engine::provider::Dialect;
-use claude_mcp_adapter::engine::results::to_json;
-use claude_mcp_adapter::engine::scan::TopScan;
-use claude_mcp_adapter::engine::tools::{GuardConfig, ToolTracker};
-use claude_mcp_adapter::providers::claude::stream::StreamJson;
-use claude_mcp_adapter::providers::cursor::dialect::Acp;
+use cmk_engine::provider::Dialect;
+use cmk_engine::to_json;
+use cmk_engine::tools::{GuardConfig, ToolTracker};
+use cmk_provider_claude::stream::StreamJson;
+use cmk_provider_cursor::dialect::Acp;
 use serde_json::{Value, json};
 
 fn fixture(rel: &str) -> PathBuf {
@@ -23,12 +22,11 @@ fn fixture(rel: &str) -> PathBuf {
 fn track(dialect: &dyn Dialect, lines: impl IntoIterator<Item = String>) -> ToolTracker {
     let mut t = ToolTracker::new(GuardConfig::default());
     for line in lines {
-        let top = TopScan::line(line.as_bytes());
         let v: Value = serde_json::from_str(&line).expect("a recorded line is JSON");
         let events = dialect.tool_events(&v);
         if !events.is_empty() {
             assert!(
-                dialect.may_carry_tool_events(&top, line.as_bytes()),
+                dialect.classify(line.as_bytes()).may_carry_tool_events,
                 "the filter must not skip a line with tool events: {line}"
             );
         }
@@ -251,7 +249,7 @@ fn claudes_recorded_json_schema_runs_carry_structured_output_or_a_refused_call()
     // `--json-schema` the model's StructuredOutput call becomes the final's structured_output;
     // a call claude refuses ("Output does not match required schema") is a validation failure
     // and the final has none.
-    use claude_mcp_adapter::engine::jsonout::Candidate;
+    use cmk_engine::jsonout::Candidate;
     let final_of = |name: &str| -> Value {
         let text = std::fs::read_to_string(fixture(&format!(
             "tests/it/tools/fixtures/claude-streams/{name}.jsonl"

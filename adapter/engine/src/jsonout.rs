@@ -1,0 +1,168 @@
+//! Strict JSON results (JSONOUT-1..3), provider-neutral: the strict parser of a final text, the
+//! schema check, and the instruction a provider without a native schema flag appends to its
+//! prompt.
+//!
+//! The parser accepts exactly one bare JSON object, or exactly one fenced JSON object (an opening
+//! line of three backticks, optionally `json`, the object, a closing line of three backticks),
+//! with nothing but whitespace around it. Prose around it, two objects, a truncated object, an
+//! array or a scalar is rejected (JSONOUT-2). Validation uses `jsonschema` (draft per the schema's
+//! `$schema`, 2020-12 by default), and a failure names the first error's instance location as a
+//! JSON Pointer (JSONOUT-3).
+
+use serde_json::Value;
+
+/// Largest `json_schema` accepted, serialized (bytes).
+pub const SCHEMA_MAX_BYTES: usize = 64 * 1024;
+/// Longest text kept in an `invalid_structured_output` error (bytes).
+pub(crate) const TEXT_KEPT_MAX: usize = 16 * 1024;
+
+/// What the final offers as structured output, as the provider's dialect reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Candidate {
+    /// A native structured value (claude's `structured_output`).
+    Value(Value),
+    /// A text to parse strictly (Cursor's final text).
+    Text(String),
+    /// Nothing: the native final carries no structured output.
+    Missing,
+}
+
+/// Why a structured result was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Refusal {
+    /// No structured output at all.
+    #[error("the final carries no structured output")]
+    Missing,
+    /// The text is not exactly one JSON object.
+    #[error("the final text is not exactly one JSON object: {0}")]
+    Unparsable(String),
+    /// The object breaks the schema.
+    #[error("the structured output does not match json_schema at {pointer:?}: {message}")]
+    SchemaInvalid {
+        /// The first error's instance location.
+        pointer: String,
+        /// The first error's message.
+        message: String,
+    },
+}
+
+impl Refusal {
+    /// `missing`, `unparsable` or `schema_invalid`.
+    #[must_use]
+    pub fn reason(&self) -> &'static str {
+        match self {
+            Refusal::Missing => "missing",
+            Refusal::Unparsable(_) => "unparsable",
+            Refusal::SchemaInvalid { .. } => "schema_invalid",
+        }
+    }
+}
+
+/// JSONOUT-2: the one JSON object of `text`, bare or fenced, with only whitespace around it.
+pub(crate) fn parse_strict(text: &str) -> Result<Value, String> {
+    let t = text.trim();
+    let body = if let Some(rest) = t.strip_prefix("```") {
+        let Some((opening, inner)) = rest.split_once('\n') else {
+            return Err("a fence without a body".into());
+        };
+        let lang = opening.trim();
+        if !(lang.is_empty() || lang.eq_ignore_ascii_case("json")) {
+            return Err(format!("a fence of {lang:?}, not json"));
+        }
+        let Some(inner) = inner.trim_end().strip_suffix("```") else {
+            return Err("an opening fence without its closing fence".into());
+        };
+        if !inner.trim_end_matches([' ', '\t', '\r']).ends_with('\n') {
+            return Err("the closing fence is not on a line of its own".into());
+        }
+        inner
+    } else {
+        t
+    };
+    let v: Value = serde_json::from_str(body).map_err(|e| e.to_string())?;
+    if !v.is_object() {
+        return Err(format!("a JSON {}, not an object", kind(&v)));
+    }
+    Ok(v)
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Compiles a `json_schema` argument (RUN-0): an object of at most [`SCHEMA_MAX_BYTES`] that
+/// `jsonschema` accepts.
+pub fn check_schema(schema: &Value) -> Result<(), String> {
+    if !schema.is_object() {
+        return Err("json_schema must be a JSON Schema object".into());
+    }
+    let len = serde_json::to_vec(schema).map_or(usize::MAX, |b| b.len());
+    if len > SCHEMA_MAX_BYTES {
+        return Err(format!(
+            "json_schema is {len} bytes serialized, over {SCHEMA_MAX_BYTES}"
+        ));
+    }
+    jsonschema::validator_for(schema)
+        .map(|_| ())
+        .map_err(|e| format!("json_schema is not a valid JSON Schema: {e}"))
+}
+
+/// JSONOUT-1..3: the validated object, or why not.
+pub fn judge(schema: &Value, candidate: Candidate) -> Result<Value, Refusal> {
+    let value = match candidate {
+        Candidate::Missing => return Err(Refusal::Missing),
+        Candidate::Text(t) => parse_strict(&t).map_err(Refusal::Unparsable)?,
+        Candidate::Value(v) if v.is_object() => v,
+        Candidate::Value(v) => {
+            return Err(Refusal::Unparsable(format!(
+                "a JSON {}, not an object",
+                kind(&v)
+            )));
+        }
+    };
+    let validator = jsonschema::validator_for(schema).map_err(|e| Refusal::SchemaInvalid {
+        pointer: String::new(),
+        message: format!("the schema does not compile: {e}"),
+    })?;
+    if let Some(err) = validator.iter_errors(&value).next() {
+        return Err(Refusal::SchemaInvalid {
+            pointer: pointer_of(&err),
+            message: err.to_string(),
+        });
+    }
+    Ok(value)
+}
+
+/// The instance location of a schema error; a missing required property is named itself.
+fn pointer_of(err: &jsonschema::ValidationError<'_>) -> String {
+    let base = err.instance_path().as_str().to_owned();
+    match err.kind() {
+        jsonschema::error::ValidationErrorKind::Required { property } => match property.as_str() {
+            Some(p) => format!("{base}/{}", p.replace('~', "~0").replace('/', "~1")),
+            None => base,
+        },
+        _ => base,
+    }
+}
+
+/// JSONOUT-2: the instruction appended to the prompt of a provider without a schema flag.
+#[must_use]
+pub fn instruction(schema: &Value) -> String {
+    format!(
+        "\n\nAnswer with exactly one JSON object that validates against the JSON Schema below, \
+         and nothing else: no text before or after it, no second object. You may put it in one \
+         ```json fence.\nJSON Schema: {schema}\n"
+    )
+}
+
+#[cfg(test)]
+#[path = "jsonout_tests.rs"]
+mod tests;

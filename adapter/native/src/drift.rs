@@ -1,0 +1,785 @@
+//! The maintainer's drift check: compares an installed claude's `--version` and `--help` with
+//! cli-tree.json (NAT-1), and, when `--cursor` names one, an installed `cursor-agent`'s with
+//! cursor-cli-tree.json (ACP-9). Never used at run time.
+//!
+//! Drift is: the version line differs; a declared flag (an option's, or one in a mode's or the
+//! version's fixed argv) is missing from help; it takes another argument form (a value where the
+//! tree declares a switch, or none where it declares a value); or a declared value (`choices`,
+//! `native_choices`, a mode's fixed value) is no longer accepted. Flags the tree does not declare
+//! are listed as information: the tree is partial by design. Exit 0 without drift, 1 with drift,
+//! 2 when the check cannot run.
+
+mod help;
+
+use std::ffi::OsStr;
+use std::io::{Read, Write};
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::{Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+pub use help::{Arity, Help, HelpOption};
+
+use crate::cli_tree::{CliTree, Mode, ValueRule};
+
+/// Bound on each `claude --version` / `claude --help` call.
+pub(crate) const CAPTURE_TIMEOUT: Duration = Duration::from_secs(60);
+/// Most bytes of output read from each call.
+pub(crate) const CAPTURE_MAX: u64 = 1024 * 1024;
+
+/// `cli-tree check` arguments.
+#[derive(Debug, Clone, clap::Args)]
+pub struct DriftArgs {
+    /// The claude binary to inspect (a path, or a name looked up on PATH).
+    #[arg(long, value_name = "PATH", default_value = "claude")]
+    pub claude: PathBuf,
+    /// The cli-tree.json to check (default: the one embedded at build time).
+    #[arg(long, value_name = "PATH")]
+    pub cli_tree: Option<PathBuf>,
+    /// Also check this cursor-agent against cursor-cli-tree.json (Cursor's agent is not on a
+    /// package registry, so it is checked only where one is installed).
+    #[arg(long, value_name = "PATH")]
+    pub cursor: Option<PathBuf>,
+    /// The cursor-cli-tree.json to check (default: the one embedded at build time).
+    #[arg(long, value_name = "PATH", requires = "cursor")]
+    pub cursor_cli_tree: Option<PathBuf>,
+}
+
+/// One difference a reviewed update of cli-tree.json would have to resolve.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// What in the tree is concerned (`version`, `modes.stream.argv`, an option name).
+    pub subject: String,
+    /// What the installed CLI says instead.
+    pub problem: String,
+    /// What the update would change.
+    pub update: String,
+}
+
+/// The outcome of a comparison.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DriftReport {
+    /// The installed CLI's version line.
+    pub version_line: String,
+    /// The pinned line.
+    pub pinned_line: String,
+    /// Every declared item checked, with what help says about it (`subject`, help head).
+    pub checked: Vec<(String, String)>,
+    /// Drift: each one fails the check.
+    pub drift: Vec<Finding>,
+    /// Information that is not drift (new native choices).
+    pub notes: Vec<String>,
+    /// Help entries the tree does not declare (heads as help prints them).
+    pub undeclared: Vec<String>,
+    /// The tree's file name, for the texts (`cli-tree.json`, `cursor-cli-tree.json`).
+    pub tree_file: &'static str,
+}
+
+impl DriftReport {
+    /// `true` when nothing drifted.
+    #[must_use]
+    pub fn clean(&self) -> bool {
+        self.drift.is_empty()
+    }
+
+    /// The human report.
+    #[must_use]
+    pub fn render(&self) -> String {
+        let mut s = String::new();
+        s.push_str(&format!(
+            "version: {:?} ({} pins {:?})\n\n",
+            self.version_line, self.tree_file, self.pinned_line
+        ));
+        s.push_str(&format!(
+            "declared items checked ({}):\n",
+            self.checked.len()
+        ));
+        let width = self.checked.iter().map(|(s, _)| s.len()).max().unwrap_or(0) + 2;
+        for (subject, head) in &self.checked {
+            let mark = if self.drift.iter().any(|f| &f.subject == subject) {
+                "DRIFT"
+            } else {
+                "ok"
+            };
+            s.push_str(&format!("  {mark:<6}{subject:<width$}{head}\n"));
+        }
+        if !self.drift.is_empty() {
+            s.push_str(&format!("\ndrift ({}):\n", self.drift.len()));
+            for (i, f) in self.drift.iter().enumerate() {
+                s.push_str(&format!(
+                    "  {}. {}: {}\n     update: {}\n",
+                    i + 1,
+                    f.subject,
+                    f.problem,
+                    f.update
+                ));
+            }
+        }
+        if !self.notes.is_empty() {
+            s.push_str("\nnotes (not drift):\n");
+            for n in &self.notes {
+                s.push_str(&format!("  - {n}\n"));
+            }
+        }
+        s.push_str(&format!(
+            "\ninformation: {} flag(s) in --help that {} does not declare \
+             (the tree is partial by design):\n",
+            self.undeclared.len(),
+            self.tree_file
+        ));
+        for u in &self.undeclared {
+            s.push_str(&format!("  {u}\n"));
+        }
+        if self.clean() {
+            s.push_str(&format!(
+                "\nno drift: {} matches {}\n",
+                self.tree_file, self.version_line
+            ));
+        } else {
+            s.push_str(&format!(
+                "\ndrift: {} finding(s); a reviewed update of {} would have to make \
+                 the changes listed above\n",
+                self.drift.len(),
+                self.tree_file
+            ));
+        }
+        s
+    }
+}
+
+/// The file a tree is pinned in, for the report's texts: Cursor's agent has its own
+/// (`cursor-cli-tree.json`, ACP-9), every other tree is claude's `cli-tree.json`.
+fn tree_file(tree: &CliTree) -> &'static str {
+    if tree.tool == "cursor-agent" {
+        "cursor-cli-tree.json"
+    } else {
+        "cli-tree.json"
+    }
+}
+
+/// Compares the tree with what the installed CLI printed for `--version` and `--help`.
+#[must_use]
+pub fn compare(tree: &CliTree, version_output: &str, help: &Help) -> DriftReport {
+    let mut r = DriftReport {
+        version_line: version_output
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .unwrap_or("")
+            .to_owned(),
+        pinned_line: tree.version.line.clone(),
+        tree_file: tree_file(tree),
+        ..DriftReport::default()
+    };
+    let file = r.tree_file;
+    if r.version_line != r.pinned_line {
+        r.drift.push(Finding {
+            subject: "version".into(),
+            problem: format!(
+                "the installed CLI prints {:?}, {file} pins {:?}",
+                r.version_line, r.pinned_line
+            ),
+            update: format!(
+                "review the CLI's changes, then set version.line to {:?}",
+                r.version_line
+            ),
+        });
+    }
+    let mut declared: Vec<&str> = Vec::new();
+    check_fixed_argv(
+        &mut r,
+        help,
+        "version.argv",
+        &tree.version.argv,
+        &mut declared,
+    );
+    for mode in [Mode::Stream, Mode::Json, Mode::Acp] {
+        if !tree.has_mode(mode) {
+            continue;
+        }
+        check_fixed_argv(
+            &mut r,
+            help,
+            &format!("modes.{}.argv", mode.key()),
+            tree.mode_argv(mode),
+            &mut declared,
+        );
+    }
+    for opt in &tree.options {
+        declared.push(&opt.flag);
+        let subject = format!("options[{}]", opt.name);
+        let Some(h) = help.find(&opt.flag) else {
+            r.checked.push((subject.clone(), "(missing)".into()));
+            r.drift.push(Finding {
+                subject,
+                problem: format!("{} is missing from --help", opt.flag),
+                update: format!(
+                    "remove option {:?} (and the tool arguments derived from it) or declare the \
+                     flag that replaced {}",
+                    opt.name, opt.flag
+                ),
+            });
+            continue;
+        };
+        r.checked.push((subject.clone(), describe(h)));
+        let declared_switch = matches!(opt.value, ValueRule::Switch);
+        if declared_switch == h.arity().takes_value() {
+            r.drift.push(Finding {
+                subject: subject.clone(),
+                problem: if declared_switch {
+                    format!(
+                        "--help shows {} taking a value ({}), {file} declares a switch",
+                        opt.flag,
+                        h.form.as_deref().unwrap_or("")
+                    )
+                } else {
+                    format!(
+                        "--help shows {} taking no value, {file} declares a {} value",
+                        opt.flag,
+                        kind_name(&opt.value)
+                    )
+                },
+                update: format!(
+                    "change options[{}].value.kind to match {}",
+                    opt.name,
+                    h.head()
+                ),
+            });
+        }
+        if let ValueRule::Choice {
+            choices,
+            native_choices,
+        } = &opt.value
+        {
+            for (field, values) in [
+                ("choices", Some(choices)),
+                ("native_choices", native_choices.as_ref()),
+            ] {
+                for v in values.into_iter().flatten() {
+                    if !accepts(h, v) {
+                        r.drift.push(Finding {
+                            subject: subject.clone(),
+                            problem: format!(
+                                "{} no longer accepts {v:?} ({})",
+                                opt.flag,
+                                accepted_text(h)
+                            ),
+                            update: format!(
+                                "remove {v:?} from options[{}].value.{field}",
+                                opt.name
+                            ),
+                        });
+                    }
+                }
+            }
+            if let (Some(native), Some(listed)) = (native_choices, &h.choices) {
+                let new: Vec<&String> = listed.iter().filter(|c| !native.contains(c)).collect();
+                if !new.is_empty() {
+                    r.notes.push(format!(
+                        "{} accepts value(s) not in options[{}].value.native_choices: {}",
+                        opt.flag,
+                        opt.name,
+                        join_quoted(&new)
+                    ));
+                }
+            }
+        }
+    }
+    r.undeclared = help
+        .options
+        .iter()
+        .filter(|o| !o.spellings.iter().any(|s| declared.contains(&s.as_str())))
+        .map(HelpOption::head)
+        .collect();
+    r
+}
+
+/// Checks a fixed argv (`-p --output-format json`): every flag exists, takes a value exactly when
+/// the argv gives one, and the value is accepted.
+fn check_fixed_argv<'a>(
+    r: &mut DriftReport,
+    help: &Help,
+    subject: &str,
+    argv: &'a [String],
+    declared: &mut Vec<&'a str>,
+) {
+    let mut i = 0;
+    while i < argv.len() {
+        let flag = &argv[i];
+        if !flag.starts_with('-') {
+            // A subcommand (`cursor-agent acp`): listed under Commands.
+            i += 1;
+            let item = format!("{subject} {flag}");
+            if help.has_command(flag) {
+                r.checked.push((item, format!("command {flag}")));
+            } else {
+                r.checked.push((item.clone(), "(missing)".into()));
+                r.drift.push(Finding {
+                    subject: item,
+                    problem: format!("the command {flag} is missing from --help"),
+                    update: format!("replace {flag} in {subject} with what the CLI offers now"),
+                });
+            }
+            continue;
+        }
+        let value = argv.get(i + 1).filter(|v| !v.starts_with('-'));
+        i += 1 + usize::from(value.is_some());
+        declared.push(flag);
+        let item = match value {
+            Some(v) => format!("{subject} {flag} {v}"),
+            None => format!("{subject} {flag}"),
+        };
+        let Some(h) = help.find(flag) else {
+            r.checked.push((item.clone(), "(missing)".into()));
+            r.drift.push(Finding {
+                subject: item,
+                problem: format!("{flag} is missing from --help"),
+                update: format!("replace {flag} in {subject} with what the CLI offers now"),
+            });
+            continue;
+        };
+        r.checked.push((item.clone(), describe(h)));
+        match (value, h.arity()) {
+            (Some(v), Arity::None) => r.drift.push(Finding {
+                subject: item,
+                problem: format!("--help shows {flag} taking no value, {subject} passes {v:?}"),
+                update: format!("drop {v:?} after {flag} in {subject}"),
+            }),
+            (None, Arity::Required) => r.drift.push(Finding {
+                subject: item,
+                problem: format!("--help shows {flag} requiring a value ({})", h.head()),
+                update: format!("give {flag} a value in {subject}"),
+            }),
+            (Some(v), _) if !accepts(h, v) => r.drift.push(Finding {
+                subject: item,
+                problem: format!("{flag} no longer accepts {v:?} ({})", accepted_text(h)),
+                update: format!("replace {v:?} in {subject}"),
+            }),
+            _ => {}
+        }
+    }
+}
+
+/// Whether help still accepts `value` for the option: its choices list when it has one,
+/// otherwise the value named in its description (values listed in prose, like `--effort`'s).
+fn accepts(h: &HelpOption, value: &str) -> bool {
+    match &h.choices {
+        Some(list) => list.iter().any(|c| c == value),
+        None => h.mentions(value),
+    }
+}
+
+fn accepted_text(h: &HelpOption) -> String {
+    match &h.choices {
+        Some(list) => format!("choices: {}", list.join(", ")),
+        None => format!("its description does not name it: {:?}", h.description),
+    }
+}
+
+fn describe(h: &HelpOption) -> String {
+    match &h.choices {
+        Some(list) => format!("{} (choices: {})", h.head(), list.join(", ")),
+        None => h.head(),
+    }
+}
+
+fn join_quoted(values: &[&String]) -> String {
+    values
+        .iter()
+        .map(|v| format!("{v:?}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn kind_name(rule: &ValueRule) -> &'static str {
+    match rule {
+        ValueRule::Choice { .. } => "choice",
+        ValueRule::String { .. } => "string",
+        ValueRule::Number { .. } => "number",
+        ValueRule::Uuid => "uuid",
+        ValueRule::Switch => "switch",
+    }
+}
+
+/// Why the check could not run (exit 2).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CheckError {
+    /// The tree could not be loaded.
+    #[error(transparent)]
+    Tree(#[from] crate::cli_tree::CliTreeError),
+    /// The CLI could not be run, failed, or hung.
+    #[error("{0}")]
+    Run(String),
+    /// `--help` printed no `Options:` section.
+    #[error("{0} --help printed no Options: section")]
+    NotHelp(String),
+}
+
+/// Runs `program args…` with stdin `/dev/null`, in its own process group, bounded in time and
+/// output; returns stdout. A non-zero exit is an error carrying stderr's first line.
+fn capture(program: &OsStr, args: &[&str]) -> Result<String, CheckError> {
+    let shown = format!("{} {}", program.to_string_lossy(), args.join(" "));
+    let mut child = Command::new(program)
+        .args(args)
+        .env_clear()
+        // NAT-8: the same scrubbing as runs (claude refuses to start under CLAUDECODE).
+        .envs(crate::binary::scrubbed_env())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .map_err(|e| CheckError::Run(format!("cannot run {shown}: {e}")))?;
+    let pgid = child.id();
+    let reader = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(p) = pipe {
+                let _ = p.take(CAPTURE_MAX).read_to_end(&mut buf);
+            }
+            buf
+        })
+    };
+    let out = reader(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let err = reader(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let start = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if start.elapsed() < CAPTURE_TIMEOUT => {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Ok(None) | Err(_) => {
+                // Unreaped, so the pgid is still ours to signal.
+                if let Ok(raw) = i32::try_from(pgid) {
+                    let _ = nix::sys::signal::killpg(
+                        nix::unistd::Pid::from_raw(raw),
+                        nix::sys::signal::Signal::SIGKILL,
+                    );
+                }
+                let _ = child.wait();
+                return Err(CheckError::Run(format!(
+                    "{shown} did not finish within {CAPTURE_TIMEOUT:?}"
+                )));
+            }
+        }
+    };
+    let stdout = out.join().unwrap_or_default();
+    let stderr = err.join().unwrap_or_default();
+    if !status.success() {
+        let first = String::from_utf8_lossy(&stderr)
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .map(|l| format!(": {l}"))
+            .unwrap_or_default();
+        return Err(CheckError::Run(format!("{shown} failed ({status}){first}")));
+    }
+    Ok(String::from_utf8_lossy(&stdout).into_owned())
+}
+
+/// Loads claude's tree, runs claude and compares.
+pub fn check(args: &DriftArgs) -> Result<DriftReport, CheckError> {
+    let tree = match &args.cli_tree {
+        Some(p) => CliTree::load(p)?,
+        None => CliTree::embedded()?,
+    };
+    check_tree(&args.claude, &tree)
+}
+
+/// Runs `program --version` and `program --help` and compares them with `tree`.
+pub(crate) fn check_tree(
+    program: &std::path::Path,
+    tree: &CliTree,
+) -> Result<DriftReport, CheckError> {
+    let version_args: Vec<&str> = tree.version.argv.iter().map(String::as_str).collect();
+    let version = capture(program.as_os_str(), &version_args)?;
+    let help_text = capture(program.as_os_str(), &["--help"])?;
+    let help = Help::parse(&help_text)
+        .ok_or_else(|| CheckError::NotHelp(program.display().to_string()))?;
+    Ok(compare(tree, &version, &help))
+}
+
+/// Loads Cursor's tree, runs `cursor` and compares (ACP-9).
+pub(crate) fn check_cursor(
+    cursor: &std::path::Path,
+    tree: Option<&std::path::Path>,
+) -> Result<DriftReport, CheckError> {
+    let tree = match tree {
+        Some(p) => CliTree::load(p)?,
+        None => CliTree::cursor_embedded()?,
+    };
+    check_tree(cursor, &tree)
+}
+
+/// Prints what a reviewed update of cli-tree.json (and, with `--cursor`, of
+/// cursor-cli-tree.json) would have to change; exit 1 on drift, 2 when a check cannot run.
+pub fn run(args: DriftArgs) -> ExitCode {
+    let claude = run_claude(&args);
+    let Some(cursor) = &args.cursor else {
+        return claude;
+    };
+    let cursor = match check_cursor(cursor, args.cursor_cli_tree.as_deref()) {
+        Ok(report) => {
+            let text = format!(
+                "\ncli-tree check of {} against {}\n\n{}",
+                cursor.display(),
+                args.cursor_cli_tree.as_ref().map_or_else(
+                    || "the embedded cursor-cli-tree.json".into(),
+                    |p| p.display().to_string()
+                ),
+                report.render()
+            );
+            let mut stdout = std::io::stdout().lock();
+            let _ = stdout.write_all(text.as_bytes());
+            let _ = stdout.flush();
+            if report.clean() { 0 } else { 1 }
+        }
+        Err(e) => {
+            eprintln!("claude-mcp-adapter cli-tree check: {e}");
+            2
+        }
+    };
+    // The worse verdict of the two.
+    if claude == ExitCode::from(2) || cursor == 2 {
+        ExitCode::from(2)
+    } else if claude == ExitCode::SUCCESS && cursor == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+fn run_claude(args: &DriftArgs) -> ExitCode {
+    match check(args) {
+        Ok(report) => {
+            let mut stdout = std::io::stdout().lock();
+            let text = format!(
+                "cli-tree check of {} against {}\n\n{}",
+                args.claude.display(),
+                args.cli_tree.as_ref().map_or_else(
+                    || "the embedded cli-tree.json".into(),
+                    |p| p.display().to_string()
+                ),
+                report.render()
+            );
+            // A closed stdout (a pager quit early) does not change the verdict.
+            let _ = stdout.write_all(text.as_bytes());
+            let _ = stdout.flush();
+            if report.clean() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
+        }
+        Err(e) => {
+            eprintln!("claude-mcp-adapter cli-tree check: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const VERSION: &str = "2.1.328 (Claude Code)\n";
+
+    fn tree() -> CliTree {
+        CliTree::embedded().unwrap()
+    }
+
+    /// The help entries the embedded tree needs, as 2.1.328 prints them, plus one it does not.
+    fn help_text() -> String {
+        "Options:
+  --append-system-prompt <prompt>       Add text
+  -c, --continue                        Continue the most recent conversation
+  --effort <level>                      Effort level for the current session
+                                        (low, medium, high, xhigh, max)
+  --include-partial-messages            Include partial message chunks
+  --json-schema <schema>                JSON Schema for structured output
+                                        validation (only works with --print).
+  --max-budget-usd <amount>             Maximum dollar amount
+  --model <model>                       Model for the current session
+  --no-session-persistence              Don't save sessions
+  --output-format <format>              Output format (choices: \"text\", \"json\",
+                                        \"stream-json\")
+  --permission-mode <mode>              Permission mode to use for the session
+                                        (choices: \"acceptEdits\", \"auto\",
+                                        \"bypassPermissions\", \"manual\",
+                                        \"dontAsk\", \"plan\")
+  -p, --print                           Print response and exit
+  -r, --resume [value]                  Resume a conversation
+  --session-id <uuid>                   Use a specific session ID
+  --verbose                             Override the verbose setting
+  -v, --version                         Output the version number
+  --chrome                              Turn on Claude in Chrome
+"
+        .to_owned()
+    }
+
+    fn report(version: &str, help: &str) -> DriftReport {
+        compare(&tree(), version, &Help::parse(help).unwrap())
+    }
+
+    #[test]
+    fn matching_help_and_version_is_no_drift() {
+        let r = report(VERSION, &help_text());
+        assert!(r.clean(), "{}", r.render());
+        assert_eq!(r.undeclared, vec!["--chrome".to_owned()]);
+        assert!(r.render().contains("no drift"));
+    }
+
+    #[test]
+    fn another_version_line_is_drift() {
+        let r = report("2.1.329 (Claude Code)\n", &help_text());
+        assert_eq!(r.drift.len(), 1);
+        assert_eq!(r.drift[0].subject, "version");
+        assert!(r.drift[0].update.contains("\"2.1.329 (Claude Code)\""));
+    }
+
+    #[test]
+    fn a_missing_declared_flag_is_drift() {
+        let help = help_text().replace(
+            "  --model <model>                       Model for the current session\n",
+            "",
+        );
+        let r = report(VERSION, &help);
+        assert_eq!(r.drift.len(), 1, "{}", r.render());
+        assert_eq!(r.drift[0].subject, "options[model]");
+        assert!(r.drift[0].problem.contains("--model is missing"));
+    }
+
+    #[test]
+    fn a_missing_mode_flag_is_drift() {
+        let help = help_text().replace(
+            "  --verbose                             Override the verbose setting\n",
+            "",
+        );
+        let r = report(VERSION, &help);
+        assert_eq!(r.drift.len(), 1, "{}", r.render());
+        assert_eq!(r.drift[0].subject, "modes.stream.argv --verbose");
+    }
+
+    #[test]
+    fn another_argument_form_is_drift() {
+        let help = help_text()
+            .replace("--session-id <uuid>  ", "--session-id         ")
+            .replace("--no-session-persistence  ", "--no-session-persistence <x>");
+        let r = report(VERSION, &help);
+        let subjects: Vec<&str> = r.drift.iter().map(|f| f.subject.as_str()).collect();
+        assert_eq!(
+            subjects,
+            ["options[session_id]", "options[no_session_persistence]"],
+            "{}",
+            r.render()
+        );
+        assert!(r.drift[0].problem.contains("taking no value"));
+        assert!(r.drift[1].problem.contains("declares a switch"));
+    }
+
+    #[test]
+    fn a_declared_choice_that_left_the_list_is_drift() {
+        let help = help_text()
+            .replace("\"dontAsk\", ", "")
+            .replace("high, xhigh, max", "high, max")
+            .replace("\"json\",", "");
+        let r = report(VERSION, &help);
+        let problems: Vec<String> = r
+            .drift
+            .iter()
+            .map(|f| format!("{}: {}", f.subject, f.problem))
+            .collect();
+        assert_eq!(r.drift.len(), 4, "{problems:#?}");
+        assert!(problems[0].starts_with(
+            "modes.json.argv --output-format json: --output-format no longer accepts \"json\""
+        ));
+        assert!(problems[1].starts_with(
+            "options[permission_mode]: --permission-mode no longer accepts \"dontAsk\""
+        ));
+        assert!(r.drift[1].update.contains("value.choices"));
+        assert!(r.drift[2].update.contains("value.native_choices"));
+        assert!(problems[3].starts_with("options[effort]: --effort no longer accepts \"xhigh\""));
+    }
+
+    #[test]
+    fn a_new_native_choice_is_a_note_not_drift() {
+        let help = help_text().replace("\"dontAsk\", \"plan\"", "\"dontAsk\", \"plan\", \"yolo\"");
+        let r = report(VERSION, &help);
+        assert!(r.clean(), "{}", r.render());
+        assert_eq!(r.notes.len(), 1);
+        assert!(r.notes[0].contains("\"yolo\""));
+    }
+
+    /// A commander-style help of the shape Cursor's CLI prints (written for this test, not
+    /// captured: the real `cursor-agent` is not installable here), with the global `--model`
+    /// option and the `acp` command the cursor tree relies on.
+    const CURSOR_HELP: &str =
+        include_str!("../../tests/it/supervision/fixtures/cursor-agent-help.txt");
+
+    #[test]
+    fn the_cursor_tree_checks_its_option_and_its_acp_command() {
+        // ACP-9: the acp subcommand is looked up under Commands, --model under Options.
+        let tree = CliTree::cursor_embedded().expect("cursor tree");
+        let help = Help::parse(CURSOR_HELP).expect("help");
+        assert_eq!(help.commands, ["acp", "login", "status"]);
+        let r = compare(&tree, "2026.10.01-e373342\n", &help);
+        assert!(r.clean(), "{}", r.render());
+        assert!(
+            r.checked
+                .iter()
+                .any(|(s, h)| s == "modes.acp.argv acp" && h == "command acp")
+        );
+
+        let no_acp = CURSOR_HELP.replace("  acp ", "  run ");
+        let r = compare(
+            &tree,
+            "2026.10.01-e373342\n",
+            &Help::parse(&no_acp).expect("help"),
+        );
+        assert!(
+            r.drift.iter().any(|f| f.subject == "modes.acp.argv acp"),
+            "{}",
+            r.render()
+        );
+
+        let no_model = CURSOR_HELP.replace("--model <model>", "--mode <mode>  ");
+        let r = compare(
+            &tree,
+            "2026.10.01-e373342\n",
+            &Help::parse(&no_model).expect("help"),
+        );
+        assert!(
+            r.drift.iter().any(|f| f.subject == "options[model]"),
+            "{}",
+            r.render()
+        );
+
+        let r = compare(&tree, "2026.11.02-aaaaaaa\n", &help);
+        assert!(
+            r.drift.iter().any(|f| f.subject == "version"),
+            "{}",
+            r.render()
+        );
+    }
+
+    #[test]
+    fn the_commands_of_the_real_claude_help_are_read() {
+        let help = Help::parse(include_str!("../../../fake-claude/assets/help.txt")).expect("help");
+        for c in ["agents", "auth", "doctor", "mcp"] {
+            assert!(help.has_command(c), "{c}: {:?}", help.commands);
+        }
+        assert!(!help.has_command("acp"));
+    }
+}
