@@ -52,6 +52,7 @@ fn run(args: &[String], log: log::Log) -> i32 {
         }
     };
     if let Some(path) = std::env::var_os(replay::ENV_REPLAY).filter(|p| !p.is_empty()) {
+        replay::hold_sigterm(&path.to_string_lossy());
         let rx = input::spawn(log);
         return replay::run(&path.to_string_lossy(), &rx);
     }

@@ -18,6 +18,12 @@
 //! exited with at once; a signal means something killed the process (the adapter ends the group
 //! after every turn, ACP-7), so the replay then waits to be killed, EOF included, answering any
 //! further client message as a mismatch.
+//!
+//! A recorded exit code is reproduced, not raced: the adapter sends its end-of-turn SIGTERM as
+//! soon as it has the prompt's answer (ACP-7), while the recorded agent exited on its own. Which
+//! came first was a matter of scheduling when the recording was made, and would be again on
+//! every replay, so a replay whose recording ends with a code ignores SIGTERM ([`hold_sigterm`])
+//! and exits with that code when it reaches it. SIGKILL still ends it at once.
 
 use std::collections::HashMap;
 use std::sync::mpsc::Receiver;
@@ -34,6 +40,30 @@ pub const ENV_REPLAY: &str = "FAKE_CURSOR_REPLAY";
 pub const MISMATCH: i32 = 3;
 /// Exit status when the recording cannot be read (the fake's own failure).
 pub const BAD_RECORDING: i32 = 2;
+
+/// Ignores SIGTERM when the recording at `path` ends with an exit code (see the module docs);
+/// call before the input threads start. A recording that cannot be read is left to [`run`] to
+/// report.
+pub fn hold_sigterm(path: &str) {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return;
+    };
+    let ends_with_code = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .any(|row| row["dir"] == "n2a" && row.pointer("/exit/code").is_some_and(Value::is_i64));
+    if ends_with_code {
+        // Ignored, not blocked: a blocked SIGTERM is the log's guard (`input::guard_sigterm`),
+        // whose signal thread would take it and die by it.
+        // SAFETY: SIG_IGN installs no handler, so no code runs in signal context.
+        let _ = unsafe {
+            nix::sys::signal::signal(
+                nix::sys::signal::Signal::SIGTERM,
+                nix::sys::signal::SigHandler::SigIgn,
+            )
+        };
+    }
+}
 
 /// Replays the recording at `path`; returns the exit status.
 pub fn run(path: &str, rx: &Receiver<Input>) -> i32 {

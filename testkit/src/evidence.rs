@@ -167,6 +167,7 @@ fn test_files(repo: &Path) -> io::Result<Vec<PathBuf>> {
         "adapter/native",
         "adapter/provider-claude",
         "adapter/provider-cursor",
+        "adapter/procfs",
         "adapter/supervisor",
         "acp-client",
         "conformance",

@@ -1,10 +1,8 @@
-//! Processes as tests see them from the outside: `/proc/<pid>/stat` parsed once (state, parent,
-//! process group, session), liveness (a zombie is dead), the live members of a process group,
-//! bounded waits for a group or a process to be gone, resident memory from `/proc/<pid>/status`,
-//! and killing a group (now, or when a guard drops) so that nothing a test starts outlives it.
-//!
-//! The adapter's supervisor has its own `/proc` reader (`supervisor::procfs`); tests judge
-//! containment with this one, so the code under test is not also the judge of it.
+//! Processes as tests see them from the outside: the `/proc` reading of `cmk_procfs` (one parser
+//! for the workspace; its crate docs say why the judge may share it with the supervisor) plus
+//! what only tests need: liveness (a zombie is dead), bounded waits for a group or a process to
+//! be gone, resident memory from `/proc/<pid>/status`, and killing a group (now, or when a guard
+//! drops) so that nothing a test starts outlives it.
 
 use std::io;
 use std::os::fd::{AsFd, FromRawFd, OwnedFd};
@@ -18,72 +16,7 @@ use nix::unistd::Pid;
 /// we can wait on), and the fallback of the exit waits when no pidfd can be had.
 const POLL: Duration = Duration::from_millis(20);
 
-/// One process as `/proc/<pid>/stat` describes it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ProcStat {
-    /// Its pid.
-    pub pid: u32,
-    /// Its state letter (`R`, `S`, `D`, `Z`, `T`, …).
-    pub state: char,
-    /// Its parent's pid.
-    pub ppid: u32,
-    /// Its process group id.
-    pub pgrp: u32,
-    /// Its session id.
-    pub session: u32,
-}
-
-impl ProcStat {
-    /// `true` for a process that is dead but not yet reaped (`Z`, or `X` while being reaped).
-    #[must_use]
-    pub fn is_zombie(&self) -> bool {
-        matches!(self.state, 'Z' | 'X')
-    }
-}
-
-/// Parses the text of `/proc/<pid>/stat`. The command name sits in parentheses and may itself
-/// hold spaces and parentheses, so fields are counted from the last `)`.
-#[must_use]
-pub fn parse_stat(text: &str) -> Option<ProcStat> {
-    let open = text.find(" (")?;
-    let pid = text[..open].trim().parse().ok()?;
-    let close = text.rfind(')')?;
-    let mut rest = text.get(close + 1..)?.split_ascii_whitespace();
-    let state = rest.next()?.chars().next()?;
-    let ppid = rest.next()?.parse().ok()?;
-    let pgrp = rest.next()?.parse().ok()?;
-    let session = rest.next()?.parse().ok()?;
-    Some(ProcStat {
-        pid,
-        state,
-        ppid,
-        pgrp,
-        session,
-    })
-}
-
-/// `pid` as `/proc` shows it now; `None` once it is gone (reaped).
-#[must_use]
-pub fn stat(pid: u32) -> Option<ProcStat> {
-    parse_stat(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
-}
-
-/// Every process visible in `/proc` now. Processes that vanish during the scan are skipped.
-#[must_use]
-pub fn scan() -> Vec<ProcStat> {
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    dir.filter_map(Result::ok)
-        .filter(|e| {
-            e.file_name()
-                .to_str()
-                .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
-        })
-        .filter_map(|e| std::fs::read_to_string(e.path().join("stat")).ok())
-        .filter_map(|t| parse_stat(&t))
-        .collect()
-}
+pub use cmk_procfs::{ProcStat, open_fds, parse_stat, scan, stat};
 
 /// `true` when `pid` exists and is not a zombie.
 #[must_use]
@@ -210,19 +143,6 @@ fn pidfd_open(pid: u32) -> io::Result<OwnedFd> {
     Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
-/// The descriptors a process holds open, sorted, from `/proc/<pid>/fd`.
-///
-/// # Errors
-/// When `/proc/<pid>/fd` cannot be read (the process is gone, or not ours).
-pub fn open_fds(pid: u32) -> std::io::Result<Vec<i32>> {
-    let mut fds: Vec<i32> = std::fs::read_dir(format!("/proc/{pid}/fd"))?
-        .filter_map(Result::ok)
-        .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse().ok()))
-        .collect();
-    fds.sort_unstable();
-    Ok(fds)
-}
-
 /// Whether process `pid`'s environment (as it was started, `/proc/<pid>/environ`) holds the
 /// entry `KEY=value` exactly; `false` when it cannot be read.
 #[must_use]
@@ -324,29 +244,6 @@ impl Drop for KillOnDrop {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn parse_stat_reads_fields_after_a_command_name_with_parentheses_and_spaces() {
-        let e = parse_stat("4242 (we ird) (name)) S 17 4242 4242 0 -1 4194560 0 0");
-        assert_eq!(
-            e,
-            Some(ProcStat {
-                pid: 4242,
-                state: 'S',
-                ppid: 17,
-                pgrp: 4242,
-                session: 4242,
-            })
-        );
-        assert!(parse_stat("4243 (z) Z 1 5 5 0").is_some_and(|s| s.is_zombie()));
-    }
-
-    #[test]
-    fn parse_stat_rejects_garbage() {
-        assert_eq!(parse_stat(""), None);
-        assert_eq!(parse_stat("12 (x)"), None);
-        assert_eq!(parse_stat("x (y) S 1 2 3"), None);
-    }
 
     #[test]
     fn this_process_is_alive_in_its_own_group_with_a_resident_size() {

@@ -28,7 +28,6 @@ use std::time::Duration;
 mod client;
 mod fds;
 mod order;
-mod procfs;
 mod protocol;
 mod report;
 mod spare;

@@ -36,7 +36,9 @@ use nix::sys::stat::{SFlag, fstat};
 
 use crate::protocol::{self, Command, LineBuffer, Report};
 use crate::report::{Reporter, handled_signals};
-use crate::{SpawnSpec, StdinMode, fds, order, procfs};
+use cmk_procfs as procfs;
+
+use crate::{SpawnSpec, StdinMode, fds, order};
 
 /// Bound on one report write: a wedged adapter must not hang the supervisor.
 const REPORT_WRITE_BOUND: Duration = Duration::from_secs(5);

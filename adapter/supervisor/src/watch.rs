@@ -35,7 +35,9 @@ use nix::unistd::Pid;
 
 use crate::protocol::{Command, LineBuffer, Report};
 use crate::report::{Reporter, cleanup_report, handled_signals};
-use crate::{ExitStatus, KILL_CONFIRM_BOUND, POLL_INTERVAL, procfs};
+use cmk_procfs as procfs;
+
+use crate::{ExitStatus, KILL_CONFIRM_BOUND, POLL_INTERVAL};
 
 /// The run's state as the loop sees it.
 #[derive(Debug, Default)]

@@ -197,22 +197,26 @@ fn every_argv_case_answers_like_the_real_cli() {
 #[test]
 fn help_prints_the_real_help_text() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let out = fake(dir.path()).arg("--help").output().expect("run");
-    assert_eq!(out.status.code(), Some(0));
     let real = std::fs::read_to_string(crate_dir().join("assets/help.txt")).expect("help.txt");
-    assert_eq!(String::from_utf8_lossy(&out.stdout), real);
     assert!(
         real.contains("--include-partial-messages"),
         "help.txt is the real capture"
     );
+    assert_cmd::Command::from_std(fake(dir.path()))
+        .arg("--help")
+        .assert()
+        .code(0)
+        .stdout(real);
 }
 
 #[test]
 fn without_print_mode_the_fake_says_it_is_the_fake() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let out = fake(dir.path()).arg("hi").output().expect("run");
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).starts_with("fake-claude: "));
+    assert_cmd::Command::from_std(fake(dir.path()))
+        .arg("hi")
+        .assert()
+        .code(2)
+        .stderr(predicates::str::starts_with("fake-claude: "));
 }
 
 #[test]

@@ -14,14 +14,12 @@ fn pinned() -> String {
 
 #[test]
 fn version_prints_the_pinned_line_of_cursor_cli_tree() {
+    assert_eq!(pinned(), "2026.10.01-e373342");
     for flag in ["--version", "-v"] {
-        let out = command(&[flag]).output().expect("run");
-        assert!(out.status.success());
-        assert_eq!(
-            String::from_utf8_lossy(&out.stdout),
-            format!("{}\n", pinned())
-        );
-        assert_eq!(pinned(), "2026.10.01-e373342");
+        assert_cmd::Command::from_std(command(&[flag]))
+            .assert()
+            .success()
+            .stdout(format!("{}\n", pinned()));
     }
 }
 
@@ -32,14 +30,13 @@ fn unknown_options_are_refused_with_exit_1() {
         &["acp", "--cwd", "/tmp"],
         &["acp", "--verbose"],
     ] {
-        let out = command(args).stdin(Stdio::null()).output().expect("run");
-        assert_eq!(out.status.code(), Some(1), "{args:?}");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            err.starts_with("error: unknown option '"),
-            "{args:?}: {err}"
-        );
-        assert!(out.stdout.is_empty());
+        let mut cmd = command(args);
+        cmd.stdin(Stdio::null());
+        assert_cmd::Command::from_std(cmd)
+            .assert()
+            .code(1)
+            .stdout(predicates::str::is_empty())
+            .stderr(predicates::str::starts_with("error: unknown option '"));
     }
 }
 

@@ -201,6 +201,12 @@ impl Agent {
         String::from_utf8_lossy(&self.stderr.lock().expect("stderr lock")).into_owned()
     }
 
+    /// Sends `sig` to the agent's process group.
+    pub fn signal(&self, sig: nix::sys::signal::Signal) {
+        let pgid = nix::unistd::Pid::from_raw(i32::try_from(self.pgid).expect("pgid"));
+        nix::sys::signal::killpg(pgid, sig).expect("signal the agent's group");
+    }
+
     /// Kills the agent's process group now.
     pub fn kill(&self) {
         testkit::procs::kill_group(self.pgid);

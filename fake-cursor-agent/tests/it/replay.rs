@@ -119,6 +119,45 @@ fn adapter_recording_rows_replay_raw_and_oversized_lines_and_the_exit_code() {
     assert_eq!(agent.stderr_at_exit(), "boom");
 }
 
+/// An exit row with a code means the agent ended on its own: the adapter's end-of-turn SIGTERM
+/// (ACP-7), which races that exit in real life, is ignored so every replay ends as recorded.
+#[test]
+fn an_exit_row_with_a_code_holds_a_sigterm_and_ends_with_that_code() {
+    use std::os::unix::process::ExitStatusExt as _;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("run.jsonl");
+    let rows = [
+        json!({"dir": "a2c", "msg": {"jsonrpc": "2.0", "method": "session/update", "params": {}}}),
+        json!({"dir": "c2a", "msg": {"jsonrpc": "2.0", "id": 0, "method": "session/prompt",
+            "params": {"sessionId": "s", "prompt": []}}}),
+        json!({"dir": "a2c", "msg": {"jsonrpc": "2.0", "id": 0,
+            "result": {"stopReason": "end_turn"}}}),
+        json!({"dir": "n2a", "exit": {"code": 0, "signal": null}}),
+    ];
+    let text: String = rows.iter().map(|r| format!("{r}\n")).collect();
+    std::fs::write(&path, text).expect("write");
+    let mut agent = Agent::start(&[("FAKE_CURSOR_REPLAY", &path.to_string_lossy())]);
+    // Its first line shows the replay running, its signal mask set.
+    assert_eq!(agent.next_msg()["method"], "session/update");
+    agent.signal(nix::sys::signal::Signal::SIGTERM);
+    assert!(
+        agent.exit_within(Duration::from_millis(500)).is_none(),
+        "a SIGTERM before the recorded exit does not end the replay"
+    );
+    agent.send(
+        &json!({"jsonrpc": "2.0", "id": 7, "method": "session/prompt",
+        "params": {"sessionId": "s", "prompt": []}}),
+    );
+    assert_eq!(agent.next_msg()["id"], 7);
+    let status = agent.exit_within(SOON).expect("exits after the last row");
+    assert_eq!(
+        (status.code(), status.signal()),
+        (Some(0), None),
+        "{}",
+        agent.stderr_text()
+    );
+}
+
 /// An exit row with a signal means the process was killed: the replay waits (EOF does not end
 /// it) until it is.
 #[test]

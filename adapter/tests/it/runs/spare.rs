@@ -41,6 +41,24 @@ fn the_spare(adapter: u32) -> ProcStat {
     }
 }
 
+/// Waits (bounded) until the spare `pid` has marked what it inherited close-on-exec, which it
+/// does first thing, before it reads its job (NAT-8): the spare exists as a child a moment
+/// before that, and a look in between would see the inherited descriptors unmarked. After the
+/// bound the assertions that follow report whatever is still unmarked.
+fn settled_before_its_job(pid: u32, control: Option<&std::path::Path>) {
+    let deadline = Instant::now() + BOUND;
+    while Instant::now() < deadline {
+        let unmarked = procs::open_fds(pid).expect("fds").into_iter().any(|n| {
+            let target = std::fs::read_link(format!("/proc/{pid}/fd/{n}")).ok();
+            n > 2 && target.as_deref() != control && !cloexec(pid, n)
+        });
+        if !unmarked {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 /// Whether descriptor `n` of `pid` is close-on-exec (`/proc/<pid>/fdinfo/<n>`, flags in octal).
 fn cloexec(pid: u32, n: i32) -> bool {
     let info = std::fs::read_to_string(format!("/proc/{pid}/fdinfo/{n}")).expect("fdinfo");
@@ -93,6 +111,7 @@ fn the_next_run_runs_under_a_spare_that_holds_nothing_and_ends_with_the_last_rel
     // inherited from whoever started it (a test runner's descriptors), made close-on-exec so no
     // native process gets them.
     let control = std::fs::read_link(format!("/proc/{}/fd/0", spare.pid)).ok();
+    settled_before_its_job(spare.pid, control.as_deref());
     for n in procs::open_fds(spare.pid).expect("fds") {
         let target = |pid: u32| std::fs::read_link(format!("/proc/{pid}/fd/{n}")).ok();
         if n <= 2 || target(spare.pid) == control {
