@@ -15,7 +15,8 @@
 //!   ([`acp_claude_code`]), run without credentials by the ACP conformance gate;
 //! - two MCP hosts of the host matrix: the TypeScript SDK `@modelcontextprotocol/sdk@1.32.2` with
 //!   the host script `testkit/hosts/ts-client.mjs` ([`mcp_ts_client`]) and the MCP Inspector CLI
-//!   `@modelcontextprotocol/inspector@0.15.0` ([`mcp_inspector_cli`]).
+//!   `@modelcontextprotocol/inspector@0.15.0` ([`mcp_inspector_cli`]); and generic hosts of any
+//!   server on both SDKs ([`mcp_ts_core_client`], [`python_core_client`]).
 //!
 //! Cache root: `CMK_CACHE`, else `$XDG_CACHE_HOME/claude-mcp-kit`, else
 //! `$HOME/.cache/claude-mcp-kit` ([`cache_root`]). Tests go through [`require`] or
@@ -28,6 +29,7 @@ mod acp_python_agent;
 mod acp_python_client;
 mod acp_ts_agent;
 mod claude_code;
+mod core_hosts;
 mod everything;
 mod install;
 mod mcp_inspector;
@@ -47,6 +49,10 @@ pub use acp_python_agent::{
 pub use acp_python_client::{acp_python_example_client, acp_python_example_client_paths};
 pub use acp_ts_agent::{ACP_TS_SDK_VERSION, acp_ts_example_agent, acp_ts_example_agent_entry};
 pub use claude_code::{CLAUDE_VERSION, CLAUDE_VERSION_LINE, claude, claude_platform_package};
+pub use core_hosts::{
+    MCP_TS_CORE_CLIENT_SCRIPT, PYTHON_CORE_CLIENT_SCRIPT, argv, mcp_ts_core_client,
+    python_core_client,
+};
 pub use everything::{EVERYTHING_VERSION, everything_server, everything_server_entry};
 pub use install::{cache_root, peers_off};
 pub use mcp_inspector::{MCP_INSPECTOR_VERSION, mcp_inspector_cli, mcp_inspector_cli_entry};

@@ -10,14 +10,16 @@
 //! command is [`maker::REMAKE`]; `recordings/README.md` documents the format.
 //!
 //! - `client`: a stdio client of the adapter with a cleared environment.
-//! - `recording`: the row format.
+//! - `recording`: the row format (`mcp_replay::recording`, re-exported).
 //! - `native`: recorded native runs → fake-claude scenarios.
 //! - `player`: the replay and its pacing.
-//! - `compare`: transcripts, normalisation, diffs.
+//! - `compare`: transcripts, normalisation, diffs (`mcp-replay`'s library, with the reference
+//!   adapter's rule subset).
 //! - `sessions` / `maker`: the catalogue of sessions and the `BLESS` maker.
 //! - `acp` / `acp_sessions`: the ACP recordings (`recordings/acp/`, `--provider cursor`), whose
 //!   agent side fake-cursor-agent replays.
-//! - `canonical`: the form the maker writes, stable from one remake to the next.
+//! - `canonical`: the form the maker writes, stable from one remake to the next
+//!   (`mcp_replay::canonical`).
 //! - `recorder`: what `--record` writes.
 
 pub mod acp;
@@ -133,13 +135,13 @@ fn check(name: &str) {
 /// Replays the recording at `path`; on a mismatch writes `<stem>.actual` beside it and returns
 /// the readable failure (a unified diff).
 pub fn verify(path: &Path) -> Result<(), String> {
-    let rec = Recording::load(path)?;
+    let rec = Recording::load(path).map_err(|e| e.to_string())?;
     let replayed = player::replay(&rec);
     let name = path
         .file_name()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let Some(diff) = testkit::golden::diff(
+    let Some(diff) = mcp_replay::compare::unified(
         &replayed.expected,
         &replayed.actual,
         &format!("golden {name}"),

@@ -1,0 +1,30 @@
+//! `mcp-replay`: golden-recording regression runs for any stdio MCP server, ACP agent or host.
+//!
+//! - [`proxy`] records a live session between a host and a server, byte for byte, into a
+//!   recording (`docs/recording.schema.json`);
+//! - [`player`] replays a recording's client side against a server and compares every server
+//!   message after normalisation ([`rules`]), each difference a unified diff ([`compare`]);
+//! - [`server`] serves a recording's server side to a host under test, ids rewritten to the
+//!   host's, an unexpected request a reported difference;
+//! - [`report`] renders outcomes as text, JSON or JUnit; [`safe_file`] creates recordings
+//!   `0600`, never through a link, and writes blessed goldens atomically.
+//!
+//! The reference adapter's own golden replays use [`recording`], [`rules`], [`transcript`],
+//! [`compare`] and [`canonical`] from here.
+
+pub mod canonical;
+pub mod child;
+pub mod compare;
+pub mod error;
+pub mod observe;
+pub mod player;
+pub mod proxy;
+pub mod recording;
+pub mod report;
+pub mod rules;
+pub mod safe_file;
+pub mod server;
+pub mod transcript;
+pub mod writer;
+
+pub use error::{Error, Result};
