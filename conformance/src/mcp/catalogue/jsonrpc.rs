@@ -91,7 +91,7 @@ pub const CASES: &[Case] = &[
         bad_line[b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"\n", -32700, "null"]),
     case!("jsonrpc/malformed/invalid-utf8", "T4", Levels::KIT_ONLY, Server,
         "A line that is not UTF-8 is answered -32700 with id null",
-        bad_line[b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\xfe\"}\n", -32700, "null"]),
+        bad_line[b"{\"jsonrpc\":\"2.0\",\"id\":64017,\"method\":\"\xff\xfe\"}\n", -32700, "null"]),
     case!("jsonrpc/invalid/not-an-object", "T4", Levels::CONTRACT_MUST, Server,
         "A JSON scalar is answered -32600 with id null", bad_line[b"42\n", -32600, "null"]),
     case!("jsonrpc/invalid/wrong-version", "T4", Levels::CONTRACT_MUST, Server,
