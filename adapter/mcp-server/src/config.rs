@@ -54,9 +54,15 @@ pub struct ServeArgs {
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_FRAME_BYTES,
           value_parser = parse_frame_bound)]
     pub max_frame_bytes: usize,
-    /// Write every MCP message and native line to FILE as {"dir","ms","msg"} rows.
+    /// Write every MCP message and native line to FILE as {"dir","ms","msg"} rows. The file
+    /// holds prompts and output in clear: it is created new with mode 0600, and an existing
+    /// file or a symbolic link is refused.
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
+    /// Let `--record` replace an existing regular file (never a link); it is emptied and
+    /// set to mode 0600.
+    #[arg(long, requires = "record")]
+    pub record_overwrite: bool,
 }
 
 /// `--tool-names`: the engine's [`ToolNames`], with what each spelling means in `--help`.
