@@ -116,6 +116,7 @@ pub struct NativeBinary {
     tree: Arc<CliTree>,
     supervisor_exe: Option<OsString>,
     deny: EnvDeny,
+    path_flag: Option<&'static str>,
 }
 
 impl NativeBinary {
@@ -127,6 +128,25 @@ impl NativeBinary {
             tree,
             supervisor_exe: None,
             deny: EnvDeny::default(),
+            path_flag: None,
+        }
+    }
+
+    /// Names the adapter flag that chooses the program (`--claude`), for `native_not_found`.
+    #[must_use]
+    pub fn with_path_flag(mut self, flag: &'static str) -> Self {
+        self.path_flag = Some(flag);
+        self
+    }
+
+    /// What `native_not_found` tells the user to do.
+    fn not_found_fix(&self) -> String {
+        match self.path_flag {
+            Some(flag) => format!(
+                "; install {} or name its executable with {flag} PATH",
+                self.tree.tool
+            ),
+            None => String::new(),
         }
     }
 
@@ -159,7 +179,11 @@ impl NativeBinary {
         let not_found = |os_error: String| {
             ToolError::new(
                 ErrorCode::NativeNotFound,
-                format!("cannot run {}: {os_error}", self.program.display()),
+                format!(
+                    "cannot run {}: {os_error}{}",
+                    self.program.display(),
+                    self.not_found_fix()
+                ),
             )
             .with("path", self.program.display().to_string().into())
             .with("os_error", os_error.into())
@@ -283,7 +307,11 @@ impl NativeBinary {
             PreflightError::Refused(
                 ToolError::new(
                     ErrorCode::NativeNotFound,
-                    format!("cannot run {}: {e}", program.display()),
+                    format!(
+                        "cannot run {}: {e}{}",
+                        program.display(),
+                        self.not_found_fix()
+                    ),
                 )
                 .with("path", program.display().to_string().into())
                 .with("os_error", e.into()),

@@ -162,6 +162,29 @@ pub struct VersionSpec {
     pub line: String,
 }
 
+impl VersionSpec {
+    /// Whether `line` reads as another version of the same CLI: a version token (a digit, then
+    /// letters, digits, `.`, `-`, `+`) followed by exactly what follows the pinned line's own
+    /// (` (Claude Code)` for claude, nothing for Cursor's agent).
+    #[must_use]
+    pub fn same_cli(&self, line: &str) -> bool {
+        let split = |l: &str| -> Option<(String, String)> {
+            let l = l.trim();
+            let end = l.find(' ').unwrap_or(l.len());
+            let (token, rest) = l.split_at(end);
+            let ok = token.starts_with(|c: char| c.is_ascii_digit())
+                && token
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '+'));
+            ok.then(|| (token.to_owned(), rest.to_owned()))
+        };
+        match (split(&self.line), split(line)) {
+            (Some((_, pinned)), Some((_, seen))) => pinned == seen,
+            _ => false,
+        }
+    }
+}
+
 /// A mode's fixed argv.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]

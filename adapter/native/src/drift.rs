@@ -411,6 +411,10 @@ pub enum CheckError {
     /// The CLI could not be run, failed, or hung.
     #[error("{0}")]
     Run(String),
+    /// The program's version line is not one of the tree's CLI (another program): what it
+    /// printed, what the CLI prints, and which flag names the CLI.
+    #[error("{0}")]
+    NotTheCli(String),
     /// `--help` printed no `Options:` section.
     #[error("{0} --help printed no Options: section")]
     NotHelp(String),
@@ -495,16 +499,38 @@ pub fn check(args: &DriftArgs) -> Result<DriftReport, CheckError> {
         Some(p) => CliTree::load(p)?,
         None => CliTree::embedded()?,
     };
-    check_tree(&args.claude, &tree)
+    check_tree(&args.claude, &tree, "--claude")
 }
 
 /// Runs `program --version` and `program --help` and compares them with `tree`.
+/// A program that is not the tree's CLI is [`CheckError::NotTheCli`], naming `flag`.
 pub(crate) fn check_tree(
     program: &std::path::Path,
     tree: &CliTree,
+    flag: &'static str,
 ) -> Result<DriftReport, CheckError> {
     let version_args: Vec<&str> = tree.version.argv.iter().map(String::as_str).collect();
-    let version = capture(program.as_os_str(), &version_args)?;
+    let not_the_cli = |got: String| {
+        CheckError::NotTheCli(format!(
+            "{program} does not look like {tool}: `{program} {args}` {got}, while {tool} prints \
+             a line like {pinned:?}; point {flag} at the {tool} executable",
+            program = program.display(),
+            tool = tree.tool,
+            args = version_args.join(" "),
+            pinned = tree.version.line,
+        ))
+    };
+    let version = match capture(program.as_os_str(), &version_args) {
+        Ok(v) => v,
+        Err(CheckError::Run(e)) if program.exists() => {
+            return Err(not_the_cli(format!("did not answer as a CLI ({e})")));
+        }
+        Err(e) => return Err(e),
+    };
+    let line = version.lines().map(str::trim).find(|l| !l.is_empty());
+    if !line.is_some_and(|l| tree.version.same_cli(l)) {
+        return Err(not_the_cli(format!("printed {:?}", line.unwrap_or(""))));
+    }
     let help_text = capture(program.as_os_str(), &["--help"])?;
     let help = Help::parse(&help_text)
         .ok_or_else(|| CheckError::NotHelp(program.display().to_string()))?;
@@ -520,7 +546,7 @@ pub(crate) fn check_cursor(
         Some(p) => CliTree::load(p)?,
         None => CliTree::cursor_embedded()?,
     };
-    check_tree(cursor, &tree)
+    check_tree(cursor, &tree, "--cursor")
 }
 
 /// Prints what a reviewed update of cli-tree.json (and, with `--cursor`, of

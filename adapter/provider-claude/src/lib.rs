@@ -52,7 +52,8 @@ impl ClaudeProvider {
     pub fn new(claude: PathBuf, tree: Arc<CliTree>) -> Self {
         Self {
             native: NativeBinary::new(claude, tree.clone())
-                .with_env_deny(&EnvDeny::new(FOREIGN_KEYS.iter().copied())),
+                .with_env_deny(&EnvDeny::new(FOREIGN_KEYS.iter().copied()))
+                .with_path_flag("--claude"),
             tree,
             mode: Mode::Stream,
         }

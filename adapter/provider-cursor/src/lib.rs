@@ -69,7 +69,8 @@ impl CursorProvider {
     pub fn new(program: PathBuf, tree: Arc<CliTree>) -> Self {
         Self {
             native: NativeBinary::new(program, tree.clone())
-                .with_env_deny(&EnvDeny::new(FOREIGN_KEYS.iter().copied())),
+                .with_env_deny(&EnvDeny::new(FOREIGN_KEYS.iter().copied()))
+                .with_path_flag("--cursor"),
             tree,
             step_timeout: acp_client::HANDSHAKE_STEP,
             cancel_grace: acp_client::CANCEL_GRACE,

@@ -120,6 +120,12 @@ fn a_missing_binary_is_native_not_found() {
     let (r, is_error) = h.run(json!({"prompt": "hello"}));
     assert!(is_error, "{r}");
     assert_eq!(code(&r), "native_not_found", "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("name its executable with --cursor PATH")),
+        "the message names the fix: {r}"
+    );
     // And by PATH lookup, with no cursor-agent on PATH.
     let mut h = Cursor::with("default", |a| a.env("PATH", "/usr/bin:/bin"));
     let (r, is_error) = h.run(json!({"prompt": "hello"}));

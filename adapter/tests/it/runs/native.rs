@@ -41,6 +41,11 @@ fn a_missing_binary_is_native_not_found_and_nothing_is_executed() {
     assert!(is_error);
     assert_eq!(code(&r), "native_not_found");
     assert_eq!(r["error"]["path"], "/nonexistent/dir/claude");
+    let message = r["error"]["message"].as_str().expect("message");
+    assert!(
+        message.ends_with("; install claude or name its executable with --claude PATH"),
+        "the message names the fix: {message}"
+    );
     assert!(
         r["error"]["os_error"]
             .as_str()

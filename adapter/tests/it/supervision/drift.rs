@@ -250,3 +250,34 @@ fn the_cursor_tree_is_checked_end_to_end_with_the_worse_verdict_of_the_two() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn a_program_that_is_not_claude_is_named_as_such() {
+    // Cursor's agent given as `--claude`: its version line is not claude's, so the check says
+    // what the program is not and which flag to fix, instead of reaching `--help`.
+    let not_claude = FakeCli::new(CURSOR_VERSION, CURSOR_HELP);
+    let out = check(&not_claude.claude()).output().expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("does not look like claude")
+            && stderr.contains("\"2026.10.01-e373342\"")
+            && stderr.contains("point --claude at the claude executable"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("--help"), "{stderr}");
+    // A program that fails `--version` is not claude either.
+    let out = check(Path::new("/bin/false")).output().expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("/bin/false does not look like claude"),
+        "{stderr}"
+    );
+    // And Cursor's check names --cursor.
+    let claude_as_cursor = FakeCli::named("cursor-agent", VERSION_2_1_328, HELP_2_1_328);
+    let out = check_both(&claude_as_cursor.cursor());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("point --cursor at"), "{stderr}");
+}
