@@ -21,7 +21,7 @@ use cmk_engine::provider::Provider;
 use cmk_engine::{Engine, EngineConfig, ErrorCode, RunRequest, ToolError};
 use cmk_mcp_server::config::{DEFAULT_MAX_TIMEOUT_S, ProviderName};
 use cmk_native::binary::EnvDeny;
-use cmk_native::cli_tree::{CliTree, Mode};
+use cmk_native::cli_tree::Mode;
 use cmk_provider_claude::ClaudeProvider;
 use cmk_provider_cursor::CursorProvider;
 
@@ -181,11 +181,8 @@ pub fn run(args: CliRunArgs) -> ExitCode {
     let deny = EnvDeny::new(args.env_deny.iter().cloned());
     let provider: Arc<dyn Provider> = match args.provider {
         ProviderName::Claude => {
-            let tree = match &args.cli_tree {
-                Some(p) => CliTree::load(p),
-                None => CliTree::embedded(),
-            };
-            let tree = match tree {
+            // The same tree an MCP run uses (`--cli-tree`, else a refreshed one, else embedded).
+            let tree = match cmk_provider_claude::tree(args.cli_tree.as_deref()) {
                 Ok(t) => Arc::new(t),
                 Err(e) => return fail(EXIT_USAGE, &e.to_string()),
             };

@@ -52,6 +52,10 @@ enum CliTreeCommand {
     /// Compare an installed claude's (and with --cursor, Cursor's agent's) --version and
     /// --help with the pinned trees.
     Check(drift::DriftArgs),
+    /// Check an updated claude (or cursor-agent) against everything the adapter uses from the
+    /// pinned tree and, when all of it still holds, pin its new version in
+    /// $XDG_CONFIG_HOME/claude-mcp-adapter/ (else ~/.config/claude-mcp-adapter/).
+    Refresh(cmk_native::refresh::RefreshArgs),
 }
 
 fn main() -> ExitCode {
@@ -69,6 +73,9 @@ fn main() -> ExitCode {
         Some(Command::CliTree {
             command: CliTreeCommand::Check(a),
         }) => drift::run(a),
+        Some(Command::CliTree {
+            command: CliTreeCommand::Refresh(a),
+        }) => cmk_native::refresh::run(a),
         None => {
             // A person who started the server in a terminal sees why nothing happens.
             if std::io::IsTerminal::is_terminal(&std::io::stdin()) {

@@ -408,6 +408,15 @@ impl NativeBinary {
                 .map(|l| format!(": {l}"))
                 .unwrap_or_default();
             message.push_str(&format!(" (the version check {detail}{stderr_line})"));
+        } else if let Some(flag) = self.path_flag
+            && self.tree.version.same_cli(&actual)
+        {
+            // Another version of the same CLI: the upgrade path (NAT-1).
+            message.push_str(&format!(
+                "; if {actual:?} is the version to use, `claude-mcp-adapter cli-tree refresh \
+                 {flag} {}` checks it against everything the adapter uses and pins it",
+                program.display()
+            ));
         }
         Err(PreflightError::Refused(
             ToolError::new(ErrorCode::VersionMismatch, message)

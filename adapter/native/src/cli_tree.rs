@@ -152,6 +152,39 @@ pub struct OptionSpec {
     pub excludes: Vec<String>,
 }
 
+/// The file `cli-tree refresh` writes claude's refreshed tree to, in [`user_dir`].
+pub const USER_FILE: &str = "cli-tree.json";
+/// The file `cli-tree refresh --cursor` writes Cursor's refreshed tree to, in [`user_dir`].
+pub const CURSOR_USER_FILE: &str = "cursor-cli-tree.json";
+
+/// Where refreshed trees live: `$XDG_CONFIG_HOME/claude-mcp-adapter` (an absolute
+/// `XDG_CONFIG_HOME`), else `$HOME/.config/claude-mcp-adapter`; `None` without either.
+#[must_use]
+pub fn user_dir() -> Option<std::path::PathBuf> {
+    let non_empty = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
+    let base = non_empty("XDG_CONFIG_HOME")
+        .map(std::path::PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| non_empty("HOME").map(|h| std::path::PathBuf::from(h).join(".config")))?;
+    Some(base.join("claude-mcp-adapter"))
+}
+
+/// The tree a provider runs with: `path` when given (`--cli-tree`), else the refreshed `file`
+/// in [`user_dir`] when one was written (`cli-tree refresh`), else `embedded`.
+pub fn preferred(
+    path: Option<&Path>,
+    file: &str,
+    embedded: fn() -> Result<CliTree, CliTreeError>,
+) -> Result<CliTree, CliTreeError> {
+    if let Some(p) = path {
+        return CliTree::load(p);
+    }
+    match user_dir().map(|d| d.join(file)).filter(|p| p.is_file()) {
+        Some(p) => CliTree::load(&p),
+        None => embedded(),
+    }
+}
+
 /// The version assertion (NAT-2).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -159,10 +159,8 @@ impl Provider for ClaudeProvider {
 
 /// claude's tree: the embedded one, or `path`; it must declare the modes claude runs.
 pub fn tree(path: Option<&Path>) -> Result<CliTree, CliTreeError> {
-    let tree = match path {
-        None => CliTree::embedded(),
-        Some(p) => CliTree::load(p),
-    }?;
+    let tree =
+        cmk_native::cli_tree::preferred(path, cmk_native::cli_tree::USER_FILE, CliTree::embedded)?;
     tree.require_modes(&[Mode::Stream, Mode::Json], true)?;
     Ok(tree)
 }

@@ -322,10 +322,11 @@ impl acp_client::WireTap for RecordTap {
 /// Cursor's tree (ACP-9): the embedded one, or `path`; it must declare `acp` and no prompt
 /// separator (the prompt goes over the protocol).
 pub fn tree(path: Option<&Path>) -> Result<CliTree, CliTreeError> {
-    let tree = match path {
-        None => CliTree::cursor_embedded(),
-        Some(p) => CliTree::load(p),
-    }?;
+    let tree = cmk_native::cli_tree::preferred(
+        path,
+        cmk_native::cli_tree::CURSOR_USER_FILE,
+        CliTree::cursor_embedded,
+    )?;
     tree.require_modes(&[Mode::Acp], false)?;
     Ok(tree)
 }
