@@ -69,7 +69,7 @@ pub use config::{
 };
 pub use outbound::PROTOCOL_VERSION;
 pub use policy::{AgentRequestPolicy, Answer, CURSOR_ACKNOWLEDGED, CursorPolicy, GenericPolicy};
-pub use report::{MAX_KEPT_DECISIONS, PermissionDecision, TurnOutcome, TurnReport};
+pub use report::{AgentIdentity, MAX_KEPT_DECISIONS, PermissionDecision, TurnOutcome, TurnReport};
 pub use request_permission::{ASK_QUESTION_SKIP, FIELD_MAX, MAX_OFFERED};
 pub use session_update::{KNOWN_UPDATES, MAX_TOOL_ID, MAX_TOOL_KINDS};
 pub use turn::run_turn;

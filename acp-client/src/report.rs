@@ -130,6 +130,34 @@ impl PermissionDecision {
     }
 }
 
+/// Who the agent said it is in its `initialize` result.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AgentIdentity {
+    /// `agentInfo`, as received.
+    pub info: Option<Value>,
+    /// The `id` of each `authMethods` entry.
+    pub auth_method_ids: Vec<String>,
+}
+
+impl AgentIdentity {
+    /// From an `initialize` result.
+    #[must_use]
+    pub fn of(init: &Value) -> Self {
+        Self {
+            info: init.get("agentInfo").cloned(),
+            auth_method_ids: init
+                .get("authMethods")
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|m| m.get("id").and_then(Value::as_str).map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default(),
+        }
+    }
+}
+
 /// Everything a turn learned.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TurnReport {
@@ -137,6 +165,9 @@ pub struct TurnReport {
     pub session_id: Option<String>,
     /// `agentCapabilities` from the `initialize` result.
     pub agent_capabilities: Option<Value>,
+    /// `agentInfo` (`{name, title, version}`) from the `initialize` result, when the agent
+    /// reported one, and the ids of its `authMethods`: who the agent says it is, for messages.
+    pub agent_identity: AgentIdentity,
     /// How the turn ended.
     pub outcome: TurnOutcome,
     /// Concatenated `agent_message_chunk` text (`content.type: "text"`) of this turn's prompt,
@@ -175,6 +206,7 @@ impl TurnReport {
         Self {
             session_id: None,
             agent_capabilities: None,
+            agent_identity: AgentIdentity::default(),
             outcome: TurnOutcome::CancelledUnanswered,
             text: String::new(),
             text_truncated: false,

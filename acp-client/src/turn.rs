@@ -90,6 +90,7 @@ where
         .and_then(Value::as_bool)
         == Some(true);
     conn.report.agent_capabilities = capabilities;
+    conn.report.agent_identity = crate::report::AgentIdentity::of(&init);
 
     // ACP-8: session/load only when advertised; otherwise nothing more is sent.
     let session_id = match &cfg.resume_session_id {

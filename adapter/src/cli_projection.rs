@@ -20,7 +20,8 @@ use serde_json::Value;
 use cmk_engine::provider::Provider;
 use cmk_engine::{Engine, EngineConfig, ErrorCode, RunRequest, ToolError};
 use cmk_mcp_server::config::{DEFAULT_MAX_TIMEOUT_S, ProviderName};
-use cmk_native::cli_tree::{CliTree, Mode};
+use cmk_native::binary::EnvDeny;
+use cmk_native::cli_tree::Mode;
 use cmk_provider_claude::ClaudeProvider;
 use cmk_provider_cursor::CursorProvider;
 
@@ -96,6 +97,10 @@ pub struct RunOptions {
     /// A cursor-cli-tree.json to use instead of the one embedded at build time (ACP-9).
     #[arg(long, value_name = "PATH")]
     pub cursor_cli_tree: Option<PathBuf>,
+    /// Hold a variable back from the native process: a NAME, or a PREFIX* (repeatable; the
+    /// other provider's keys are always held back, NAT-8).
+    #[arg(long = "env-deny", value_name = "NAME|PREFIX*", value_parser = EnvDeny::parse_pattern)]
+    pub env_deny: Vec<String>,
     /// The prompt, after `--` (a prompt starting with `-` stays a prompt, NAT-7).
     #[arg(last = true, required = true, value_name = "PROMPT")]
     pub prompt: String,
@@ -173,23 +178,27 @@ pub fn run(args: CliRunArgs) -> ExitCode {
         ExitCode::from(code)
     };
     let args = *args.run;
+    let deny = EnvDeny::new(args.env_deny.iter().cloned());
     let provider: Arc<dyn Provider> = match args.provider {
         ProviderName::Claude => {
-            let tree = match &args.cli_tree {
-                Some(p) => CliTree::load(p),
-                None => CliTree::embedded(),
-            };
-            let tree = match tree {
+            // The same tree an MCP run uses (`--cli-tree`, else a refreshed one, else embedded).
+            let tree = match cmk_provider_claude::tree(args.cli_tree.as_deref()) {
                 Ok(t) => Arc::new(t),
                 Err(e) => return fail(EXIT_USAGE, &e.to_string()),
             };
             // NAT-3: the projection's only difference from an MCP run is the json mode.
-            Arc::new(ClaudeProvider::new(args.claude.clone(), tree).with_mode(Mode::Json))
+            Arc::new(
+                ClaudeProvider::new(args.claude.clone(), tree)
+                    .with_mode(Mode::Json)
+                    .with_env_deny(&deny),
+            )
         }
         ProviderName::Cursor => {
             match cmk_provider_cursor::tree(args.cursor_cli_tree.as_deref()) {
                 // The same turn as a cursor.run call (ACP has one mode).
-                Ok(t) => Arc::new(CursorProvider::new(args.cursor.clone(), Arc::new(t))),
+                Ok(t) => Arc::new(
+                    CursorProvider::new(args.cursor.clone(), Arc::new(t)).with_env_deny(&deny),
+                ),
                 Err(e) => return fail(EXIT_USAGE, &e.to_string()),
             }
         }

@@ -10,10 +10,16 @@ use cmk_mcp_server::config::ServeArgs;
 use cmk_native::drift;
 use cmk_supervisor as supervisor;
 
-/// A reference MCP server that runs Claude Code's print mode (`claude -p --output-format
-/// stream-json`) with bounded buffers, process-group supervision and strict success rules.
+/// What `--help` says first: both providers, and how the server is reached.
+const ABOUT: &str = "A stdio MCP server that runs agent CLIs as tools, with bounded buffers, \
+process-group supervision and strict success rules: Claude Code's print mode (`--provider \
+claude`, the default: `claude -p --output-format stream-json`, the claude.run… tools) and \
+Cursor's agent over ACP (`--provider cursor`: `cursor-agent acp`, the cursor.run… tools); \
+repeat --provider to serve both. An MCP host starts it and speaks JSON-RPC on its stdin; \
+`cli run` runs one prompt from a shell.";
+
 #[derive(Debug, Parser)]
-#[command(name = "claude-mcp-adapter", version, about, long_about = None)]
+#[command(name = "claude-mcp-adapter", version, about = ABOUT, long_about = None)]
 struct Cli {
     #[command(flatten)]
     serve: ServeArgs,
@@ -43,8 +49,13 @@ enum CliCommand {
 
 #[derive(Debug, Subcommand)]
 enum CliTreeCommand {
-    /// Compare an installed claude's --version and --help with cli-tree.json.
+    /// Compare an installed claude's (and with --cursor, Cursor's agent's) --version and
+    /// --help with the pinned trees.
     Check(drift::DriftArgs),
+    /// Check an updated claude (or cursor-agent) against everything the adapter uses from the
+    /// pinned tree and, when all of it still holds, pin its new version in
+    /// $XDG_CONFIG_HOME/claude-mcp-adapter/ (else ~/.config/claude-mcp-adapter/).
+    Refresh(cmk_native::refresh::RefreshArgs),
 }
 
 fn main() -> ExitCode {
@@ -62,18 +73,34 @@ fn main() -> ExitCode {
         Some(Command::CliTree {
             command: CliTreeCommand::Check(a),
         }) => drift::run(a),
-        None => match tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-        {
-            Ok(rt) => rt.block_on(cmk_mcp_server::serve(cli.serve, providers::from_args)),
-            Err(e) => {
-                cmk_engine::diag::now(&format!(
-                    "claude-mcp-adapter: cannot start the runtime: {e}"
-                ));
-                ExitCode::from(2)
+        Some(Command::CliTree {
+            command: CliTreeCommand::Refresh(a),
+        }) => cmk_native::refresh::run(a),
+        None => {
+            // A person who started the server in a terminal sees why nothing happens.
+            if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+                cmk_engine::diag::now(
+                    "claude-mcp-adapter: waiting for an MCP client on stdin; see --help",
+                );
             }
-        },
+            serve(cli.serve)
+        }
+    }
+}
+
+/// The MCP server on a multi-threaded runtime.
+fn serve(args: ServeArgs) -> ExitCode {
+    match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt.block_on(cmk_mcp_server::serve(args, providers::from_args)),
+        Err(e) => {
+            cmk_engine::diag::now(&format!(
+                "claude-mcp-adapter: cannot start the runtime: {e}"
+            ));
+            ExitCode::from(2)
+        }
     }
 }

@@ -210,7 +210,9 @@ fn primary_error(f: &Facts<'_>) -> Option<ToolError> {
             .get("subtype")
             .and_then(serde_json::Value::as_str)
             .unwrap_or("");
-        let message = if subtype.is_empty() {
+        // A `success` subtype with `is_error: true` (not logged in, an API error) is no
+        // failure kind: showing it would read as the cause.
+        let message = if subtype.is_empty() || subtype == "success" {
             format!("the native run failed: {}", ne.message)
         } else {
             format!("the native run failed ({subtype}): {}", ne.message)

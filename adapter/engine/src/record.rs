@@ -11,8 +11,15 @@
 //! Replay paces on the order of rows, so a row should be written before its effect can be seen:
 //! an answer before the client can react to it, a native line before the run it belongs to can
 //! settle. Rows are written and flushed one at a time under a lock, so `ms` never decreases.
+//!
+//! The file holds prompts and native output in clear, so it is opened as a private file: mode
+//! `0600` whatever the umask, never through a symbolic link (`O_NOFOLLOW`), and an existing file
+//! is refused unless the caller asks to overwrite it; even then a link (symbolic, or a second
+//! hard link to another name) or a non-regular file is refused before anything is truncated.
 
+use std::fs::OpenOptions;
 use std::io::Write;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -48,6 +55,27 @@ impl Dir {
     }
 }
 
+/// The mode of a recording file: it holds prompts and output.
+pub const RECORD_MODE: u32 = 0o600;
+
+/// Why a recording file could not be opened.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RecordError {
+    /// The path exists and overwriting was not asked for.
+    #[error("the file exists")]
+    Exists,
+    /// The path is a symbolic link (never followed, even when overwriting).
+    #[error("the path is a symbolic link")]
+    Symlink,
+    /// The path is not a regular file with one name (a hard link, a device, a FIFO…).
+    #[error("the path is not a regular file with a single link")]
+    NotPlain,
+    /// Any other I/O failure.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
 /// A shared, cheaply cloned recorder. Write failures are reported once on stderr and then
 /// ignored: recording must never disturb the session it records.
 #[derive(Clone)]
@@ -68,9 +96,12 @@ impl std::fmt::Debug for Recorder {
 }
 
 impl Recorder {
-    /// Creates (truncates) `path`.
-    pub fn create(path: &Path) -> std::io::Result<Self> {
-        let file = std::fs::File::create(path)?;
+    /// Creates `path` as a new private file (mode [`RECORD_MODE`]). An existing path is
+    /// [`RecordError::Exists`] unless `overwrite`; a symbolic link is always refused (the
+    /// final component is opened `O_NOFOLLOW`), and with `overwrite` an existing file is
+    /// truncated only once it is known to be a regular file with a single link.
+    pub fn create(path: &Path, overwrite: bool) -> Result<Self, RecordError> {
+        let file = open_private(path, overwrite)?;
         Ok(Self {
             inner: Arc::new(Mutex::new(Inner {
                 out: std::io::BufWriter::new(file),
@@ -123,4 +154,42 @@ impl Recorder {
             crate::diag::emit(format!("claude-mcp-adapter: recording stopped: {e}"));
         }
     }
+}
+
+/// Opens `path` for writing as described at [`Recorder::create`].
+fn open_private(path: &Path, overwrite: bool) -> Result<std::fs::File, RecordError> {
+    let mut opts = OpenOptions::new();
+    opts.write(true)
+        .mode(RECORD_MODE)
+        .custom_flags(nix::fcntl::OFlag::O_NOFOLLOW.bits());
+    if overwrite {
+        // No O_TRUNC: the file is truncated below, once it is known to be ours to truncate.
+        opts.create(true);
+    } else {
+        // O_EXCL: fails on any existing name, a dangling symbolic link included.
+        opts.create_new(true);
+    }
+    let file = match opts.open(path) {
+        Ok(f) => f,
+        Err(e) => {
+            let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+            return Err(if is_link {
+                RecordError::Symlink
+            } else if e.kind() == std::io::ErrorKind::AlreadyExists {
+                RecordError::Exists
+            } else {
+                RecordError::Io(e)
+            });
+        }
+    };
+    let meta = file.metadata()?;
+    if !meta.file_type().is_file() || meta.nlink() != 1 {
+        return Err(RecordError::NotPlain);
+    }
+    // The mode given at creation is cut by the umask, and an overwritten file keeps its own.
+    file.set_permissions(std::fs::Permissions::from_mode(RECORD_MODE))?;
+    if overwrite {
+        file.set_len(0)?;
+    }
+    Ok(file)
 }

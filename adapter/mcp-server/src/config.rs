@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use cmk_engine::ToolNames;
+use cmk_native::binary::EnvDeny;
 
 /// A provider family the server exposes (PROV-2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -39,6 +40,12 @@ pub struct ServeArgs {
     /// A cursor-cli-tree.json to use instead of the one embedded at build time (ACP-9).
     #[arg(long, value_name = "PATH")]
     pub cursor_cli_tree: Option<PathBuf>,
+    /// Hold a variable back from every provider's native process: a NAME, or a PREFIX* (repeat
+    /// for several). Each provider already holds back the other providers' keys (claude never
+    /// gets CURSOR_API_KEY; cursor-agent never gets ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN or
+    /// CLAUDE_CODE_OAUTH_TOKEN); everything else passes (NAT-8).
+    #[arg(long = "env-deny", value_name = "NAME|PREFIX*", value_parser = EnvDeny::parse_pattern)]
+    pub env_deny: Vec<String>,
     /// Bound of each ACP handshake step (`initialize`, `session/new`…) in seconds (ACP-2).
     #[arg(long, value_name = "N", default_value_t = 10,
           value_parser = clap::value_parser!(u64).range(1..=600))]
@@ -54,9 +61,15 @@ pub struct ServeArgs {
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_FRAME_BYTES,
           value_parser = parse_frame_bound)]
     pub max_frame_bytes: usize,
-    /// Write every MCP message and native line to FILE as {"dir","ms","msg"} rows.
+    /// Write every MCP message and native line to FILE as {"dir","ms","msg"} rows. The file
+    /// holds prompts and output in clear: it is created new with mode 0600, and an existing
+    /// file or a symbolic link is refused.
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
+    /// Let `--record` replace an existing regular file (never a link); it is emptied and
+    /// set to mode 0600.
+    #[arg(long, requires = "record")]
+    pub record_overwrite: bool,
 }
 
 /// `--tool-names`: the engine's [`ToolNames`], with what each spelling means in `--help`.

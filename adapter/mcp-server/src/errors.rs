@@ -77,10 +77,17 @@ pub(crate) fn unknown_cursor() -> ErrorObject {
     ErrorObject::invalid_params("unknown cursor")
 }
 
-/// `-32602`: tools/call naming a tool that does not exist (TOOL-3).
+/// `-32602`: tools/call naming a tool that does not exist (TOOL-3); `listed` is the name this
+/// server lists for it under the other spelling (`claude_run` for `claude.run`), if any.
 #[must_use]
-pub(crate) fn unknown_tool(name: &str) -> ErrorObject {
-    ErrorObject::invalid_params(format!("unknown tool {name:?}"))
+pub(crate) fn unknown_tool(name: &str, listed: Option<&str>) -> ErrorObject {
+    match listed {
+        Some(l) => ErrorObject::invalid_params(format!(
+            "unknown tool {name:?}; did you mean {l:?}? (this server spells tool names as \
+             tools/list shows them, see --tool-names)"
+        )),
+        None => ErrorObject::invalid_params(format!("unknown tool {name:?}")),
+    }
 }
 
 /// `-32002` with the uri in `data` (MCP resources).

@@ -111,7 +111,7 @@ use self::server::Server;
 use self::transport::Frame;
 use crate::config::ServeArgs;
 use cmk_engine::provider::Provider;
-use cmk_engine::record::Recorder;
+use cmk_engine::record::{RecordError, Recorder};
 use cmk_engine::{Engine, EngineConfig, Hooks};
 use cmk_native::cli_tree::CliTreeError;
 
@@ -135,12 +135,14 @@ pub(crate) const MAX_DEFERRED: usize = 16;
 #[non_exhaustive]
 pub(crate) enum ServeError {
     /// `--record FILE` could not be created.
-    #[error("cannot create the recording {path}: {source}")]
+    #[error("cannot create the recording {path}: {source}{hint}")]
     Record {
         /// The file.
         path: String,
         /// Why.
-        source: std::io::Error,
+        source: RecordError,
+        /// What to do about it.
+        hint: &'static str,
     },
     /// The cli-tree could not be read, parsed or validated (NAT-1).
     #[error("cannot load the cli tree: {0}")]
@@ -194,10 +196,19 @@ pub async fn serve(args: ServeArgs, registry: Registry) -> ExitCode {
 async fn run(args: ServeArgs, registry: Registry) -> Result<ExitCode, ServeError> {
     let recorder = match &args.record {
         None => None,
-        Some(p) => Some(Recorder::create(p).map_err(|source| ServeError::Record {
-            path: p.display().to_string(),
-            source,
-        })?),
+        Some(p) => Some(
+            Recorder::create(p, args.record_overwrite).map_err(|source| ServeError::Record {
+                path: p.display().to_string(),
+                hint: match source {
+                    RecordError::Exists => "; pass --record-overwrite to replace it",
+                    RecordError::Symlink | RecordError::NotPlain => {
+                        "; name a new file (a link is never written through)"
+                    }
+                    _ => "",
+                },
+                source,
+            })?,
+        ),
     };
     let providers = registry(&args, recorder.as_ref())?;
     let catalogue = Arc::new(Catalogue::new(

@@ -46,7 +46,14 @@ fn prepare(server: &Server, params: Option<Value>) -> Prepared {
         ));
     };
     let Some(tool) = server.catalogue.get(name) else {
-        return Err(errors::unknown_tool(name));
+        // TOOL-1: the other spelling of a listed name is a projection mix-up; say so.
+        let other = if name.contains('.') {
+            name.replace('.', "_")
+        } else {
+            name.replace('_', ".")
+        };
+        let listed = server.catalogue.get(&other).map(|_| other.as_str());
+        return Err(errors::unknown_tool(name, listed));
     };
     let args = match params.remove("arguments") {
         None | Some(Value::Null) => Value::Object(Map::new()),

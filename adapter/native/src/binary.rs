@@ -42,6 +42,52 @@ pub fn scrub(vars: impl IntoIterator<Item = (OsString, OsString)>) -> Vec<(OsStr
     vars.into_iter().filter(|(k, _)| !is_scrubbed(k)).collect()
 }
 
+/// Variables held back from one native process on top of [`is_scrubbed`] (NAT-8): each
+/// provider's list of the other providers' credentials, and the user's `--env-deny` patterns.
+/// A pattern is an exact name, or a prefix followed by `*`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EnvDeny {
+    patterns: Vec<String>,
+}
+
+impl EnvDeny {
+    /// The patterns `names` (exact names, or `PREFIX*`).
+    #[must_use]
+    pub fn new<S: Into<String>>(names: impl IntoIterator<Item = S>) -> Self {
+        Self {
+            patterns: names.into_iter().map(Into::into).collect(),
+        }
+    }
+
+    /// These patterns and `more`'s.
+    #[must_use]
+    pub fn with(mut self, more: &EnvDeny) -> Self {
+        self.patterns.extend(more.patterns.iter().cloned());
+        self
+    }
+
+    /// Whether `key` is held back.
+    #[must_use]
+    pub fn denies(&self, key: &OsStr) -> bool {
+        let k = key.as_encoded_bytes();
+        self.patterns.iter().any(|p| match p.strip_suffix('*') {
+            Some(prefix) => k.starts_with(prefix.as_bytes()),
+            None => k == p.as_bytes(),
+        })
+    }
+
+    /// Checks one `--env-deny` value: a variable name, or a non-empty prefix followed by `*`.
+    pub fn parse_pattern(s: &str) -> Result<String, String> {
+        let name = s.strip_suffix('*').unwrap_or(s);
+        if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+            return Err(format!(
+                "{s:?} is not a variable name (letters, digits, `_`) or such a prefix followed by `*`"
+            ));
+        }
+        Ok(s.to_owned())
+    }
+}
+
 /// Linux's limit for one argv string, its terminating NUL included (`MAX_ARG_STRLEN`, 32 pages).
 pub const ARG_STRLEN_MAX: usize = 32 * 4096;
 
@@ -69,6 +115,8 @@ pub struct NativeBinary {
     program: PathBuf,
     tree: Arc<CliTree>,
     supervisor_exe: Option<OsString>,
+    deny: EnvDeny,
+    path_flag: Option<&'static str>,
 }
 
 impl NativeBinary {
@@ -79,7 +127,44 @@ impl NativeBinary {
             program,
             tree,
             supervisor_exe: None,
+            deny: EnvDeny::default(),
+            path_flag: None,
         }
+    }
+
+    /// Names the adapter flag that chooses the program (`--claude`), for `native_not_found`.
+    #[must_use]
+    pub fn with_path_flag(mut self, flag: &'static str) -> Self {
+        self.path_flag = Some(flag);
+        self
+    }
+
+    /// What `native_not_found` tells the user to do.
+    fn not_found_fix(&self) -> String {
+        match self.path_flag {
+            Some(flag) => format!(
+                "; install {} or name its executable with {flag} PATH",
+                self.tree.tool
+            ),
+            None => String::new(),
+        }
+    }
+
+    /// Holds back `deny`'s variables too, in the version check and in the run (NAT-8).
+    #[must_use]
+    pub fn with_env_deny(mut self, deny: &EnvDeny) -> Self {
+        self.deny = std::mem::take(&mut self.deny).with(deny);
+        self
+    }
+
+    /// The native process's environment: the adapter's, scrubbed (NAT-8) and without the
+    /// held-back variables.
+    #[must_use]
+    pub fn env(&self) -> Vec<(OsString, OsString)> {
+        scrubbed_env()
+            .into_iter()
+            .filter(|(k, _)| !self.deny.denies(k))
+            .collect()
     }
 
     /// Uses `exe` as the supervisor instead of the current executable.
@@ -94,7 +179,11 @@ impl NativeBinary {
         let not_found = |os_error: String| {
             ToolError::new(
                 ErrorCode::NativeNotFound,
-                format!("cannot run {}: {os_error}", self.program.display()),
+                format!(
+                    "cannot run {}: {os_error}{}",
+                    self.program.display(),
+                    self.not_found_fix()
+                ),
             )
             .with("path", self.program.display().to_string().into())
             .with("os_error", os_error.into())
@@ -210,7 +299,7 @@ impl NativeBinary {
             program: program.clone(),
             args: self.tree.version.argv.iter().map(OsString::from).collect(),
             cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
-            env: scrubbed_env(),
+            env: self.env(),
             grace: supervisor::TERM_GRACE,
             stdin: supervisor::StdinMode::Null,
         };
@@ -218,7 +307,11 @@ impl NativeBinary {
             PreflightError::Refused(
                 ToolError::new(
                     ErrorCode::NativeNotFound,
-                    format!("cannot run {}: {e}", program.display()),
+                    format!(
+                        "cannot run {}: {e}{}",
+                        program.display(),
+                        self.not_found_fix()
+                    ),
                 )
                 .with("path", program.display().to_string().into())
                 .with("os_error", e.into()),
@@ -315,6 +408,15 @@ impl NativeBinary {
                 .map(|l| format!(": {l}"))
                 .unwrap_or_default();
             message.push_str(&format!(" (the version check {detail}{stderr_line})"));
+        } else if let Some(flag) = self.path_flag
+            && self.tree.version.same_cli(&actual)
+        {
+            // Another version of the same CLI: the upgrade path (NAT-1).
+            message.push_str(&format!(
+                "; if {actual:?} is the version to use, `claude-mcp-adapter cli-tree refresh \
+                 {flag} {}` checks it against everything the adapter uses and pins it",
+                program.display()
+            ));
         }
         Err(PreflightError::Refused(
             ToolError::new(ErrorCode::VersionMismatch, message)
@@ -322,5 +424,29 @@ impl NativeBinary {
                 .with("actual", actual.into())
                 .with("path", program.display().to_string().into()),
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn env_deny_matches_names_exactly_and_prefixes_with_a_star() {
+        let deny = EnvDeny::new(["CURSOR_API_KEY"]).with(&EnvDeny::new(["AWS_*"]));
+        assert!(deny.denies(OsStr::new("CURSOR_API_KEY")));
+        assert!(!deny.denies(OsStr::new("CURSOR_API_KEY_2")));
+        assert!(deny.denies(OsStr::new("AWS_SECRET_ACCESS_KEY")));
+        assert!(!deny.denies(OsStr::new("AWSX")));
+        assert!(!EnvDeny::default().denies(OsStr::new("ANYTHING")));
+    }
+
+    #[test]
+    fn env_deny_patterns_are_names_or_prefixes() {
+        assert!(EnvDeny::parse_pattern("MY_TOKEN").is_ok());
+        assert!(EnvDeny::parse_pattern("MY_*").is_ok());
+        for bad in ["", "*", "A-B", "A*B", "A B"] {
+            assert!(EnvDeny::parse_pattern(bad).is_err(), "{bad:?}");
+        }
     }
 }

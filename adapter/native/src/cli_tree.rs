@@ -152,6 +152,39 @@ pub struct OptionSpec {
     pub excludes: Vec<String>,
 }
 
+/// The file `cli-tree refresh` writes claude's refreshed tree to, in [`user_dir`].
+pub const USER_FILE: &str = "cli-tree.json";
+/// The file `cli-tree refresh --cursor` writes Cursor's refreshed tree to, in [`user_dir`].
+pub const CURSOR_USER_FILE: &str = "cursor-cli-tree.json";
+
+/// Where refreshed trees live: `$XDG_CONFIG_HOME/claude-mcp-adapter` (an absolute
+/// `XDG_CONFIG_HOME`), else `$HOME/.config/claude-mcp-adapter`; `None` without either.
+#[must_use]
+pub fn user_dir() -> Option<std::path::PathBuf> {
+    let non_empty = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
+    let base = non_empty("XDG_CONFIG_HOME")
+        .map(std::path::PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| non_empty("HOME").map(|h| std::path::PathBuf::from(h).join(".config")))?;
+    Some(base.join("claude-mcp-adapter"))
+}
+
+/// The tree a provider runs with: `path` when given (`--cli-tree`), else the refreshed `file`
+/// in [`user_dir`] when one was written (`cli-tree refresh`), else `embedded`.
+pub fn preferred(
+    path: Option<&Path>,
+    file: &str,
+    embedded: fn() -> Result<CliTree, CliTreeError>,
+) -> Result<CliTree, CliTreeError> {
+    if let Some(p) = path {
+        return CliTree::load(p);
+    }
+    match user_dir().map(|d| d.join(file)).filter(|p| p.is_file()) {
+        Some(p) => CliTree::load(&p),
+        None => embedded(),
+    }
+}
+
 /// The version assertion (NAT-2).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -160,6 +193,29 @@ pub struct VersionSpec {
     pub argv: Vec<String>,
     /// The pinned first line of that output.
     pub line: String,
+}
+
+impl VersionSpec {
+    /// Whether `line` reads as another version of the same CLI: a version token (a digit, then
+    /// letters, digits, `.`, `-`, `+`) followed by exactly what follows the pinned line's own
+    /// (` (Claude Code)` for claude, nothing for Cursor's agent).
+    #[must_use]
+    pub fn same_cli(&self, line: &str) -> bool {
+        let split = |l: &str| -> Option<(String, String)> {
+            let l = l.trim();
+            let end = l.find(' ').unwrap_or(l.len());
+            let (token, rest) = l.split_at(end);
+            let ok = token.starts_with(|c: char| c.is_ascii_digit())
+                && token
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '+'));
+            ok.then(|| (token.to_owned(), rest.to_owned()))
+        };
+        match (split(&self.line), split(line)) {
+            (Some((_, pinned)), Some((_, seen))) => pinned == seen,
+            _ => false,
+        }
+    }
 }
 
 /// A mode's fixed argv.

@@ -11,4 +11,5 @@ pub mod binary;
 pub mod cli_tree;
 pub mod drift;
 pub mod options;
+pub mod refresh;
 pub mod tool_vocabulary;

@@ -25,13 +25,18 @@ use cmk_engine::provider::{
     BoxFuture, Checked, Dialect, NativeProcess, OptionDecl, PreflightError, Provider, RunSpec,
     Texts,
 };
-use cmk_native::binary::{NativeBinary, scrubbed_env};
+use cmk_native::binary::{EnvDeny, NativeBinary};
 use cmk_native::cli_tree::{CliTree, CliTreeError, Mode, OptionValue};
 use cmk_native::options::{tree_options, tree_values};
 use cmk_supervisor as supervisor;
 
 /// The tree option that carries the engine's `json_schema` (JSONOUT-1).
 pub const JSON_SCHEMA_OPTION: &str = "json_schema";
+
+/// Other providers' credentials claude never gets (NAT-8): Cursor's API key. Claude's own
+/// (`ANTHROPIC_*`, `CLAUDE_CODE_*`) and the cloud credentials Bedrock and Vertex users need
+/// (`AWS_*`, `GOOGLE_*`, …) pass.
+pub const FOREIGN_KEYS: &[&str] = &["CURSOR_API_KEY"];
 
 /// Runs `claude -p --output-format stream-json …` (or the JSON mode for the CLI projection).
 #[derive(Debug, Clone)]
@@ -46,10 +51,19 @@ impl ClaudeProvider {
     #[must_use]
     pub fn new(claude: PathBuf, tree: Arc<CliTree>) -> Self {
         Self {
-            native: NativeBinary::new(claude, tree.clone()),
+            native: NativeBinary::new(claude, tree.clone())
+                .with_env_deny(&EnvDeny::new(FOREIGN_KEYS.iter().copied()))
+                .with_path_flag("--claude"),
             tree,
             mode: Mode::Stream,
         }
+    }
+
+    /// Holds back `deny`'s variables too (`--env-deny`, NAT-8).
+    #[must_use]
+    pub fn with_env_deny(mut self, deny: &EnvDeny) -> Self {
+        self.native = self.native.with_env_deny(deny);
+        self
     }
 
     /// Runs in the given mode (`Mode::Json` for the CLI projection, CLI-1).
@@ -134,7 +148,7 @@ impl Provider for ClaudeProvider {
                     checked,
                     args,
                     spec.cwd.clone(),
-                    scrubbed_env(),
+                    self.native.env(),
                     supervisor::StdinMode::Null,
                 )
                 .await?;
@@ -145,10 +159,8 @@ impl Provider for ClaudeProvider {
 
 /// claude's tree: the embedded one, or `path`; it must declare the modes claude runs.
 pub fn tree(path: Option<&Path>) -> Result<CliTree, CliTreeError> {
-    let tree = match path {
-        None => CliTree::embedded(),
-        Some(p) => CliTree::load(p),
-    }?;
+    let tree =
+        cmk_native::cli_tree::preferred(path, cmk_native::cli_tree::USER_FILE, CliTree::embedded)?;
     tree.require_modes(&[Mode::Stream, Mode::Json], true)?;
     Ok(tree)
 }

@@ -35,7 +35,7 @@ use cmk_engine::provider::{
     Texts,
 };
 use cmk_engine::record::{Dir, Recorder};
-use cmk_native::binary::{NativeBinary, scrubbed_env};
+use cmk_native::binary::{EnvDeny, NativeBinary};
 use cmk_native::cli_tree::{CliTree, CliTreeError, Mode, OptionValue};
 use cmk_native::options::{NO_NUL_PATTERN, tree_options};
 use cmk_supervisor::{self as supervisor, StdinMode};
@@ -44,6 +44,14 @@ use cmk_supervisor::{self as supervisor, StdinMode};
 pub(crate) const PERMISSION_MODES: [&str; 3] = ["dontAsk", "plan", "acceptEdits"];
 /// Longest `resume_session_id` accepted.
 pub(crate) const SESSION_ID_MAX: usize = 256;
+
+/// Other providers' credentials the agent never gets (NAT-8): Anthropic's API key, auth token
+/// and Claude Code's OAuth token. Cursor's own (`CURSOR_API_KEY`) passes.
+pub const FOREIGN_KEYS: &[&str] = &[
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "CLAUDE_CODE_OAUTH_TOKEN",
+];
 
 /// Runs `cursor-agent acp`.
 #[derive(Debug, Clone)]
@@ -60,12 +68,21 @@ impl CursorProvider {
     #[must_use]
     pub fn new(program: PathBuf, tree: Arc<CliTree>) -> Self {
         Self {
-            native: NativeBinary::new(program, tree.clone()),
+            native: NativeBinary::new(program, tree.clone())
+                .with_env_deny(&EnvDeny::new(FOREIGN_KEYS.iter().copied()))
+                .with_path_flag("--cursor"),
             tree,
             step_timeout: acp_client::HANDSHAKE_STEP,
             cancel_grace: acp_client::CANCEL_GRACE,
             recorder: None,
         }
+    }
+
+    /// Holds back `deny`'s variables too (`--env-deny`, NAT-8).
+    #[must_use]
+    pub fn with_env_deny(mut self, deny: &EnvDeny) -> Self {
+        self.native = self.native.with_env_deny(deny);
+        self
     }
 
     /// Records every line exchanged with the agent as `c2a` / `a2c` rows (`--record`).
@@ -164,8 +181,8 @@ struct Options {
 
 /// The environment of the agent (ACP-9): the user's, scrubbed (NAT-8), and never a login page.
 #[must_use]
-pub(crate) fn agent_env() -> Vec<(OsString, OsString)> {
-    let mut env: Vec<(OsString, OsString)> = scrubbed_env()
+pub(crate) fn agent_env(base: Vec<(OsString, OsString)>) -> Vec<(OsString, OsString)> {
+    let mut env: Vec<(OsString, OsString)> = base
         .into_iter()
         .filter(|(k, _)| k != "BROWSER" && k != "NO_OPEN_BROWSER")
         .collect();
@@ -247,7 +264,7 @@ impl Provider for CursorProvider {
                     checked,
                     args,
                     spec.cwd.clone(),
-                    agent_env(),
+                    agent_env(self.native.env()),
                     StdinMode::Pipe,
                 )
                 .await?;
@@ -305,10 +322,11 @@ impl acp_client::WireTap for RecordTap {
 /// Cursor's tree (ACP-9): the embedded one, or `path`; it must declare `acp` and no prompt
 /// separator (the prompt goes over the protocol).
 pub fn tree(path: Option<&Path>) -> Result<CliTree, CliTreeError> {
-    let tree = match path {
-        None => CliTree::cursor_embedded(),
-        Some(p) => CliTree::load(p),
-    }?;
+    let tree = cmk_native::cli_tree::preferred(
+        path,
+        cmk_native::cli_tree::CURSOR_USER_FILE,
+        CliTree::cursor_embedded,
+    )?;
     tree.require_modes(&[Mode::Acp], false)?;
     Ok(tree)
 }
@@ -386,7 +404,7 @@ mod tests {
     #[test]
     fn the_agent_never_opens_a_login_page() {
         // ACP-9.
-        let env = agent_env();
+        let env = agent_env(cmk_native::binary::scrubbed_env());
         let get = |k: &str| {
             env.iter()
                 .filter(|(n, _)| n == k)

@@ -9,7 +9,7 @@
 //! which answers pending permission requests `cancelled` and waits a bounded grace; a backstop
 //! ends the group if the client has not by then.
 
-use serde_json::json;
+use serde_json::{Value, json};
 use tokio::sync::{oneshot, watch};
 
 use acp_client::{TurnConfig, TurnOutcome, TurnReport};
@@ -135,6 +135,31 @@ impl NativeProcess for CursorProcess {
     }
 }
 
+/// How to log in to the agent behind the path: Cursor's own commands only when the agent is
+/// Cursor's (its `agentInfo` name, else its `cursor_login` auth method), else the agent's name
+/// when it reported one.
+fn login_hint(id: &acp_client::AgentIdentity) -> String {
+    let field = |k: &str| {
+        id.info
+            .as_ref()
+            .and_then(|i| i.get(k))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    let name = field("name");
+    let is_cursor = match &name {
+        Some(n) => n.to_ascii_lowercase().contains("cursor"),
+        None => id.auth_method_ids.iter().any(|m| m == "cursor_login"),
+    };
+    if is_cursor {
+        return "log in with `cursor-agent login` or set CURSOR_API_KEY".into();
+    }
+    match field("title").or(name) {
+        Some(agent) => format!("log in to {agent:?} as that agent documents"),
+        None => "log in to the agent as it documents (its own login command or credentials)".into(),
+    }
+}
+
 /// ACP-6: the engine's view of a settled turn.
 #[must_use]
 pub(crate) fn completion_of(report: &TurnReport) -> Completion {
@@ -191,9 +216,11 @@ pub(crate) fn completion_of(report: &TurnReport) -> Completion {
         }
         TurnOutcome::AuthRequired { step, error } => {
             let ne = protocol(format!(
-                "the agent is not logged in: {step} answered {} {:?}; log in with \
-                 `cursor-agent login` or set CURSOR_API_KEY (the adapter never authenticates)",
-                error.code, error.message
+                "the agent is not logged in: {step} answered {} {:?}; {} (the adapter never \
+                 authenticates)",
+                error.code,
+                error.message,
+                login_hint(&report.agent_identity)
             ));
             c.error = Some(ToolError::new(ErrorCode::NativeError, ne.message.clone()));
             c.native_error = Some(ne);

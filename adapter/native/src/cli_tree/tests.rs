@@ -410,3 +410,16 @@ fn option_schemas_follow_the_value_rules() {
     );
     assert!(t.option_schema("nope").is_none());
 }
+
+#[test]
+fn another_version_of_the_same_cli_is_recognised_by_its_line() {
+    let claude = CliTree::embedded().expect("embedded").version;
+    assert!(claude.same_cli("2.1.329 (Claude Code)"));
+    assert!(claude.same_cli("3.0.0-beta.1 (Claude Code)"));
+    assert!(!claude.same_cli("2026.10.01-e373342"));
+    assert!(!claude.same_cli("claude 2.1.329"));
+    assert!(!claude.same_cli(""));
+    let cursor = CliTree::cursor_embedded().expect("embedded").version;
+    assert!(cursor.same_cli("2026.11.02-abc1234"));
+    assert!(!cursor.same_cli("2.1.328 (Claude Code)"));
+}

@@ -120,9 +120,50 @@ fn a_missing_binary_is_native_not_found() {
     let (r, is_error) = h.run(json!({"prompt": "hello"}));
     assert!(is_error, "{r}");
     assert_eq!(code(&r), "native_not_found", "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("name its executable with --cursor PATH")),
+        "the message names the fix: {r}"
+    );
     // And by PATH lookup, with no cursor-agent on PATH.
     let mut h = Cursor::with("default", |a| a.env("PATH", "/usr/bin:/bin"));
     let (r, is_error) = h.run(json!({"prompt": "hello"}));
     assert!(is_error, "{r}");
     assert_eq!(code(&r), "native_not_found", "{r}");
+}
+
+#[test]
+fn the_agent_never_gets_anthropics_keys_and_env_deny_holds_back_more() {
+    // NAT-8: Anthropic's key, auth token and Claude Code's OAuth token are claude's; CURSOR_API_KEY
+    // is the agent's own; `--env-deny` holds back more (the version check included).
+    let mut h = Cursor::with("default", |a| {
+        a.env("ANTHROPIC_API_KEY", "claude-secret")
+            .env("ANTHROPIC_AUTH_TOKEN", "claude-secret")
+            .env("CLAUDE_CODE_OAUTH_TOKEN", "claude-secret")
+            .env("CURSOR_API_KEY", "kept")
+            .env("MY_TOKEN_A", "held")
+            .args(["--env-deny", "MY_TOKEN_*"])
+    });
+    let (r, _) = h.run(json!({"prompt": "hello"}));
+    assert_eq!(r["state"], "succeeded", "{r}");
+    let starts = h.log.agent_starts();
+    let checks = h.log.version_checks();
+    assert_eq!((starts.len(), checks.len()), (1, 1));
+    for rec in starts.iter().chain(&checks) {
+        let env = &rec["env"];
+        let names = env["names"].as_array().expect("names");
+        for gone in [
+            "ANTHROPIC_API_KEY",
+            "ANTHROPIC_AUTH_TOKEN",
+            "CLAUDE_CODE_OAUTH_TOKEN",
+            "MY_TOKEN_A",
+        ] {
+            assert!(
+                !names.contains(&json!(gone)),
+                "{gone} reached the agent: {env}"
+            );
+        }
+        assert_eq!(env["CURSOR_API_KEY"], "set", "{env}");
+    }
 }

@@ -114,6 +114,11 @@ fn an_agent_that_is_not_logged_in_fails_clearly_without_authenticate_or_a_retry(
     let msg = r["native_error"]["message"].as_str().expect("message");
     assert!(msg.contains("not logged in"), "{msg}");
     assert!(msg.contains("-32000"), "the agent's error is kept: {msg}");
+    // Cursor's agent (its `cursor_login` auth method): Cursor's own login is the fix.
+    assert!(
+        msg.contains("log in with `cursor-agent login` or set CURSOR_API_KEY"),
+        "{msg}"
+    );
     assert_eq!(h.the_agent()["env"]["CURSOR_API_KEY"], "unset");
     assert_eq!(h.log.sent_method("initialize").len(), 1);
     assert_eq!(h.log.sent_method("session/new").len(), 1, "no retry");
@@ -220,4 +225,37 @@ sleep 60"#,
         "{r}"
     );
     assert_eq!(r["cleanup_confirmed"], true);
+}
+
+#[test]
+fn an_agent_that_is_not_cursors_gets_a_login_hint_in_its_own_name() {
+    // The agent behind `--cursor` said who it is in `initialize` (agentInfo): the hint names it
+    // and never sends the user to `cursor-agent login`.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let rec = dir.path().join("codex-auth.jsonl");
+    let rows = [
+        json!({"dir": "c2a", "ms": 0, "msg": {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": 1, "clientCapabilities": {}, "clientInfo": {}}}}),
+        json!({"dir": "a2c", "ms": 0, "msg": {"jsonrpc": "2.0", "id": 1, "result": {
+            "protocolVersion": 1, "agentCapabilities": {"loadSession": false},
+            "authMethods": [{"id": "openai-api-key", "name": "Use OPENAI_API_KEY"}],
+            "agentInfo": {"name": "codex-acp", "title": "Codex", "version": "0.16.0"}}}}),
+        json!({"dir": "c2a", "ms": 0, "msg": {"jsonrpc": "2.0", "id": 2, "method": "session/new",
+            "params": {"cwd": "/tmp", "mcpServers": []}}}),
+        json!({"dir": "a2c", "ms": 0, "msg": {"jsonrpc": "2.0", "id": 2,
+            "error": {"code": -32000, "message": "Authentication required"}}}),
+    ];
+    let text: String = rows.iter().map(|r| format!("{r}\n")).collect();
+    std::fs::write(&rec, text).expect("recording");
+    let mut h = Cursor::with("default", |a| a.env("FAKE_CURSOR_REPLAY", &rec));
+    let (r, is_error) = h.run(json!({"prompt": "hello", "cwd": "/tmp"}));
+    assert!(is_error, "{r}");
+    assert_eq!(code(&r), "native_error", "{r}");
+    let msg = r["error"]["message"].as_str().expect("message");
+    assert!(msg.contains("not logged in"), "{msg}");
+    assert!(
+        msg.contains("log in to \"Codex\" as that agent documents"),
+        "{msg}"
+    );
+    assert!(!msg.contains("cursor-agent"), "{msg}");
 }

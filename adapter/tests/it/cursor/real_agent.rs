@@ -18,7 +18,12 @@ fn shim(log: &crate::support::FakeCursorLog, entry: &Path) -> std::path::PathBuf
     script_agent(
         log,
         "claude-agent-acp-shim",
-        &format!("exec {node} {}", entry.display()),
+        // NAT-8: the adapter holds ANTHROPIC_API_KEY back from every agent behind
+        // `--provider cursor`, so this agent's own configuration (the shim) supplies it.
+        &format!(
+            "ANTHROPIC_API_KEY=sk-ant-cmk-standin-dummy exec {node} {}",
+            entry.display()
+        ),
     )
 }
 
@@ -62,7 +67,6 @@ fn real_run(
             // 2-core machine. This test is about the turn, not ACP-2's default bound.
             .args(["--acp-step-timeout-s", "90"])
             .env("ANTHROPIC_BASE_URL", standin.base_url())
-            .env("ANTHROPIC_API_KEY", "sk-ant-cmk-standin-dummy")
             .env("HOME", &home)
             .env("IS_SANDBOX", "1")
             .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")

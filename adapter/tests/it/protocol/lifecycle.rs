@@ -357,3 +357,61 @@ fn a_host_that_closes_stdout_while_nothing_is_written_stops_the_server() {
     assert_eq!(status.code(), Some(0), "stderr: {diag}");
     assert!(diag.contains("OutputClosed"), "stderr: {diag}");
 }
+
+/// Runs the adapter with `stdin` and no arguments until it exits (bounded); returns its stderr.
+fn stderr_with_stdin(stdin: std::process::Stdio, eof: impl FnOnce()) -> String {
+    let mut child = std::process::Command::new(crate::support::adapter_bin())
+        .stdin(stdin)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn the adapter");
+    eof();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let mut err = child.stderr.take().expect("stderr");
+    std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut err, &mut s);
+        let _ = tx.send(s);
+    });
+    let text = rx.recv_timeout(TIMEOUT).unwrap_or_else(|_| {
+        let _ = child.kill();
+        panic!("the adapter did not exit at EOF")
+    });
+    let _ = child.wait();
+    text
+}
+
+#[test]
+fn a_terminal_on_stdin_gets_a_one_line_notice_and_a_pipe_does_not() {
+    let pty = nix::pty::openpty(None, None).expect("a pseudo-terminal");
+    let master = pty.master;
+    let text = stderr_with_stdin(std::process::Stdio::from(pty.slave), || {
+        // ^D at the start of a line: the terminal's EOF, so the server shuts down (T8).
+        nix::unistd::write(&master, b"\x04").expect("write ^D");
+    });
+    assert!(
+        text.starts_with("claude-mcp-adapter: waiting for an MCP client on stdin; see --help\n"),
+        "{text}"
+    );
+    let text = stderr_with_stdin(std::process::Stdio::null(), || {});
+    assert!(!text.contains("waiting for an MCP client"), "{text}");
+}
+
+#[test]
+fn help_covers_both_providers() {
+    let out = std::process::Command::new(crate::support::adapter_bin())
+        .arg("--help")
+        .output()
+        .expect("run --help");
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    for needle in [
+        "Claude Code's print mode",
+        "Cursor's agent over ACP (`--provider cursor`",
+        "--env-deny",
+        "--record-overwrite",
+    ] {
+        assert!(help.contains(needle), "{needle}: {help}");
+    }
+}

@@ -117,6 +117,23 @@ fn underscore_projection_renames_and_keeps_everything_else() {
     assert_eq!(r["isError"], false, "{r}");
     let r = under.call_tool_response("claude.run.list", json!({}), None);
     assert_eq!(r["error"]["code"], -32602, "{r}");
+    // The other spelling of a listed name names the listed one (and the reverse).
+    let message = |r: &Value| r["error"]["message"].as_str().expect("message").to_owned();
+    let r = under.call_tool_response("claude.run", json!({}), None);
+    assert!(
+        message(&r).ends_with(
+            "unknown tool \"claude.run\"; did you mean \"claude_run\"? (this server spells \
+             tool names as tools/list shows them, see --tool-names)"
+        ),
+        "{r}"
+    );
+    let r = dotted.call_tool_response("claude_run_start", json!({}), None);
+    assert!(
+        message(&r).contains("did you mean \"claude.run.start\"?"),
+        "{r}"
+    );
+    let r = dotted.call_tool_response("claude.walk", json!({}), None);
+    assert!(message(&r).ends_with("unknown tool \"claude.walk\""), "{r}");
 }
 
 #[test]

@@ -30,6 +30,7 @@ pub mod compare;
 pub mod maker;
 pub mod native;
 pub mod player;
+mod record_file;
 mod recorder;
 pub mod recording;
 pub mod sessions;

@@ -41,6 +41,11 @@ fn a_missing_binary_is_native_not_found_and_nothing_is_executed() {
     assert!(is_error);
     assert_eq!(code(&r), "native_not_found");
     assert_eq!(r["error"]["path"], "/nonexistent/dir/claude");
+    let message = r["error"]["message"].as_str().expect("message");
+    assert!(
+        message.ends_with("; install claude or name its executable with --claude PATH"),
+        "the message names the fix: {message}"
+    );
     assert!(
         r["error"]["os_error"]
             .as_str()
@@ -312,5 +317,48 @@ fn prompts_are_bounded_in_utf8_bytes_and_the_longest_linux_takes_runs() {
         assert!(is_error);
         assert_eq!(code(&r), "invalid_arguments", "{r}");
         assert_eq!(r["error"]["field"], "/prompt");
+    }
+}
+
+#[test]
+fn claude_never_gets_cursors_key_and_env_deny_holds_back_more() {
+    // NAT-8: CURSOR_API_KEY is Cursor's; `--env-deny NAME|PREFIX*` holds back more; claude's own
+    // credentials and the cloud credentials Bedrock and Vertex need pass.
+    let mut h = Harness::with(|a| {
+        a.env("CURSOR_API_KEY", "cursor-secret")
+            .env("ANTHROPIC_API_KEY", "kept")
+            .env("AWS_SECRET_ACCESS_KEY", "kept-for-bedrock")
+            .env("MY_TOKEN_A", "held")
+            .env("MY_TOKEN_B", "held")
+            .env("EXACT_X", "held")
+            .env("EXACT_XY", "kept")
+            .args(["--env-deny", "MY_TOKEN_*", "--env-deny", "EXACT_X"])
+    });
+    let (r, _) = split(&h.run(args("success", json!({}))));
+    assert_eq!(r["state"], "succeeded", "{r}");
+    let inv = h.invocations();
+    assert_eq!(inv.len(), 2, "the version check and the run");
+    for i in &inv {
+        let env = i["env"].as_object().expect("env");
+        for gone in ["CURSOR_API_KEY", "MY_TOKEN_A", "MY_TOKEN_B", "EXACT_X"] {
+            assert!(!env.contains_key(gone), "{gone} reached {:?}", i["argv"]);
+        }
+        assert_eq!(env["ANTHROPIC_API_KEY"], "kept");
+        assert_eq!(env["AWS_SECRET_ACCESS_KEY"], "kept-for-bedrock");
+        assert_eq!(env["EXACT_XY"], "kept", "a name without `*` is exact");
+    }
+}
+
+#[test]
+fn an_env_deny_value_that_is_no_name_is_a_usage_error() {
+    for bad in ["*", "A-B", ""] {
+        let out = std::process::Command::new(crate::support::adapter_bin())
+            .args(["--env-deny", bad])
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("run the adapter");
+        assert_eq!(out.status.code(), Some(2), "{bad:?}: {out:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("--env-deny"), "{bad:?}: {stderr}");
     }
 }

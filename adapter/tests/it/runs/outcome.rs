@@ -125,6 +125,11 @@ fn not_logged_in_is_a_native_error() {
             .as_str()
             .is_some_and(|m| m.contains("Not logged in"))
     );
+    // The final's `success` subtype is not the failure: the message shows only the cause.
+    assert_eq!(
+        r["error"]["message"], "the native run failed: Not logged in · Please run /login",
+        "{r}"
+    );
 }
 
 #[test]

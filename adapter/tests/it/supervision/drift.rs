@@ -8,22 +8,22 @@ use assert_cmd::Command;
 
 use super::{BOUND, adapter_exe};
 
-const HELP_2_1_328: &str = include_str!("fixtures/claude-2.1.328-help.txt");
+pub const HELP_2_1_328: &str = include_str!("fixtures/claude-2.1.328-help.txt");
 const VERSION_2_1_328: &str = "2.1.328 (Claude Code)";
 
 /// A directory holding `claude`: a shell script printing `version` for `--version` and the
 /// `help` file for `--help`.
-struct FakeCli {
+pub struct FakeCli {
     dir: tempfile::TempDir,
 }
 
 impl FakeCli {
-    fn new(version: &str, help: &str) -> Self {
+    pub fn new(version: &str, help: &str) -> Self {
         Self::named("claude", version, help)
     }
 
     /// The same script under another executable name (`cursor-agent`).
-    fn named(name: &str, version: &str, help: &str) -> Self {
+    pub fn named(name: &str, version: &str, help: &str) -> Self {
         let dir = tempfile::tempdir().expect("temp dir");
         std::fs::write(dir.path().join("help.txt"), help).expect("write help");
         std::fs::write(dir.path().join("version.txt"), format!("{version}\n")).expect("version");
@@ -38,11 +38,11 @@ impl FakeCli {
         Self { dir }
     }
 
-    fn claude(&self) -> PathBuf {
+    pub fn claude(&self) -> PathBuf {
         self.dir.path().join("claude")
     }
 
-    fn cursor(&self) -> PathBuf {
+    pub fn cursor(&self) -> PathBuf {
         self.dir.path().join("cursor-agent")
     }
 }
@@ -51,7 +51,7 @@ impl FakeCli {
 /// the `acp` command cursor-cli-tree.json relies on. Written for these tests, not captured: the
 /// real `cursor-agent` is on no package registry, and fake-cursor-agent has no `--help` because
 /// its text would be invented.
-const CURSOR_HELP: &str = include_str!("fixtures/cursor-agent-help.txt");
+pub const CURSOR_HELP: &str = include_str!("fixtures/cursor-agent-help.txt");
 const CURSOR_VERSION: &str = "2026.10.01-e373342";
 
 /// `cli-tree check` of the captured claude and of `cursor` (ACP-9: `--cursor` checks Cursor's
@@ -249,4 +249,35 @@ fn the_cursor_tree_is_checked_end_to_end_with_the_worse_verdict_of_the_two() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+#[test]
+fn a_program_that_is_not_claude_is_named_as_such() {
+    // Cursor's agent given as `--claude`: its version line is not claude's, so the check says
+    // what the program is not and which flag to fix, instead of reaching `--help`.
+    let not_claude = FakeCli::new(CURSOR_VERSION, CURSOR_HELP);
+    let out = check(&not_claude.claude()).output().expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("does not look like claude")
+            && stderr.contains("\"2026.10.01-e373342\"")
+            && stderr.contains("point --claude at the claude executable"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("--help"), "{stderr}");
+    // A program that fails `--version` is not claude either.
+    let out = check(Path::new("/bin/false")).output().expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("/bin/false does not look like claude"),
+        "{stderr}"
+    );
+    // And Cursor's check names --cursor.
+    let claude_as_cursor = FakeCli::named("cursor-agent", VERSION_2_1_328, HELP_2_1_328);
+    let out = check_both(&claude_as_cursor.cursor());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("point --cursor at"), "{stderr}");
 }

@@ -10,6 +10,7 @@ mod cli_projection;
 mod containment;
 mod drift;
 mod handover;
+mod refresh;
 mod stdin;
 mod version_check;
 

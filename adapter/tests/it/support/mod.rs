@@ -356,6 +356,9 @@ impl Adapter {
             }
             cmd.env("PATH", path);
         }
+        // A tree `cli-tree refresh` left in the developer's own configuration directory must not
+        // change what the tests see: unless a test sets its own, the adapter looks in none.
+        cmd.env("XDG_CONFIG_HOME", "/nonexistent/cmk-tests-config");
         for (k, v) in &self.env {
             cmd.env(k, v);
         }
