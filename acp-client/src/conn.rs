@@ -47,6 +47,17 @@ pub(crate) enum Waited {
     Cancelled,
 }
 
+/// Whose an update is (ACP-10).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Whose {
+    /// The run's session, before the prompt's answer.
+    Turn,
+    /// Another (or no) `sessionId`.
+    Foreign,
+    /// Read after the prompt's answer.
+    Late,
+}
+
 pub(crate) struct Conn<'a, R, W, E> {
     reader: R,
     writer: W,
@@ -66,6 +77,10 @@ pub(crate) struct Conn<'a, R, W, E> {
     pub(crate) cancelled: bool,
     /// `session/prompt` was sent: agent text counts from here on.
     pub(crate) prompting: bool,
+    /// `session/prompt` was answered: any later update is late (ACP-10).
+    pub(crate) settled: bool,
+    /// The run's session, once known: updates of any other session are foreign (ACP-10).
+    pub(crate) session_id: Option<String>,
     next_id: i64,
     /// The id of the last request sent (the one a cancel keeps waiting for).
     last_id: Value,
@@ -102,6 +117,8 @@ where
             cancel_live: true,
             cancelled: false,
             prompting: false,
+            settled: false,
+            session_id: None,
             next_id: 1,
             last_id: Value::Null,
             tools: ToolKinds::default(),
@@ -253,8 +270,14 @@ where
                     tap.received_oversized(len);
                 }
                 let scanned = self.over.take().map(PathScan::finish);
-                if self.prompting && scanned.is_some_and(|s| session_update::is_text_chunk(&s)) {
-                    self.report.lose_text_chunk();
+                if let Some(s) = scanned.filter(session_update::is_text_chunk) {
+                    // ACP-10: a late or foreign chunk was never the turn's text.
+                    match self.whose(session_update::scanned_session(&s)) {
+                        Whose::Late => self.report.late_updates += 1,
+                        Whose::Foreign => self.report.foreign_updates += 1,
+                        Whose::Turn if self.prompting => self.report.lose_text_chunk(),
+                        Whose::Turn => {}
+                    }
                 }
                 self.report.malformed_lines += 1;
                 self.events.end_oversized().await;
@@ -277,7 +300,16 @@ where
                 self.answer_request(&id, &method, &params).await;
             }
             Inbound::Notification { method, params } => {
-                if method == "session/update" {
+                let session = params.get("sessionId").and_then(Value::as_str);
+                let whose = self.whose(session);
+                if method == "session/update" && whose != Whose::Turn {
+                    // ACP-10: forwarded above as an event, counted, never applied.
+                    self.report.updates += 1;
+                    match whose {
+                        Whose::Late => self.report.late_updates += 1,
+                        _ => self.report.foreign_updates += 1,
+                    }
+                } else if method == "session/update" {
                     session_update::apply(
                         &params,
                         &mut self.report,
@@ -299,6 +331,18 @@ where
             }
         }
         None
+    }
+
+    /// ACP-10: whether an update naming `session` belongs to the turn. Before the session is
+    /// known (the handshake) every update is taken as the turn's (none carries text then).
+    fn whose(&self, session: Option<&str>) -> Whose {
+        if self.settled {
+            return Whose::Late;
+        }
+        match &self.session_id {
+            Some(ours) if session != Some(ours.as_str()) => Whose::Foreign,
+            _ => Whose::Turn,
+        }
     }
 
     /// ACP-4/ACP-5: every agent request is answered at once.

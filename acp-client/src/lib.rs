@@ -13,8 +13,10 @@
 //! - **Handshake (ACP-2, ACP-8):** `initialize`, then `session/new` (or `session/load` when
 //!   resuming and the agent advertises `loadSession`), then for plan mode `session/set_mode`;
 //!   each step bounded by `step_timeout`; `authenticate` is never sent.
-//! - **Turn (ACP-3, ACP-6):** `session/prompt`; `agent_message_chunk` text is concatenated up to
-//!   `text_max`; the turn settles when the prompt is answered. An `agent_message_chunk` line over
+//! - **Turn (ACP-3, ACP-6, ACP-10):** `session/prompt`; `agent_message_chunk` text of the run's
+//!   session is concatenated up to `text_max`; the turn settles when the prompt is answered.
+//!   Updates of another session and updates read after the answer are forwarded and counted
+//!   (`foreign_updates`, `late_updates`), never applied. An `agent_message_chunk` line over
 //!   `max_line` is never held, but a bounded scan of its keys (`mcp_wire::scan::PathScan`) knows
 //!   it for one: the report then says the text is cut (`text_truncated`,
 //!   `oversized_text_chunks`), so a caller never passes it as whole (BND-3).

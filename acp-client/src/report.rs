@@ -160,6 +160,12 @@ pub struct TurnReport {
     pub unknown_updates: u64,
     /// Every `session/update` notification received.
     pub updates: u64,
+    /// `session/update` notifications of the turn whose `sessionId` is not the run's (or is
+    /// missing): counted and forwarded as events, never applied (ACP-10).
+    pub foreign_updates: u64,
+    /// `session/update` notifications read after the prompt's answer (in the same read, so still
+    /// handled): counted and forwarded as events, never applied (ACP-10).
+    pub late_updates: u64,
     /// Notifications other than `session/update`.
     pub other_notifications: u64,
     /// Responses whose id matches no request of ours still awaited.
@@ -184,6 +190,8 @@ impl TurnReport {
             malformed_lines: 0,
             unknown_updates: 0,
             updates: 0,
+            foreign_updates: 0,
+            late_updates: 0,
             other_notifications: 0,
             unmatched_responses: 0,
             agent_requests: 0,

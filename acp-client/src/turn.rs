@@ -126,6 +126,7 @@ where
         }
     };
     conn.report.session_id = Some(session_id.clone());
+    conn.session_id = Some(session_id.clone());
 
     // ACP-4: plan mode goes through session/set_mode (Cursor ignores `--mode plan`).
     if cfg.permission_mode == PermissionMode::Plan {
@@ -236,6 +237,8 @@ where
         }
         other => other,
     };
+    // ACP-10: whatever is read from here on is not the turn's.
+    conn.settled = true;
     match waited {
         Waited::Answer(Ok(response)) => TurnOutcome::Completed {
             stop_reason: response

@@ -173,14 +173,16 @@ async fn resume_with_load_session_loads_and_replayed_history_is_not_this_turns_t
         json!({"sessionId": "old-session", "cwd": cwd().to_str(), "mcpServers": []})
     );
     // session/load replays the conversation as updates before answering.
+    let chunk = |text: &str| json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}});
     h.agent
-        .update(json!({"sessionUpdate": "user_message_chunk", "content": {"type": "text", "text": "first"}}))
+        .update_of("old-session", json!({"sessionUpdate": "user_message_chunk", "content": {"type": "text", "text": "first"}}))
         .await;
-    h.agent.say("old answer").await;
+    h.agent.update_of("old-session", chunk("old answer")).await;
     h.agent.reply(&load, json!(null)).await;
     let prompt = h.agent.expect("session/prompt").await;
     assert_eq!(prompt["params"]["sessionId"], "old-session");
-    h.agent.say("new answer").await;
+    // ACP-10: the resumed session's id is the run's; the text is its own.
+    h.agent.update_of("old-session", chunk("new answer")).await;
     h.agent
         .reply(&prompt, json!({"stopReason": "end_turn"}))
         .await;

@@ -191,10 +191,15 @@ impl Agent {
         self.expect("session/prompt").await
     }
 
-    /// A `session/update` notification.
+    /// A `session/update` notification of session `sess-1`.
     pub async fn update(&mut self, update: Value) {
+        self.update_of("sess-1", update).await;
+    }
+
+    /// A `session/update` notification of `session`.
+    pub async fn update_of(&mut self, session: &str, update: Value) {
         self.send(json!({"jsonrpc": "2.0", "method": "session/update",
-            "params": {"sessionId": "sess-1", "update": update}}))
+            "params": {"sessionId": session, "update": update}}))
             .await;
     }
 

@@ -166,11 +166,21 @@ pub(crate) fn completion_of(report: &TurnReport) -> Completion {
                     format!("the agent's message text is over the {FINAL_MAX}-byte final bound"),
                 ));
             } else {
-                c.final_value = Some(json!({
+                let mut final_value = json!({
                     "stopReason": stop_reason,
                     "sessionId": report.session_id.clone().unwrap_or_default(),
                     "text": report.text,
-                }));
+                });
+                // ACP-10: updates that were not the turn's are counted, when there were any.
+                for (key, n) in [
+                    ("foreignUpdates", report.foreign_updates),
+                    ("lateUpdates", report.late_updates),
+                ] {
+                    if n > 0 {
+                        final_value[key] = json!(n);
+                    }
+                }
+                c.final_value = Some(final_value);
             }
         }
         TurnOutcome::PromptError { error } => {
