@@ -49,6 +49,17 @@ pub enum TurnOutcome {
         /// What was wrong.
         detail: String,
     },
+    /// The permission mode needs an agent mode (`plan`) the agent cannot apply (ACP-11): the
+    /// `session/new` (or `session/load`) answer does not advertise it (`error` is `None`), or
+    /// `session/set_mode` was answered with an error. Nothing was prompted.
+    ModeUnavailable {
+        /// The mode id asked for.
+        mode: &'static str,
+        /// The ids of `modes.availableModes` the agent advertised (empty: none).
+        offered: Vec<String>,
+        /// The `session/set_mode` error, when the agent refused the switch.
+        error: Option<ErrorObject>,
+    },
     /// A handshake step got no answer within `step_timeout` (ACP-2).
     HandshakeTimeout {
         /// The step.

@@ -92,6 +92,7 @@ where
     conn.report.agent_capabilities = capabilities;
 
     // ACP-8: session/load only when advertised; otherwise nothing more is sent.
+    let offered_modes;
     let session_id = match &cfg.resume_session_id {
         Some(_) if !load_session => return TurnOutcome::ResumeUnsupported,
         Some(id) => {
@@ -100,8 +101,9 @@ where
                 cwd,
                 mcp_servers: [],
             });
-            if let Err(outcome) = session_step(conn, cfg, "session/load", params).await {
-                return outcome;
+            match session_step(conn, cfg, "session/load", params).await {
+                Ok(result) => offered_modes = advertised_modes(&result),
+                Err(outcome) => return outcome,
             }
             id.clone()
         }
@@ -114,6 +116,7 @@ where
                 Ok(result) => result,
                 Err(outcome) => return outcome,
             };
+            offered_modes = advertised_modes(&result);
             match result.get("sessionId").and_then(Value::as_str) {
                 Some(id) => id.to_owned(),
                 None => {
@@ -128,18 +131,58 @@ where
     conn.report.session_id = Some(session_id.clone());
     conn.session_id = Some(session_id.clone());
 
-    // ACP-4: plan mode goes through session/set_mode (Cursor ignores `--mode plan`).
+    // ACP-4: plan mode goes through session/set_mode (Cursor ignores `--mode plan`). ACP-11:
+    // never more power than asked: a mode the agent does not advertise, or a switch it refuses,
+    // ends the turn before the prompt.
     if cfg.permission_mode == PermissionMode::Plan {
+        let mode = "plan";
+        if !offered_modes.iter().any(|m| m == mode) {
+            return TurnOutcome::ModeUnavailable {
+                mode,
+                offered: offered_modes,
+                error: None,
+            };
+        }
         let params = to_value(SetModeParams {
             session_id: &session_id,
-            mode_id: "plan",
+            mode_id: mode,
         });
-        if let Err(outcome) = step(conn, cfg, "session/set_mode", params).await {
-            return outcome;
+        match step(conn, cfg, "session/set_mode", params).await {
+            Ok(_) => {}
+            Err(TurnOutcome::HandshakeError { error, .. }) => {
+                return TurnOutcome::ModeUnavailable {
+                    mode,
+                    offered: offered_modes,
+                    error: Some(error),
+                };
+            }
+            Err(outcome) => return outcome,
         }
     }
 
     prompt(conn, cfg, &session_id).await
+}
+
+/// Longest mode id kept, and how many are kept (the error names them).
+const MODE_ID_MAX: usize = 64;
+const MODES_MAX: usize = 32;
+
+/// The mode ids a `session/new` or `session/load` answer advertises (`modes.availableModes[].id`,
+/// ACP-11), bounded.
+fn advertised_modes(result: &Value) -> Vec<String> {
+    result
+        .pointer("/modes/availableModes")
+        .and_then(Value::as_array)
+        .map(|modes| {
+            modes
+                .iter()
+                .filter_map(|m| m.get("id").and_then(Value::as_str))
+                .filter(|id| id.len() <= MODE_ID_MAX)
+                .take(MODES_MAX)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// A bounded handshake step.

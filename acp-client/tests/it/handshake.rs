@@ -6,7 +6,7 @@ use std::time::Duration;
 use acp_client::{ClientInfo, PermissionMode, TurnConfig, TurnOutcome};
 use serde_json::json;
 
-use crate::support::{config, cwd, start};
+use crate::support::{config, cwd, plan_modes, start};
 
 /// Short enough for a test, long enough never to fire on a healthy agent here.
 const SHORT_STEP: Duration = Duration::from_millis(300);
@@ -75,7 +75,9 @@ async fn each_handshake_step_is_bounded() {
                 .await;
             let new = h.agent.expect("session/new").await;
             if stuck != "session/new" {
-                h.agent.reply(&new, json!({"sessionId": "s"})).await;
+                h.agent
+                    .reply(&new, json!({"sessionId": "s", "modes": plan_modes()}))
+                    .await;
                 h.agent.expect("session/set_mode").await;
             }
         }

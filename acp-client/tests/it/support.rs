@@ -31,6 +31,13 @@ pub struct Harness {
     pub events: JoinHandle<Vec<u8>>,
 }
 
+/// A `modes` block that advertises `plan` (ACP-11), as Cursor's `session/new` answers.
+pub fn plan_modes() -> Value {
+    json!({"currentModeId": "agent", "availableModes": [
+        {"id": "agent", "name": "Agent"}, {"id": "plan", "name": "Plan"}
+    ]})
+}
+
 /// An absolute cwd for configs.
 pub fn cwd() -> PathBuf {
     PathBuf::from("/tmp/acp-client-test")

@@ -216,6 +216,48 @@ pub(crate) fn completion_of(report: &TurnReport) -> Completion {
             c.error = Some(ToolError::new(ErrorCode::NativeError, ne.message.clone()));
             c.native_error = Some(ne);
         }
+        TurnOutcome::ModeUnavailable {
+            mode,
+            offered,
+            error,
+        } => {
+            // ACP-11: never more power than asked; nothing was prompted.
+            let offers = if offered.is_empty() {
+                "the agent advertises no modes".to_owned()
+            } else {
+                format!("the agent offers the modes {}", offered.join(", "))
+            };
+            let fix = "use another permission_mode, or an agent that can switch to it";
+            let modes = json!(offered);
+            match error {
+                None => {
+                    c.error = Some(
+                        ToolError::new(
+                            ErrorCode::Unsupported,
+                            format!(
+                                "permission_mode {mode:?} cannot be applied: {offers}, none is \
+                                 {mode:?}; the prompt was not sent (ACP-11); {fix}"
+                            ),
+                        )
+                        .with("field", json!("/permission_mode"))
+                        .with("offered_modes", modes),
+                    );
+                }
+                Some(error) => {
+                    let ne = protocol(format!(
+                        "permission_mode {mode:?} cannot be applied: session/set_mode failed \
+                         with JSON-RPC error {}: {}; {offers}; the prompt was not sent \
+                         (ACP-11); {fix}",
+                        error.code, error.message
+                    ));
+                    c.error = Some(
+                        ToolError::new(ErrorCode::NativeError, ne.message.clone())
+                            .with("offered_modes", modes),
+                    );
+                    c.native_error = Some(ne);
+                }
+            }
+        }
         TurnOutcome::InvalidResponse { step, detail } => {
             let ne = protocol(format!("{step} answered something unusable: {detail}"));
             c.error = Some(ToolError::new(ErrorCode::NativeError, ne.message.clone()));

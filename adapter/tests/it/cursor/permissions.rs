@@ -3,11 +3,11 @@
 //! decision is an `acp_client` record in `cursor.run.events` (C-ACP-1). `allow_always` is never
 //! selected (also checked on every log when the harness drops). ACP-5: Cursor's `ask_question`
 //! as a permission request is answered with its skip option. ACP-1: agent request ids of any
-//! type are echoed exactly.
+//! type are echoed exactly. ACP-11: `plan` only where the agent can apply it.
 
 use serde_json::{Value, json};
 
-use super::{Cursor, answers, args, prompt, scenario_file, updates};
+use super::{Cursor, answers, args, code, prompt, scenario_file, updates};
 
 /// The three options Cursor offers for a tool call.
 fn three_options() -> Value {
@@ -334,4 +334,66 @@ fn the_log_check_rejects_an_always_kind_whatever_its_option_id_says() {
         "an allow_always kind fails under a neutral id"
     );
     assert!(fails("opt-9"), "an option never offered fails");
+}
+
+/// `cursor.run` in `plan` against process scenario `scenario`: it must fail before the prompt.
+fn plan_fails_before_the_prompt(scenario: &str) -> (Value, Cursor) {
+    let mut h = Cursor::new(scenario);
+    let (r, is_error) = h.run(json!({"prompt": "hello", "permission_mode": "plan"}));
+    assert!(is_error, "{r}");
+    assert_eq!(r["state"], "failed", "{r}");
+    assert_eq!(r["final"], Value::Null, "{r}");
+    assert!(
+        h.log.sent_method("session/prompt").is_empty(),
+        "no prompt is sent in a mode the agent cannot apply"
+    );
+    (r, h)
+}
+
+#[test]
+fn plan_with_an_agent_that_advertises_no_modes_is_unsupported_before_the_prompt() {
+    // ACP-11: never more power than asked; no set_mode either.
+    let (r, h) = plan_fails_before_the_prompt("no-modes");
+    assert_eq!(code(&r), "unsupported", "{r}");
+    assert_eq!(r["error"]["field"], "/permission_mode", "{r}");
+    assert_eq!(r["error"]["offered_modes"], json!([]), "{r}");
+    let message = r["error"]["message"].as_str().expect("message");
+    assert!(message.contains("advertises no modes"), "{message}");
+    assert!(h.log.sent_method("session/set_mode").is_empty());
+}
+
+#[test]
+fn plan_with_an_agent_without_a_plan_mode_names_the_modes_it_offers() {
+    // ACP-11.
+    let (r, h) = plan_fails_before_the_prompt("modes-without-plan");
+    assert_eq!(code(&r), "unsupported", "{r}");
+    assert_eq!(r["error"]["offered_modes"], json!(["agent", "ask"]), "{r}");
+    let message = r["error"]["message"].as_str().expect("message");
+    assert!(message.contains("agent, ask"), "{message}");
+    assert!(h.log.sent_method("session/set_mode").is_empty());
+}
+
+#[test]
+fn plan_refused_by_set_mode_is_a_native_error_before_the_prompt() {
+    // ACP-11, C-ACP-2.
+    let (r, h) = plan_fails_before_the_prompt("set-mode-refused");
+    assert_eq!(code(&r), "native_error", "{r}");
+    assert_eq!(r["native_error"]["source"], "protocol", "{r}");
+    assert_eq!(
+        r["error"]["offered_modes"],
+        json!(["agent", "plan", "ask"]),
+        "{r}"
+    );
+    let message = r["error"]["message"].as_str().expect("message");
+    assert!(message.contains("session/set_mode failed"), "{message}");
+    assert_eq!(h.log.sent_method("session/set_mode").len(), 1);
+}
+
+#[test]
+fn the_default_mode_works_with_an_agent_that_advertises_no_modes() {
+    // ACP-11: dontAsk needs no agent mode.
+    let mut h = Cursor::new("no-modes");
+    let (r, is_error) = h.run(json!({"prompt": "hello"}));
+    assert!(!is_error, "{r}");
+    assert_eq!(r["final"]["text"], "Working in mode agent.", "{r}");
 }
