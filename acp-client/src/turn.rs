@@ -1,4 +1,4 @@
-//! One prompt turn (ACP-2, ACP-3, ACP-6, ACP-7, ACP-8): the handshake, the prompt, the cancel.
+//! One prompt turn (ACP-2, ACP-3, ACP-6, ACP-7, ACP-8, ACP-11, ACP-12): the handshake, the prompt, the cancel.
 //! The client never kills the agent: the caller owns its process group and ends it after every
 //! turn (Cursor never exits on stdin EOF after a turn).
 
@@ -75,12 +75,11 @@ where
         Ok(result) => result,
         Err(outcome) => return outcome,
     };
-    if let Some(version) = init.get("protocolVersion")
-        && version.as_u64() != Some(PROTOCOL_VERSION)
-    {
+    // ACP-12: a strict client: the answer must be an InitializeResponse.
+    if let Err(detail) = check_initialize(&init) {
         return TurnOutcome::InvalidResponse {
             step: "initialize",
-            detail: format!("the agent answered protocolVersion {version}; this client speaks 1"),
+            detail,
         };
     }
     let capabilities = init.get("agentCapabilities").cloned();
@@ -161,6 +160,55 @@ where
     }
 
     prompt(conn, cfg, &session_id).await
+}
+
+/// ACP-12: whether an `initialize` result is a valid `InitializeResponse` of protocol 1: an
+/// object with `protocolVersion` 1, `agentCapabilities` an object (or `null`, read as absent)
+/// and `authMethods` an array when present.
+fn check_initialize(init: &Value) -> Result<(), String> {
+    let Some(obj) = init.as_object() else {
+        return Err(format!(
+            "the result is {}, not an InitializeResponse object",
+            kind_of(init)
+        ));
+    };
+    match obj.get("protocolVersion") {
+        None => return Err("the result carries no protocolVersion".to_owned()),
+        Some(v) if v.as_u64() != Some(PROTOCOL_VERSION) => {
+            let shown = bounded(&v.to_string());
+            return Err(format!(
+                "the agent answered protocolVersion {shown}; this client speaks 1"
+            ));
+        }
+        Some(_) => {}
+    }
+    if obj
+        .get("agentCapabilities")
+        .is_some_and(|c| !c.is_object() && !c.is_null())
+    {
+        return Err("agentCapabilities is not an object".to_owned());
+    }
+    if obj.get("authMethods").is_some_and(|m| !m.is_array()) {
+        return Err("authMethods is not an array".to_owned());
+    }
+    Ok(())
+}
+
+/// The JSON type of `v`, in words.
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// A value's text cut to a few dozen bytes for a message.
+fn bounded(text: &str) -> String {
+    crate::report::truncate(text, 64).to_owned()
 }
 
 /// Longest mode id kept, and how many are kept (the error names them).

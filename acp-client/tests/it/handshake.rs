@@ -195,6 +195,39 @@ async fn resume_with_load_session_loads_and_replayed_history_is_not_this_turns_t
 }
 
 #[tokio::test]
+async fn an_initialize_answer_that_is_not_an_initialize_response_ends_the_turn() {
+    // ACP-12: a strict client: nothing more is sent after an answer it cannot read.
+    for result in [
+        json!("garbage"),
+        json!({}),
+        json!(null),
+        json!([1]),
+        json!({"agentCapabilities": {}}),
+        json!({"protocolVersion": "1"}),
+        json!({"protocolVersion": 1.5}),
+        json!({"protocolVersion": 1, "agentCapabilities": "all"}),
+        json!({"protocolVersion": 1, "authMethods": {}}),
+    ] {
+        let mut h = start(config("hi"));
+        let init = h.agent.expect("initialize").await;
+        h.agent.reply(&init, result.clone()).await;
+        let (report, mut agent, _) = h.report().await;
+        assert!(
+            matches!(
+                report.outcome,
+                TurnOutcome::InvalidResponse {
+                    step: "initialize",
+                    ..
+                }
+            ),
+            "{result}: {:?}",
+            report.outcome
+        );
+        assert_eq!(agent.try_recv().await, None, "{result}");
+    }
+}
+
+#[tokio::test]
 async fn initialize_errors_and_odd_results_end_the_turn() {
     let mut h = start(config("hi"));
     let init = h.agent.expect("initialize").await;

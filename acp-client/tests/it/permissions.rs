@@ -283,6 +283,55 @@ async fn cursor_ask_question_as_a_permission_request_is_answered_with_its_skip_o
 }
 
 #[tokio::test]
+async fn a_skip_option_of_another_kind_is_never_selected_as_the_skip() {
+    // ACP-12: `__ask_question_skip__` is the skip only as a `reject_once` option; under any other
+    // kind it is an ordinary option, chosen (or not) by kind like any other.
+    for (mode, skip_kind, expected) in [
+        (PermissionMode::DontAsk, "allow_once", "no"),
+        (PermissionMode::DontAsk, "allow_always", "no"),
+        (PermissionMode::Plan, "reject_always", "no"),
+        (PermissionMode::AcceptEdits, "allow_once", "no"),
+    ] {
+        let mut cfg = config("hi");
+        cfg.permission_mode = mode;
+        let mut h = start(cfg);
+        if mode == PermissionMode::Plan {
+            h.agent.initialize(json!({})).await;
+            let new = h.agent.expect("session/new").await;
+            h.agent
+                .reply(&new, json!({"sessionId": "sess-1", "modes": plan_modes()}))
+                .await;
+            let set_mode = h.agent.expect("session/set_mode").await;
+            h.agent.reply(&set_mode, json!({})).await;
+        }
+        let prompt = if mode == PermissionMode::Plan {
+            h.agent.expect("session/prompt").await
+        } else {
+            h.agent.handshake_to_prompt().await
+        };
+        let outcome = ask_permission(
+            &mut h.agent,
+            json!(9),
+            json!({"toolCallId": "ask_question_1", "kind": "other", "title": "Which color?"}),
+            json!([
+                {"optionId": acp_client::ASK_QUESTION_SKIP, "name": "Skip", "kind": skip_kind},
+                {"optionId": "no", "name": "No", "kind": "reject_once"},
+            ]),
+        )
+        .await;
+        assert_eq!(outcome, selected(expected), "{mode:?} {skip_kind}");
+        h.agent
+            .reply(&prompt, json!({"stopReason": "end_turn"}))
+            .await;
+        let (report, _, _) = h.report().await;
+        assert_eq!(
+            report.permission_decisions[0].selected_kind.as_deref(),
+            Some("reject_once")
+        );
+    }
+}
+
+#[tokio::test]
 async fn decisions_kept_in_the_report_are_bounded_and_the_rest_counted() {
     let mut h = start(config("hi"));
     let prompt = h.agent.handshake_to_prompt().await;

@@ -66,6 +66,8 @@ pub struct Phase {
     pub delay_ms: u64,
     /// Never answer (the agent is stuck from then on).
     pub hang: bool,
+    /// The result to answer with instead of the profile's, as it is (only for `initialize`).
+    pub result: Option<Value>,
 }
 
 /// The auth rule of `session/new`.

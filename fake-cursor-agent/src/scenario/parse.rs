@@ -95,6 +95,7 @@ fn phase(v: &Value, what: &str) -> Result<Phase, String> {
         match k.as_str() {
             "delay_ms" => p.delay_ms = u64_of(val, k)?,
             "hang" => p.hang = bool_of(val, k)?,
+            "result" if what == "initialize" => p.result = Some(val.clone()),
             _ => return Err(format!("unknown key {k:?} in handshake.{what}")),
         }
     }

@@ -397,3 +397,19 @@ fn the_default_mode_works_with_an_agent_that_advertises_no_modes() {
     assert!(!is_error, "{r}");
     assert_eq!(r["final"]["text"], "Working in mode agent.", "{r}");
 }
+
+#[test]
+fn a_skip_option_id_on_an_allowing_option_is_never_selected() {
+    // ACP-12: `__ask_question_skip__` is the skip only as a `reject_once` option; here it is
+    // `allow_once`, so every mode rejects with the real reject option.
+    let mut h = Cursor::new("default");
+    for mode in ["dontAsk", "acceptEdits"] {
+        let (r, is_error) = h.run(args(
+            "skip-option-allow-kind",
+            json!({"permission_mode": mode}),
+        ));
+        assert!(!is_error, "{mode}: {r}");
+        assert_eq!(r["final"]["text"], "Not run.", "{mode}: {r}");
+    }
+    assert_eq!(selections(&h), vec![Some("reject-once".to_owned()); 2]);
+}
