@@ -159,7 +159,17 @@ where
 
     /// Writes one message to the agent's stdin.
     pub(crate) async fn send(&mut self, frame: &Value) -> Result<(), String> {
-        let bytes = message::encode(frame);
+        self.send_bytes(message::encode(frame)).await
+    }
+
+    /// Writes one message, already serialised (compact JSON, no newline), to the agent's stdin.
+    async fn send_text(&mut self, text: String) -> Result<(), String> {
+        let mut bytes = text.into_bytes();
+        bytes.push(b'\n');
+        self.send_bytes(bytes).await
+    }
+
+    async fn send_bytes(&mut self, bytes: Vec<u8>) -> Result<(), String> {
         if let Some(tap) = &self.cfg.tap {
             tap.sent(bytes.strip_suffix(b"\n").unwrap_or(&bytes));
         }
@@ -296,8 +306,14 @@ where
         }
         match inbound::route(&line) {
             Inbound::Malformed => self.report.malformed_lines += 1,
-            Inbound::Request { id, method, params } => {
-                self.answer_request(&id, &method, &params).await;
+            Inbound::Request {
+                id,
+                raw_id,
+                method,
+                params,
+            } => {
+                self.answer_request(&id, raw_id.as_deref(), &method, &params)
+                    .await;
             }
             Inbound::Notification { method, params } => {
                 let session = params.get("sessionId").and_then(Value::as_str);
@@ -345,8 +361,14 @@ where
         }
     }
 
-    /// ACP-4/ACP-5: every agent request is answered at once.
-    async fn answer_request(&mut self, id: &Value, method: &str, params: &Value) {
+    /// ACP-4/ACP-5: every agent request is answered at once, under its id as sent (ACP-12).
+    async fn answer_request(
+        &mut self,
+        id: &Value,
+        raw_id: Option<&str>,
+        method: &str,
+        params: &Value,
+    ) {
         self.report.agent_requests += 1;
         if method == "session/request_permission" {
             let (decision, result) = request_permission::decide(
@@ -356,9 +378,11 @@ where
                 &self.tools,
             );
             // A failed write surfaces at the next read (EOF) or write; the decision stands.
-            let _ = self.send(&message::response(id, result)).await;
+            let _ = self
+                .send_echoing(&message::response(id, result), id, raw_id)
+                .await;
             let record = decision.record(id, self.cfg.permission_mode.as_str());
-            self.events.record(&record).await;
+            self.record_echoing(&record, id, raw_id).await;
             self.report.keep_decision(decision);
             return;
         }
@@ -371,7 +395,7 @@ where
                 Some(error.code),
             ),
         };
-        let _ = self.send(&frame).await;
+        let _ = self.send_echoing(&frame, id, raw_id).await;
         let record = json!({
             "acp_client": "agent_request",
             "method": truncate(method, FIELD_MAX),
@@ -379,6 +403,33 @@ where
             "answer": kind,
             "code": code,
         });
-        self.events.record(&record).await;
+        self.record_echoing(&record, id, raw_id).await;
+    }
+
+    /// Sends `frame`, an answer under `id`, with the id's text as the agent sent it (ACP-12).
+    async fn send_echoing(
+        &mut self,
+        frame: &Value,
+        id: &Value,
+        raw_id: Option<&str>,
+    ) -> Result<(), String> {
+        match raw_id {
+            None => self.send(frame).await,
+            Some(raw) => {
+                let text = inbound::splice_id(frame.to_string(), id, raw);
+                self.send_text(text).await
+            }
+        }
+    }
+
+    /// Records `record` (whose `id` is `id`) with the id's text as the agent sent it (ACP-12).
+    async fn record_echoing(&mut self, record: &Value, id: &Value, raw_id: Option<&str>) {
+        match raw_id {
+            None => self.events.record(record).await,
+            Some(raw) => {
+                let text = inbound::splice_id(record.to_string(), id, raw);
+                self.events.record_text(&text).await;
+            }
+        }
     }
 }

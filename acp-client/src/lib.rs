@@ -7,7 +7,8 @@
 //! [`AgentRequestPolicy`] and a cancel signal, and returns a [`TurnReport`].
 //!
 //! - **Wire (ACP-1):** newline-delimited JSON-RPC 2.0, requests both ways, routed by shape; agent
-//!   ids may be integers, strings or `null` and may collide with ours. Agent lines are bounded by
+//!   ids may be integers, strings or `null` and may collide with ours; each is echoed as the very
+//!   text the agent sent, whatever its size (ACP-12). Agent lines are bounded by
 //!   `max_line` (`mcp_wire::codec::FrameDecoder`); a malformed, unknown or oversized line is
 //!   counted, never fatal. `error.data` of any JSON type is accepted.
 //! - **Handshake (ACP-2, ACP-8):** `initialize`, then `session/new` (or `session/load` when

@@ -349,3 +349,43 @@ async fn updates_after_the_prompts_answer_are_counted_never_appended_even_in_the
         .count();
     assert_eq!(late, 5, "late updates are kept as events");
 }
+
+#[tokio::test]
+async fn agent_request_ids_of_any_size_are_echoed_byte_exact() {
+    // ACP-12: 2^70 (and an id with an exponent) are answered under the very text sent, in the
+    // answer and in the client's record; never re-encoded as a float.
+    let mut h = start(config("hi"));
+    let prompt = h.agent.handshake_to_prompt().await;
+    for id in ["1180591620717411303424", "-1180591620717411303424", "1e3"] {
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"session/request_permission","params":{{"sessionId":"sess-1","toolCall":{{"toolCallId":"t","kind":"execute"}},"options":[{{"optionId":"r","name":"Reject","kind":"reject_once"}}]}}}}"#
+        );
+        h.agent.send_raw(format!("{line}\n").as_bytes()).await;
+        let answer = h.agent.recv_line().await;
+        assert!(
+            answer.starts_with(&format!(r#"{{"jsonrpc":"2.0","id":{id},"result""#)),
+            "{answer}"
+        );
+        let line = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"cursor/odd","params":{{}}}}"#);
+        h.agent.send_raw(format!("{line}\n").as_bytes()).await;
+        let answer = h.agent.recv_line().await;
+        assert!(
+            answer.contains(&format!(r#""id":{id},"error""#)),
+            "{answer}"
+        );
+    }
+    h.agent
+        .reply(&prompt, json!({"stopReason": "end_turn"}))
+        .await;
+    let (report, _, events) = h.report().await;
+    assert_eq!(report.agent_requests, 6);
+    let text = String::from_utf8_lossy(&events);
+    for id in ["1180591620717411303424", "-1180591620717411303424", "1e3"] {
+        let records = text
+            .lines()
+            .filter(|l| l.starts_with(r#"{"acp_client""#))
+            .filter(|l| l.contains(&format!(r#""id":{id},"#)))
+            .count();
+        assert_eq!(records, 2, "both records keep the id's text: {text}");
+    }
+}

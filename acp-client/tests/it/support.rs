@@ -142,6 +142,16 @@ impl Agent {
         Some(serde_json::from_str(&line).expect("the client sends JSON"))
     }
 
+    /// The next line the client sent, as text (newline included).
+    pub async fn recv_line(&mut self) -> String {
+        let mut line = String::new();
+        tokio::time::timeout(PATIENCE, self.from_client.read_line(&mut line))
+            .await
+            .expect("the client wrote in time")
+            .expect("read from the client");
+        line
+    }
+
     /// The next message, which must be a request for `method`.
     pub async fn expect(&mut self, method: &str) -> Value {
         let msg = self.recv().await;

@@ -413,3 +413,34 @@ fn a_skip_option_id_on_an_allowing_option_is_never_selected() {
     }
     assert_eq!(selections(&h), vec![Some("reject-once".to_owned()); 2]);
 }
+
+#[test]
+fn agent_request_ids_beyond_64_bits_are_echoed_digit_for_digit() {
+    // ACP-12: 2^70 and -2^70 are answered under the very text sent, never as floats.
+    let mut h = Cursor::new("default");
+    let (r, is_error) = h.run(json!({"prompt": prompt("huge-ids")}));
+    assert!(!is_error, "{r}");
+    assert_eq!(r["state"], "succeeded", "{r}");
+    let raw: Vec<String> = h
+        .log
+        .records()
+        .iter()
+        .filter(|r| r["event"] == "c2a")
+        .filter_map(|r| r["raw"].as_str().map(str::to_owned))
+        .collect();
+    for id in ["1180591620717411303424", "-1180591620717411303424"] {
+        let echoed = raw
+            .iter()
+            .filter(|l| l.starts_with(&format!(r#"{{"jsonrpc":"2.0","id":{id},"result""#)))
+            .count();
+        assert_eq!(echoed, 1, "{id} answered once, digit for digit: {raw:?}");
+    }
+    assert!(
+        !raw.iter().any(|l| l.contains("e+21") || l.contains("e21")),
+        "{raw:?}"
+    );
+    let run_id = r["run_id"].as_str().expect("run_id").to_owned();
+    let d = decisions(&mut h, &run_id);
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0]["selected"], "reject-once");
+}
