@@ -1,4 +1,4 @@
-//! Cursor's agent over ACP, the second provider of the run contract (PROV-1, PROV-2, ACP-1..9).
+//! Cursor's agent over ACP, the second provider of the run contract (PROV-1, PROV-2, ACP-1..12).
 //!
 //! A run starts `cursor-agent [--model M] acp` (argv only from the pinned cursor command
 //! contract, `cursor-cli-tree.json`, ACP-9) under the supervisor of its version check, with a piped
