@@ -47,6 +47,17 @@ pub(crate) enum Waited {
     Cancelled,
 }
 
+/// Whose an update is (ACP-10).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Whose {
+    /// The run's session, before the prompt's answer.
+    Turn,
+    /// Another (or no) `sessionId`.
+    Foreign,
+    /// Read after the prompt's answer.
+    Late,
+}
+
 pub(crate) struct Conn<'a, R, W, E> {
     reader: R,
     writer: W,
@@ -66,6 +77,10 @@ pub(crate) struct Conn<'a, R, W, E> {
     pub(crate) cancelled: bool,
     /// `session/prompt` was sent: agent text counts from here on.
     pub(crate) prompting: bool,
+    /// `session/prompt` was answered: any later update is late (ACP-10).
+    pub(crate) settled: bool,
+    /// The run's session, once known: updates of any other session are foreign (ACP-10).
+    pub(crate) session_id: Option<String>,
     next_id: i64,
     /// The id of the last request sent (the one a cancel keeps waiting for).
     last_id: Value,
@@ -102,6 +117,8 @@ where
             cancel_live: true,
             cancelled: false,
             prompting: false,
+            settled: false,
+            session_id: None,
             next_id: 1,
             last_id: Value::Null,
             tools: ToolKinds::default(),
@@ -142,7 +159,17 @@ where
 
     /// Writes one message to the agent's stdin.
     pub(crate) async fn send(&mut self, frame: &Value) -> Result<(), String> {
-        let bytes = message::encode(frame);
+        self.send_bytes(message::encode(frame)).await
+    }
+
+    /// Writes one message, already serialised (compact JSON, no newline), to the agent's stdin.
+    async fn send_text(&mut self, text: String) -> Result<(), String> {
+        let mut bytes = text.into_bytes();
+        bytes.push(b'\n');
+        self.send_bytes(bytes).await
+    }
+
+    async fn send_bytes(&mut self, bytes: Vec<u8>) -> Result<(), String> {
         if let Some(tap) = &self.cfg.tap {
             tap.sent(bytes.strip_suffix(b"\n").unwrap_or(&bytes));
         }
@@ -253,8 +280,14 @@ where
                     tap.received_oversized(len);
                 }
                 let scanned = self.over.take().map(PathScan::finish);
-                if self.prompting && scanned.is_some_and(|s| session_update::is_text_chunk(&s)) {
-                    self.report.lose_text_chunk();
+                if let Some(s) = scanned.filter(session_update::is_text_chunk) {
+                    // ACP-10: a late or foreign chunk was never the turn's text.
+                    match self.whose(session_update::scanned_session(&s)) {
+                        Whose::Late => self.report.late_updates += 1,
+                        Whose::Foreign => self.report.foreign_updates += 1,
+                        Whose::Turn if self.prompting => self.report.lose_text_chunk(),
+                        Whose::Turn => {}
+                    }
                 }
                 self.report.malformed_lines += 1;
                 self.events.end_oversized().await;
@@ -273,11 +306,26 @@ where
         }
         match inbound::route(&line) {
             Inbound::Malformed => self.report.malformed_lines += 1,
-            Inbound::Request { id, method, params } => {
-                self.answer_request(&id, &method, &params).await;
+            Inbound::Request {
+                id,
+                raw_id,
+                method,
+                params,
+            } => {
+                self.answer_request(&id, raw_id.as_deref(), &method, &params)
+                    .await;
             }
             Inbound::Notification { method, params } => {
-                if method == "session/update" {
+                let session = params.get("sessionId").and_then(Value::as_str);
+                let whose = self.whose(session);
+                if method == "session/update" && whose != Whose::Turn {
+                    // ACP-10: forwarded above as an event, counted, never applied.
+                    self.report.updates += 1;
+                    match whose {
+                        Whose::Late => self.report.late_updates += 1,
+                        _ => self.report.foreign_updates += 1,
+                    }
+                } else if method == "session/update" {
                     session_update::apply(
                         &params,
                         &mut self.report,
@@ -301,8 +349,26 @@ where
         None
     }
 
-    /// ACP-4/ACP-5: every agent request is answered at once.
-    async fn answer_request(&mut self, id: &Value, method: &str, params: &Value) {
+    /// ACP-10: whether an update naming `session` belongs to the turn. Before the session is
+    /// known (the handshake) every update is taken as the turn's (none carries text then).
+    fn whose(&self, session: Option<&str>) -> Whose {
+        if self.settled {
+            return Whose::Late;
+        }
+        match &self.session_id {
+            Some(ours) if session != Some(ours.as_str()) => Whose::Foreign,
+            _ => Whose::Turn,
+        }
+    }
+
+    /// ACP-4/ACP-5: every agent request is answered at once, under its id as sent (ACP-12).
+    async fn answer_request(
+        &mut self,
+        id: &Value,
+        raw_id: Option<&str>,
+        method: &str,
+        params: &Value,
+    ) {
         self.report.agent_requests += 1;
         if method == "session/request_permission" {
             let (decision, result) = request_permission::decide(
@@ -312,9 +378,11 @@ where
                 &self.tools,
             );
             // A failed write surfaces at the next read (EOF) or write; the decision stands.
-            let _ = self.send(&message::response(id, result)).await;
+            let _ = self
+                .send_echoing(&message::response(id, result), id, raw_id)
+                .await;
             let record = decision.record(id, self.cfg.permission_mode.as_str());
-            self.events.record(&record).await;
+            self.record_echoing(&record, id, raw_id).await;
             self.report.keep_decision(decision);
             return;
         }
@@ -327,7 +395,7 @@ where
                 Some(error.code),
             ),
         };
-        let _ = self.send(&frame).await;
+        let _ = self.send_echoing(&frame, id, raw_id).await;
         let record = json!({
             "acp_client": "agent_request",
             "method": truncate(method, FIELD_MAX),
@@ -335,6 +403,33 @@ where
             "answer": kind,
             "code": code,
         });
-        self.events.record(&record).await;
+        self.record_echoing(&record, id, raw_id).await;
+    }
+
+    /// Sends `frame`, an answer under `id`, with the id's text as the agent sent it (ACP-12).
+    async fn send_echoing(
+        &mut self,
+        frame: &Value,
+        id: &Value,
+        raw_id: Option<&str>,
+    ) -> Result<(), String> {
+        match raw_id {
+            None => self.send(frame).await,
+            Some(raw) => {
+                let text = inbound::splice_id(frame.to_string(), id, raw);
+                self.send_text(text).await
+            }
+        }
+    }
+
+    /// Records `record` (whose `id` is `id`) with the id's text as the agent sent it (ACP-12).
+    async fn record_echoing(&mut self, record: &Value, id: &Value, raw_id: Option<&str>) {
+        match raw_id {
+            None => self.events.record(record).await,
+            Some(raw) => {
+                let text = inbound::splice_id(record.to_string(), id, raw);
+                self.events.record_text(&text).await;
+            }
+        }
     }
 }

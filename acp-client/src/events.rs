@@ -53,7 +53,12 @@ impl<E: AsyncWrite + Unpin + Send> EventSink<E> {
 
     /// Writes one client record as its own line.
     pub(crate) async fn record(&mut self, record: &Value) {
-        let mut bytes = record.to_string().into_bytes();
+        self.record_text(&record.to_string()).await;
+    }
+
+    /// A record already serialised (one compact JSON object, no newline).
+    pub(crate) async fn record_text(&mut self, record: &str) {
+        let mut bytes = record.as_bytes().to_vec();
         bytes.push(b'\n');
         if self.mid_line {
             self.deferred.push(bytes);

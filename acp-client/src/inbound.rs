@@ -8,6 +8,7 @@
 //! its odd parts kept in `data`.
 
 use mcp_wire::message::{ErrorObject, code};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 /// One agent line, routed.
@@ -16,6 +17,9 @@ pub(crate) enum Inbound {
     /// An agent → client request: answer it, echoing `id` exactly.
     Request {
         id: Value,
+        /// The id's text as sent, when `id` would not serialise back to it (a number beyond
+        /// 64 bits or written with a fraction or exponent, ACP-12).
+        raw_id: Option<String>,
         method: String,
         params: Value,
     },
@@ -33,8 +37,52 @@ pub(crate) enum Inbound {
 /// Routes one complete line.
 pub(crate) fn route(line: &[u8]) -> Inbound {
     match serde_json::from_slice::<Value>(line) {
-        Ok(Value::Object(obj)) => route_object(obj),
+        Ok(Value::Object(obj)) => match route_object(obj) {
+            Inbound::Request {
+                id: id @ Value::Number(_),
+                method,
+                params,
+                ..
+            } => Inbound::Request {
+                raw_id: raw_id(line, &id),
+                id,
+                method,
+                params,
+            },
+            other => other,
+        },
         _ => Inbound::Malformed,
+    }
+}
+
+/// The top-level `id` of a line, as its JSON text.
+#[derive(serde::Deserialize)]
+struct IdText<'a> {
+    #[serde(borrow)]
+    id: &'a RawValue,
+}
+
+/// ACP-12: the text of a numeric `id` when the parsed number would serialise differently
+/// (`2^70` parsed as a float); `None` when it round-trips.
+fn raw_id(line: &[u8], id: &Value) -> Option<String> {
+    let text = serde_json::from_slice::<IdText<'_>>(line).ok()?.id.get();
+    // Compared as text: `Value == str` would compare a JSON string's contents instead.
+    let reserialised = id.to_string();
+    (text != reserialised.as_str()).then(|| text.to_owned())
+}
+
+/// ACP-12: `frame` (a serialised JSON object whose top-level `id` is `id`, placed before any
+/// nested object) with that id's text replaced by `raw`, the id as the agent wrote it. A JSON
+/// string never holds `"` unescaped, so the first `{"id":` or `,"id":` is a key of the object
+/// itself; a frame without it is returned as it is.
+pub(crate) fn splice_id(frame: String, id: &Value, raw: &str) -> String {
+    let lossy = format!("\"id\":{id}");
+    let at = frame
+        .match_indices(&lossy)
+        .find(|(i, _)| *i > 0 && matches!(frame.as_bytes().get(i - 1), Some(b'{' | b',')));
+    match at {
+        Some((i, _)) => format!("{}\"id\":{raw}{}", &frame[..i], &frame[i + lossy.len()..]),
+        None => frame,
     }
 }
 
@@ -45,7 +93,12 @@ fn route_object(mut obj: Map<String, Value>) -> Inbound {
         };
         let params = obj.remove("params").unwrap_or(Value::Null);
         return match obj.remove("id") {
-            Some(id) => Inbound::Request { id, method, params },
+            Some(id) => Inbound::Request {
+                id,
+                raw_id: None,
+                method,
+                params,
+            },
             None => Inbound::Notification { method, params },
         };
     }
@@ -99,9 +152,37 @@ mod tests {
                 route(line.as_bytes()),
                 Inbound::Request {
                     id,
+                    raw_id: None,
                     method: "m".into(),
                     params: Value::Null
                 }
+            );
+        }
+    }
+
+    #[test]
+    fn a_numeric_id_that_would_not_round_trip_keeps_its_text() {
+        // ACP-12: 2^70 parses as a float; its digits are kept for the answer.
+        for (text, raw) in [
+            ("1180591620717411303424", Some("1180591620717411303424")),
+            ("-9223372036854775809", Some("-9223372036854775809")),
+            ("1e3", Some("1e3")),
+            ("18446744073709551615", None),
+            ("-7", None),
+        ] {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":{text},"method":"m"}}"#);
+            let Inbound::Request { id, raw_id, .. } = route(line.as_bytes()) else {
+                panic!("{line}")
+            };
+            assert_eq!(raw_id.as_deref(), raw, "{line}");
+            let frame = json!({"jsonrpc": "2.0", "id": id, "result": {"id": id}}).to_string();
+            let echoed = match &raw_id {
+                Some(raw) => splice_id(frame, &id, raw),
+                None => frame,
+            };
+            assert!(
+                echoed.starts_with(&format!(r#"{{"jsonrpc":"2.0","id":{text},"result""#)),
+                "{echoed}"
             );
         }
     }

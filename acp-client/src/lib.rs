@@ -7,14 +7,17 @@
 //! [`AgentRequestPolicy`] and a cancel signal, and returns a [`TurnReport`].
 //!
 //! - **Wire (ACP-1):** newline-delimited JSON-RPC 2.0, requests both ways, routed by shape; agent
-//!   ids may be integers, strings or `null` and may collide with ours. Agent lines are bounded by
+//!   ids may be integers, strings or `null` and may collide with ours; each is echoed as the very
+//!   text the agent sent, whatever its size (ACP-12). Agent lines are bounded by
 //!   `max_line` (`mcp_wire::codec::FrameDecoder`); a malformed, unknown or oversized line is
 //!   counted, never fatal. `error.data` of any JSON type is accepted.
 //! - **Handshake (ACP-2, ACP-8):** `initialize`, then `session/new` (or `session/load` when
 //!   resuming and the agent advertises `loadSession`), then for plan mode `session/set_mode`;
 //!   each step bounded by `step_timeout`; `authenticate` is never sent.
-//! - **Turn (ACP-3, ACP-6):** `session/prompt`; `agent_message_chunk` text is concatenated up to
-//!   `text_max`; the turn settles when the prompt is answered. An `agent_message_chunk` line over
+//! - **Turn (ACP-3, ACP-6, ACP-10):** `session/prompt`; `agent_message_chunk` text of the run's
+//!   session is concatenated up to `text_max`; the turn settles when the prompt is answered.
+//!   Updates of another session and updates read after the answer are forwarded and counted
+//!   (`foreign_updates`, `late_updates`), never applied. An `agent_message_chunk` line over
 //!   `max_line` is never held, but a bounded scan of its keys (`mcp_wire::scan::PathScan`) knows
 //!   it for one: the report then says the text is cut (`text_truncated`,
 //!   `oversized_text_chunks`), so a caller never passes it as whole (BND-3).

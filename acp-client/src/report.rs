@@ -49,6 +49,17 @@ pub enum TurnOutcome {
         /// What was wrong.
         detail: String,
     },
+    /// The permission mode needs an agent mode (`plan`) the agent cannot apply (ACP-11): the
+    /// `session/new` (or `session/load`) answer does not advertise it (`error` is `None`), or
+    /// `session/set_mode` was answered with an error. Nothing was prompted.
+    ModeUnavailable {
+        /// The mode id asked for.
+        mode: &'static str,
+        /// The ids of `modes.availableModes` the agent advertised (empty: none).
+        offered: Vec<String>,
+        /// The `session/set_mode` error, when the agent refused the switch.
+        error: Option<ErrorObject>,
+    },
     /// A handshake step got no answer within `step_timeout` (ACP-2).
     HandshakeTimeout {
         /// The step.
@@ -191,6 +202,12 @@ pub struct TurnReport {
     pub unknown_updates: u64,
     /// Every `session/update` notification received.
     pub updates: u64,
+    /// `session/update` notifications of the turn whose `sessionId` is not the run's (or is
+    /// missing): counted and forwarded as events, never applied (ACP-10).
+    pub foreign_updates: u64,
+    /// `session/update` notifications read after the prompt's answer (in the same read, so still
+    /// handled): counted and forwarded as events, never applied (ACP-10).
+    pub late_updates: u64,
     /// Notifications other than `session/update`.
     pub other_notifications: u64,
     /// Responses whose id matches no request of ours still awaited.
@@ -216,6 +233,8 @@ impl TurnReport {
             malformed_lines: 0,
             unknown_updates: 0,
             updates: 0,
+            foreign_updates: 0,
+            late_updates: 0,
             other_notifications: 0,
             unmatched_responses: 0,
             agent_requests: 0,

@@ -5,7 +5,7 @@
 //! [`AcceptEdits`](PermissionMode::AcceptEdits) `allow_once` when the tool call's kind is `edit`
 //! and `reject_once` otherwise. `allow_always` and `reject_always` are never selected, in any
 //! mode. Cursor's `ask_question` arriving as a permission request is answered with its
-//! `__ask_question_skip__` option. Without an option of the needed kind, or once the turn is
+//! `__ask_question_skip__` option, only when its kind is `reject_once` (ACP-12). Without an option of the needed kind, or once the turn is
 //! cancelled, the answer is `{outcome: {outcome: "cancelled"}}`.
 
 use serde_json::Value;
@@ -22,8 +22,6 @@ pub const ASK_QUESTION_SKIP: &str = "__ask_question_skip__";
 pub const FIELD_MAX: usize = 4096;
 /// Most offered options listed in a [`PermissionDecision`].
 pub const MAX_OFFERED: usize = 32;
-/// Option kinds that persist into the user's config and are never selected.
-const NEVER: [&str; 2] = ["allow_always", "reject_always"];
 
 /// The decision and the result to send.
 pub(crate) fn decide(
@@ -105,7 +103,7 @@ fn choose<'o>(
     }
     if let Some(skip) = options
         .iter()
-        .find(|(id, kind)| *id == ASK_QUESTION_SKIP && !NEVER.contains(kind))
+        .find(|(id, kind)| *id == ASK_QUESTION_SKIP && *kind == "reject_once")
     {
         return (
             Some(*skip),

@@ -65,14 +65,21 @@ impl ToolKinds {
 }
 
 /// The key paths a scan of an oversized line watches (BND-1), in the order [`is_text_chunk`]
-/// reads them: `id`, `method`, the update's variant and its content's type. Real agents write
+/// reads them: `id`, `method`, the update's variant, its content's type and its session (ACP-10).
+/// Real agents write
 /// `sessionUpdate` before or after `content`, so the answer may be known only at the line's end.
 pub(crate) const KIND_PATHS: &[&[&str]] = &[
     &["id"],
     &["method"],
     &["params", "update", "sessionUpdate"],
     &["params", "update", "content", "type"],
+    &["params", "sessionId"],
 ];
+
+/// The `sessionId` of a scanned line (with [`KIND_PATHS`]), when it is a string.
+pub(crate) fn scanned_session(s: &Scanned) -> Option<&str> {
+    s.found.get(4).and_then(|f| f.string.as_deref())
+}
 
 /// Whether a scanned line (with [`KIND_PATHS`]) is a `session/update` notification carrying
 /// `agent_message_chunk` text: one whose text [`apply`] would have added to the answer.

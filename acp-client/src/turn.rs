@@ -1,4 +1,4 @@
-//! One prompt turn (ACP-2, ACP-3, ACP-6, ACP-7, ACP-8): the handshake, the prompt, the cancel.
+//! One prompt turn (ACP-2, ACP-3, ACP-6, ACP-7, ACP-8, ACP-11, ACP-12): the handshake, the prompt, the cancel.
 //! The client never kills the agent: the caller owns its process group and ends it after every
 //! turn (Cursor never exits on stdin EOF after a turn).
 
@@ -75,12 +75,11 @@ where
         Ok(result) => result,
         Err(outcome) => return outcome,
     };
-    if let Some(version) = init.get("protocolVersion")
-        && version.as_u64() != Some(PROTOCOL_VERSION)
-    {
+    // ACP-12: a strict client: the answer must be an InitializeResponse.
+    if let Err(detail) = check_initialize(&init) {
         return TurnOutcome::InvalidResponse {
             step: "initialize",
-            detail: format!("the agent answered protocolVersion {version}; this client speaks 1"),
+            detail,
         };
     }
     let capabilities = init.get("agentCapabilities").cloned();
@@ -93,6 +92,7 @@ where
     conn.report.agent_identity = crate::report::AgentIdentity::of(&init);
 
     // ACP-8: session/load only when advertised; otherwise nothing more is sent.
+    let offered_modes;
     let session_id = match &cfg.resume_session_id {
         Some(_) if !load_session => return TurnOutcome::ResumeUnsupported,
         Some(id) => {
@@ -101,8 +101,9 @@ where
                 cwd,
                 mcp_servers: [],
             });
-            if let Err(outcome) = session_step(conn, cfg, "session/load", params).await {
-                return outcome;
+            match session_step(conn, cfg, "session/load", params).await {
+                Ok(result) => offered_modes = advertised_modes(&result),
+                Err(outcome) => return outcome,
             }
             id.clone()
         }
@@ -115,6 +116,7 @@ where
                 Ok(result) => result,
                 Err(outcome) => return outcome,
             };
+            offered_modes = advertised_modes(&result);
             match result.get("sessionId").and_then(Value::as_str) {
                 Some(id) => id.to_owned(),
                 None => {
@@ -127,19 +129,109 @@ where
         }
     };
     conn.report.session_id = Some(session_id.clone());
+    conn.session_id = Some(session_id.clone());
 
-    // ACP-4: plan mode goes through session/set_mode (Cursor ignores `--mode plan`).
+    // ACP-4: plan mode goes through session/set_mode (Cursor ignores `--mode plan`). ACP-11:
+    // never more power than asked: a mode the agent does not advertise, or a switch it refuses,
+    // ends the turn before the prompt.
     if cfg.permission_mode == PermissionMode::Plan {
+        let mode = "plan";
+        if !offered_modes.iter().any(|m| m == mode) {
+            return TurnOutcome::ModeUnavailable {
+                mode,
+                offered: offered_modes,
+                error: None,
+            };
+        }
         let params = to_value(SetModeParams {
             session_id: &session_id,
-            mode_id: "plan",
+            mode_id: mode,
         });
-        if let Err(outcome) = step(conn, cfg, "session/set_mode", params).await {
-            return outcome;
+        match step(conn, cfg, "session/set_mode", params).await {
+            Ok(_) => {}
+            Err(TurnOutcome::HandshakeError { error, .. }) => {
+                return TurnOutcome::ModeUnavailable {
+                    mode,
+                    offered: offered_modes,
+                    error: Some(error),
+                };
+            }
+            Err(outcome) => return outcome,
         }
     }
 
     prompt(conn, cfg, &session_id).await
+}
+
+/// ACP-12: whether an `initialize` result is a valid `InitializeResponse` of protocol 1: an
+/// object with `protocolVersion` 1, `agentCapabilities` an object (or `null`, read as absent)
+/// and `authMethods` an array when present.
+fn check_initialize(init: &Value) -> Result<(), String> {
+    let Some(obj) = init.as_object() else {
+        return Err(format!(
+            "the result is {}, not an InitializeResponse object",
+            kind_of(init)
+        ));
+    };
+    match obj.get("protocolVersion") {
+        None => return Err("the result carries no protocolVersion".to_owned()),
+        Some(v) if v.as_u64() != Some(PROTOCOL_VERSION) => {
+            let shown = bounded(&v.to_string());
+            return Err(format!(
+                "the agent answered protocolVersion {shown}; this client speaks 1"
+            ));
+        }
+        Some(_) => {}
+    }
+    if obj
+        .get("agentCapabilities")
+        .is_some_and(|c| !c.is_object() && !c.is_null())
+    {
+        return Err("agentCapabilities is not an object".to_owned());
+    }
+    if obj.get("authMethods").is_some_and(|m| !m.is_array()) {
+        return Err("authMethods is not an array".to_owned());
+    }
+    Ok(())
+}
+
+/// The JSON type of `v`, in words.
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// A value's text cut to a few dozen bytes for a message.
+fn bounded(text: &str) -> String {
+    crate::report::truncate(text, 64).to_owned()
+}
+
+/// Longest mode id kept, and how many are kept (the error names them).
+const MODE_ID_MAX: usize = 64;
+const MODES_MAX: usize = 32;
+
+/// The mode ids a `session/new` or `session/load` answer advertises (`modes.availableModes[].id`,
+/// ACP-11), bounded.
+fn advertised_modes(result: &Value) -> Vec<String> {
+    result
+        .pointer("/modes/availableModes")
+        .and_then(Value::as_array)
+        .map(|modes| {
+            modes
+                .iter()
+                .filter_map(|m| m.get("id").and_then(Value::as_str))
+                .filter(|id| id.len() <= MODE_ID_MAX)
+                .take(MODES_MAX)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// A bounded handshake step.
@@ -237,6 +329,8 @@ where
         }
         other => other,
     };
+    // ACP-10: whatever is read from here on is not the turn's.
+    conn.settled = true;
     match waited {
         Waited::Answer(Ok(response)) => TurnOutcome::Completed {
             stop_reason: response

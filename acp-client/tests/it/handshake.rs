@@ -6,7 +6,7 @@ use std::time::Duration;
 use acp_client::{ClientInfo, PermissionMode, TurnConfig, TurnOutcome};
 use serde_json::json;
 
-use crate::support::{config, cwd, start};
+use crate::support::{config, cwd, plan_modes, start};
 
 /// Short enough for a test, long enough never to fire on a healthy agent here.
 const SHORT_STEP: Duration = Duration::from_millis(300);
@@ -75,7 +75,9 @@ async fn each_handshake_step_is_bounded() {
                 .await;
             let new = h.agent.expect("session/new").await;
             if stuck != "session/new" {
-                h.agent.reply(&new, json!({"sessionId": "s"})).await;
+                h.agent
+                    .reply(&new, json!({"sessionId": "s", "modes": plan_modes()}))
+                    .await;
                 h.agent.expect("session/set_mode").await;
             }
         }
@@ -173,14 +175,16 @@ async fn resume_with_load_session_loads_and_replayed_history_is_not_this_turns_t
         json!({"sessionId": "old-session", "cwd": cwd().to_str(), "mcpServers": []})
     );
     // session/load replays the conversation as updates before answering.
+    let chunk = |text: &str| json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}});
     h.agent
-        .update(json!({"sessionUpdate": "user_message_chunk", "content": {"type": "text", "text": "first"}}))
+        .update_of("old-session", json!({"sessionUpdate": "user_message_chunk", "content": {"type": "text", "text": "first"}}))
         .await;
-    h.agent.say("old answer").await;
+    h.agent.update_of("old-session", chunk("old answer")).await;
     h.agent.reply(&load, json!(null)).await;
     let prompt = h.agent.expect("session/prompt").await;
     assert_eq!(prompt["params"]["sessionId"], "old-session");
-    h.agent.say("new answer").await;
+    // ACP-10: the resumed session's id is the run's; the text is its own.
+    h.agent.update_of("old-session", chunk("new answer")).await;
     h.agent
         .reply(&prompt, json!({"stopReason": "end_turn"}))
         .await;
@@ -188,6 +192,39 @@ async fn resume_with_load_session_loads_and_replayed_history_is_not_this_turns_t
     assert_eq!(report.session_id.as_deref(), Some("old-session"));
     assert_eq!(report.text, "new answer");
     assert_eq!(report.updates, 3);
+}
+
+#[tokio::test]
+async fn an_initialize_answer_that_is_not_an_initialize_response_ends_the_turn() {
+    // ACP-12: a strict client: nothing more is sent after an answer it cannot read.
+    for result in [
+        json!("garbage"),
+        json!({}),
+        json!(null),
+        json!([1]),
+        json!({"agentCapabilities": {}}),
+        json!({"protocolVersion": "1"}),
+        json!({"protocolVersion": 1.5}),
+        json!({"protocolVersion": 1, "agentCapabilities": "all"}),
+        json!({"protocolVersion": 1, "authMethods": {}}),
+    ] {
+        let mut h = start(config("hi"));
+        let init = h.agent.expect("initialize").await;
+        h.agent.reply(&init, result.clone()).await;
+        let (report, mut agent, _) = h.report().await;
+        assert!(
+            matches!(
+                report.outcome,
+                TurnOutcome::InvalidResponse {
+                    step: "initialize",
+                    ..
+                }
+            ),
+            "{result}: {:?}",
+            report.outcome
+        );
+        assert_eq!(agent.try_recv().await, None, "{result}");
+    }
 }
 
 #[tokio::test]

@@ -1,11 +1,11 @@
 //! ACP-4: each permission mode, `allow_always`/`reject_always` never selected, the offered
 //! `optionId` echoed, `cancelled` when no option fits, Cursor's ask_question skip option, every
-//! decision recorded (events and report, bounded).
+//! decision recorded (events and report, bounded); ACP-11: plan only where the agent offers it.
 
 use acp_client::{MAX_KEPT_DECISIONS, PermissionMode, TurnOutcome};
 use serde_json::{Value, json};
 
-use crate::support::{Agent, config, records, start};
+use crate::support::{Agent, config, plan_modes, records, start};
 
 /// Cursor's three options plus `reject_always`, with ids that differ from their kinds.
 fn all_options() -> Value {
@@ -80,7 +80,9 @@ async fn plan_sends_set_mode_before_the_prompt_then_rejects() {
     let mut h = start(cfg);
     h.agent.initialize(json!({})).await;
     let new = h.agent.expect("session/new").await;
-    h.agent.reply(&new, json!({"sessionId": "sess-1"})).await;
+    h.agent
+        .reply(&new, json!({"sessionId": "sess-1", "modes": plan_modes()}))
+        .await;
     let set_mode = h.agent.expect("session/set_mode").await;
     assert_eq!(
         set_mode["params"],
@@ -114,7 +116,9 @@ async fn a_failed_set_mode_ends_the_turn_before_the_prompt() {
     let mut h = start(cfg);
     h.agent.initialize(json!({})).await;
     let new = h.agent.expect("session/new").await;
-    h.agent.reply(&new, json!({"sessionId": "sess-1"})).await;
+    h.agent
+        .reply(&new, json!({"sessionId": "sess-1", "modes": plan_modes()}))
+        .await;
     let set_mode = h.agent.expect("session/set_mode").await;
     h.agent
         .reply_error(
@@ -123,8 +127,10 @@ async fn a_failed_set_mode_ends_the_turn_before_the_prompt() {
         )
         .await;
     let (report, mut agent, _) = h.report().await;
+    // ACP-11: a refused switch names the modes offered.
     assert!(
-        matches!(&report.outcome, TurnOutcome::HandshakeError { step: "session/set_mode", error } if error.code == -32601),
+        matches!(&report.outcome, TurnOutcome::ModeUnavailable { mode: "plan", offered, error: Some(error) }
+            if error.code == -32601 && offered == &["agent", "plan"]),
         "{:?}",
         report.outcome
     );
@@ -207,7 +213,9 @@ async fn without_an_option_of_the_needed_kind_the_answer_is_cancelled_never_an_a
         let mut h = start(cfg);
         h.agent.initialize(json!({})).await;
         let new = h.agent.expect("session/new").await;
-        h.agent.reply(&new, json!({"sessionId": "sess-1"})).await;
+        h.agent
+            .reply(&new, json!({"sessionId": "sess-1", "modes": plan_modes()}))
+            .await;
         if mode == PermissionMode::Plan {
             let set_mode = h.agent.expect("session/set_mode").await;
             h.agent.reply(&set_mode, json!({})).await;
@@ -275,6 +283,55 @@ async fn cursor_ask_question_as_a_permission_request_is_answered_with_its_skip_o
 }
 
 #[tokio::test]
+async fn a_skip_option_of_another_kind_is_never_selected_as_the_skip() {
+    // ACP-12: `__ask_question_skip__` is the skip only as a `reject_once` option; under any other
+    // kind it is an ordinary option, chosen (or not) by kind like any other.
+    for (mode, skip_kind, expected) in [
+        (PermissionMode::DontAsk, "allow_once", "no"),
+        (PermissionMode::DontAsk, "allow_always", "no"),
+        (PermissionMode::Plan, "reject_always", "no"),
+        (PermissionMode::AcceptEdits, "allow_once", "no"),
+    ] {
+        let mut cfg = config("hi");
+        cfg.permission_mode = mode;
+        let mut h = start(cfg);
+        if mode == PermissionMode::Plan {
+            h.agent.initialize(json!({})).await;
+            let new = h.agent.expect("session/new").await;
+            h.agent
+                .reply(&new, json!({"sessionId": "sess-1", "modes": plan_modes()}))
+                .await;
+            let set_mode = h.agent.expect("session/set_mode").await;
+            h.agent.reply(&set_mode, json!({})).await;
+        }
+        let prompt = if mode == PermissionMode::Plan {
+            h.agent.expect("session/prompt").await
+        } else {
+            h.agent.handshake_to_prompt().await
+        };
+        let outcome = ask_permission(
+            &mut h.agent,
+            json!(9),
+            json!({"toolCallId": "ask_question_1", "kind": "other", "title": "Which color?"}),
+            json!([
+                {"optionId": acp_client::ASK_QUESTION_SKIP, "name": "Skip", "kind": skip_kind},
+                {"optionId": "no", "name": "No", "kind": "reject_once"},
+            ]),
+        )
+        .await;
+        assert_eq!(outcome, selected(expected), "{mode:?} {skip_kind}");
+        h.agent
+            .reply(&prompt, json!({"stopReason": "end_turn"}))
+            .await;
+        let (report, _, _) = h.report().await;
+        assert_eq!(
+            report.permission_decisions[0].selected_kind.as_deref(),
+            Some("reject_once")
+        );
+    }
+}
+
+#[tokio::test]
 async fn decisions_kept_in_the_report_are_bounded_and_the_rest_counted() {
     let mut h = start(config("hi"));
     let prompt = h.agent.handshake_to_prompt().await;
@@ -301,4 +358,70 @@ async fn decisions_kept_in_the_report_are_bounded_and_the_rest_counted() {
         .filter(|r| r["acp_client"] == "permission")
         .count();
     assert_eq!(n, total);
+}
+
+#[tokio::test]
+async fn plan_with_an_agent_that_advertises_no_plan_mode_fails_before_the_prompt() {
+    // ACP-11: never more power than asked: no set_mode, no prompt, the offered modes named.
+    for (modes, offered) in [
+        (None, vec![]),
+        (
+            Some(json!({"currentModeId": "default", "availableModes": []})),
+            vec![],
+        ),
+        (
+            Some(json!({"currentModeId": "agent", "availableModes": [
+                {"id": "agent", "name": "Agent"}, {"id": "ask", "name": "Ask"}, {"name": "no id"}
+            ]})),
+            vec!["agent", "ask"],
+        ),
+        (Some(json!({"availableModes": "plan"})), vec![]),
+    ] {
+        let mut cfg = config("hi");
+        cfg.permission_mode = PermissionMode::Plan;
+        let mut h = start(cfg);
+        h.agent.initialize(json!({})).await;
+        let new = h.agent.expect("session/new").await;
+        let mut result = json!({"sessionId": "sess-1"});
+        if let Some(modes) = &modes {
+            result["modes"] = modes.clone();
+        }
+        h.agent.reply(&new, result).await;
+        let (report, mut agent, _) = h.report().await;
+        assert_eq!(
+            report.outcome,
+            TurnOutcome::ModeUnavailable {
+                mode: "plan",
+                offered: offered.iter().map(|m| (*m).to_owned()).collect(),
+                error: None
+            },
+            "{modes:?}"
+        );
+        assert_eq!(
+            agent.try_recv().await,
+            None,
+            "nothing sent after session/new"
+        );
+    }
+}
+
+#[tokio::test]
+async fn modes_that_need_no_agent_mode_work_with_agents_that_advertise_none() {
+    // ACP-11: dontAsk and acceptEdits send no set_mode and need no modes.
+    for mode in [PermissionMode::DontAsk, PermissionMode::AcceptEdits] {
+        let mut cfg = config("hi");
+        cfg.permission_mode = mode;
+        let mut h = start(cfg);
+        let prompt = h.agent.handshake_to_prompt().await;
+        h.agent.say("ok").await;
+        h.agent
+            .reply(&prompt, json!({"stopReason": "end_turn"}))
+            .await;
+        let (report, _, _) = h.report().await;
+        assert!(
+            matches!(report.outcome, TurnOutcome::Completed { .. }),
+            "{mode:?}"
+        );
+        assert_eq!(report.text, "ok");
+    }
 }

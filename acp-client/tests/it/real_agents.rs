@@ -128,25 +128,21 @@ async fn ts_example_agent_edit_is_allowed_once_under_accept_edits() {
 
 #[tokio::test]
 #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
-async fn ts_example_agent_edit_is_rejected_in_plan_mode_after_set_mode() {
+async fn ts_example_agent_advertises_no_modes_so_plan_fails_before_the_prompt() {
+    // ACP-11: the example agent answers session/new with a sessionId only; plan would silently
+    // do nothing there, so the turn ends before the prompt, naming no modes.
     let cmd = testkit::require_prereq!(testkit::prereq::acp_ts_example_agent());
     let (report, _) = turn(cmd, config("Hello", PermissionMode::Plan), None).await;
-    assert_eq!(stop_reason(&report), "end_turn");
     assert_eq!(
-        report.permission_decisions[0].selected.as_deref(),
-        Some("reject")
+        report.outcome,
+        TurnOutcome::ModeUnavailable {
+            mode: "plan",
+            offered: vec![],
+            error: None
+        }
     );
-    assert!(
-        report.text.ends_with(
-            " I understand you prefer not to make that change. I'll skip the configuration update."
-        ),
-        "{}",
-        report.text
-    );
-    assert_eq!(
-        report.agent_capabilities,
-        Some(serde_json::json!({"loadSession": false}))
-    );
+    assert!(report.permission_decisions.is_empty());
+    assert_eq!(report.text, "");
 }
 
 #[tokio::test]

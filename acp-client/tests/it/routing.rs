@@ -1,10 +1,10 @@
 //! ACP-1: routing by shape, odd ids, malformed and oversized lines, error data of any type;
-//! ACP-3: updates counted, text concatenated.
+//! ACP-3: updates counted, text concatenated; ACP-10: only the turn's own updates make its text.
 
 use acp_client::TurnOutcome;
 use serde_json::{Value, json};
 
-use crate::support::{config, records, start};
+use crate::support::{config, event_lines, records, start};
 
 #[tokio::test]
 async fn agent_requests_reusing_our_ids_are_answered_and_never_taken_as_responses() {
@@ -261,5 +261,131 @@ async fn an_oversized_message_chunk_leaves_the_text_cut_and_says_so_whatever_its
         assert_eq!(report.oversized_text_chunks, u64::from(cut), "{update}");
         // The text stays a prefix of what the agent said.
         assert_eq!(report.text, if cut { "start " } else { "start  end" });
+    }
+}
+
+#[tokio::test]
+async fn an_update_of_another_session_is_counted_and_never_the_turns_text() {
+    // ACP-10: only the run's session's chunks make the text; another (or no) sessionId is kept
+    // as an event and counted.
+    let mut h = start(config("hi"));
+    let prompt = h.agent.handshake_to_prompt().await;
+    h.agent.say("Say hello.").await;
+    for session in [json!("sess-2"), json!(null), json!(7)] {
+        h.agent
+            .send(
+                json!({"jsonrpc": "2.0", "method": "session/update", "params": {
+                "sessionId": session,
+                "update": {"sessionUpdate": "agent_message_chunk",
+                    "content": {"type": "text", "text": "stray"}}}}),
+            )
+            .await;
+    }
+    h.agent
+        .send(
+            json!({"jsonrpc": "2.0", "method": "session/update", "params": {
+            "update": {"sessionUpdate": "agent_message_chunk",
+                "content": {"type": "text", "text": "stray"}}}}),
+        )
+        .await;
+    h.agent.say(" Done.").await;
+    h.agent
+        .reply(&prompt, json!({"stopReason": "end_turn"}))
+        .await;
+    let (report, _, events) = h.report().await;
+    assert_eq!(report.text, "Say hello. Done.");
+    assert_eq!(report.foreign_updates, 4);
+    assert_eq!(report.late_updates, 0);
+    assert_eq!(report.updates, 6);
+    let kept = event_lines(&events)
+        .iter()
+        .filter(|l| l["params"]["update"]["content"]["text"] == "stray")
+        .count();
+    assert_eq!(kept, 4, "every foreign update is kept as an event");
+}
+
+#[tokio::test]
+async fn updates_after_the_prompts_answer_are_counted_never_appended_even_in_the_same_read() {
+    // ACP-10: the turn's text ends with the prompt's answer; later chunks in the same read (and
+    // enough of them to pass the text bound) are counted, never appended, never a cut text.
+    let mut cfg = config("hi");
+    cfg.text_max = 64;
+    cfg.max_line = 512;
+    let mut h = start(cfg);
+    let prompt = h.agent.handshake_to_prompt().await;
+    h.agent.say("Hello.").await;
+    let chunk = |text: &str| {
+        json!({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "sess-1",
+            "update": {"sessionUpdate": "agent_message_chunk",
+                "content": {"type": "text", "text": text}}}})
+        .to_string()
+    };
+    let mut read =
+        json!({"jsonrpc": "2.0", "id": prompt["id"], "result": {"stopReason": "end_turn"}})
+            .to_string();
+    read.push('\n');
+    for _ in 0..5 {
+        read.push_str(&chunk(&"late ".repeat(20)));
+        read.push('\n');
+    }
+    // One late chunk over the line bound: never held, and not the turn's either.
+    read.push_str(&chunk(&"x".repeat(1024)));
+    read.push('\n');
+    h.agent.send_raw(read.as_bytes()).await;
+    let (report, _, events) = h.report().await;
+    assert!(
+        matches!(report.outcome, TurnOutcome::Completed { .. }),
+        "{:?}",
+        report.outcome
+    );
+    assert_eq!(report.text, "Hello.");
+    assert!(!report.text_truncated);
+    assert_eq!(report.oversized_text_chunks, 0);
+    assert_eq!(report.late_updates, 6);
+    assert_eq!(report.foreign_updates, 0);
+    let late = event_lines(&events)
+        .iter()
+        .filter(|l| l["params"]["update"]["content"]["text"] == "late ".repeat(20))
+        .count();
+    assert_eq!(late, 5, "late updates are kept as events");
+}
+
+#[tokio::test]
+async fn agent_request_ids_of_any_size_are_echoed_byte_exact() {
+    // ACP-12: 2^70 (and an id with an exponent) are answered under the very text sent, in the
+    // answer and in the client's record; never re-encoded as a float.
+    let mut h = start(config("hi"));
+    let prompt = h.agent.handshake_to_prompt().await;
+    for id in ["1180591620717411303424", "-1180591620717411303424", "1e3"] {
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"session/request_permission","params":{{"sessionId":"sess-1","toolCall":{{"toolCallId":"t","kind":"execute"}},"options":[{{"optionId":"r","name":"Reject","kind":"reject_once"}}]}}}}"#
+        );
+        h.agent.send_raw(format!("{line}\n").as_bytes()).await;
+        let answer = h.agent.recv_line().await;
+        assert!(
+            answer.starts_with(&format!(r#"{{"jsonrpc":"2.0","id":{id},"result""#)),
+            "{answer}"
+        );
+        let line = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"cursor/odd","params":{{}}}}"#);
+        h.agent.send_raw(format!("{line}\n").as_bytes()).await;
+        let answer = h.agent.recv_line().await;
+        assert!(
+            answer.contains(&format!(r#""id":{id},"error""#)),
+            "{answer}"
+        );
+    }
+    h.agent
+        .reply(&prompt, json!({"stopReason": "end_turn"}))
+        .await;
+    let (report, _, events) = h.report().await;
+    assert_eq!(report.agent_requests, 6);
+    let text = String::from_utf8_lossy(&events);
+    for id in ["1180591620717411303424", "-1180591620717411303424", "1e3"] {
+        let records = text
+            .lines()
+            .filter(|l| l.starts_with(r#"{"acp_client""#))
+            .filter(|l| l.contains(&format!(r#""id":{id},"#)))
+            .count();
+        assert_eq!(records, 2, "both records keep the id's text: {text}");
     }
 }

@@ -47,7 +47,12 @@ async fn every_message_the_client_sends_validates_against_the_acp_schema() {
     assert_valid("InitializeRequest", &init["params"]);
     let new = h.agent.expect("session/new").await;
     assert_valid("NewSessionRequest", &new["params"]);
-    h.agent.reply(&new, json!({"sessionId": "sess-1"})).await;
+    h.agent
+        .reply(
+            &new,
+            json!({"sessionId": "sess-1", "modes": crate::support::plan_modes()}),
+        )
+        .await;
     let set_mode = h.agent.expect("session/set_mode").await;
     assert_valid("SetSessionModeRequest", &set_mode["params"]);
     h.agent.reply(&set_mode, json!({})).await;

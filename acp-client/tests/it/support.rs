@@ -31,6 +31,13 @@ pub struct Harness {
     pub events: JoinHandle<Vec<u8>>,
 }
 
+/// A `modes` block that advertises `plan` (ACP-11), as Cursor's `session/new` answers.
+pub fn plan_modes() -> Value {
+    json!({"currentModeId": "agent", "availableModes": [
+        {"id": "agent", "name": "Agent"}, {"id": "plan", "name": "Plan"}
+    ]})
+}
+
 /// An absolute cwd for configs.
 pub fn cwd() -> PathBuf {
     PathBuf::from("/tmp/acp-client-test")
@@ -135,6 +142,16 @@ impl Agent {
         Some(serde_json::from_str(&line).expect("the client sends JSON"))
     }
 
+    /// The next line the client sent, as text (newline included).
+    pub async fn recv_line(&mut self) -> String {
+        let mut line = String::new();
+        tokio::time::timeout(PATIENCE, self.from_client.read_line(&mut line))
+            .await
+            .expect("the client wrote in time")
+            .expect("read from the client");
+        line
+    }
+
     /// The next message, which must be a request for `method`.
     pub async fn expect(&mut self, method: &str) -> Value {
         let msg = self.recv().await;
@@ -191,10 +208,15 @@ impl Agent {
         self.expect("session/prompt").await
     }
 
-    /// A `session/update` notification.
+    /// A `session/update` notification of session `sess-1`.
     pub async fn update(&mut self, update: Value) {
+        self.update_of("sess-1", update).await;
+    }
+
+    /// A `session/update` notification of `session`.
+    pub async fn update_of(&mut self, session: &str, update: Value) {
         self.send(json!({"jsonrpc": "2.0", "method": "session/update",
-            "params": {"sessionId": "sess-1", "update": update}}))
+            "params": {"sessionId": session, "update": update}}))
             .await;
     }
 

@@ -1,4 +1,4 @@
-//! Cursor's agent over ACP, the second provider of the run contract (PROV-1, PROV-2, ACP-1..9).
+//! Cursor's agent over ACP, the second provider of the run contract (PROV-1, PROV-2, ACP-1..12).
 //!
 //! A run starts `cursor-agent [--model M] acp` (argv only from the pinned cursor command
 //! contract, `cursor-cli-tree.json`, ACP-9) under the supervisor of its version check, with a piped
@@ -9,7 +9,8 @@
 //! ([`dialect`]). After every turn the whole group is killed: Cursor never exits on stdin EOF
 //! after a turn (ACP-7). A cancel is `session/cancel`, a bounded grace, then the kill.
 //!
-//! Options: `model` (from the tree), `permission_mode` (ACP-4) and `resume_session_id` (ACP-8).
+//! Options: `model` (from the tree; a value beginning with `-` is refused, ACP-12),
+//! `permission_mode` (ACP-4, ACP-11) and `resume_session_id` (ACP-8).
 //! `continue_previous` and `no_session_persistence` are not offered. Nothing a host sends becomes
 //! a credential: the user's environment passes through (scrubbed as NAT-8), with
 //! `BROWSER=/bin/true` and `NO_OPEN_BROWSER=1` so nothing ever opens a login page.
@@ -144,6 +145,18 @@ impl CursorProvider {
                 },
                 _ => {
                     let value = match v {
+                        // ACP-12: a value that argv would read as another flag
+                        // (`--model --api-key`) never reaches the agent's parser.
+                        Value::String(s) if s.starts_with('-') => {
+                            return Err(ToolError::invalid_argument(
+                                format!("/{name}"),
+                                format!(
+                                    "{name} must not begin with '-': cursor-agent would read \
+                                     {s:?} as another flag",
+                                    s = value_head(s)
+                                ),
+                            ));
+                        }
                         Value::String(s) => OptionValue::Text(s.clone()),
                         _ => {
                             return Err(ToolError::invalid_argument(
@@ -170,6 +183,15 @@ impl CursorProvider {
             .argv(Mode::Acp, &o.tree_values, &spec.prompt)
             .map_err(|e| ToolError::invalid_argument(e.pointer(), e.message))
     }
+}
+
+/// The first bytes of an option value, for a message.
+fn value_head(s: &str) -> &str {
+    let mut end = s.len().min(64);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
 }
 
 /// A request's options, read.
@@ -387,6 +409,11 @@ mod tests {
             (json!({"resume_session_id": ""}), "/resume_session_id"),
             (json!({"continue_previous": true}), "/continue_previous"),
             (json!({"model": "x".repeat(257)}), "/model"),
+            // ACP-12: never a flag in a value's place.
+            (json!({"model": "--dangerously-skip-permissions"}), "/model"),
+            (json!({"model": "--api-key"}), "/model"),
+            (json!({"model": "-m"}), "/model"),
+            (json!({"model": "-"}), "/model"),
         ] {
             let e = p.check(&spec(bad.clone())).expect_err("refused");
             assert_eq!(e.code, ErrorCode::InvalidArguments, "{bad}");

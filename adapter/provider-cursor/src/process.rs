@@ -191,11 +191,21 @@ pub(crate) fn completion_of(report: &TurnReport) -> Completion {
                     format!("the agent's message text is over the {FINAL_MAX}-byte final bound"),
                 ));
             } else {
-                c.final_value = Some(json!({
+                let mut final_value = json!({
                     "stopReason": stop_reason,
                     "sessionId": report.session_id.clone().unwrap_or_default(),
                     "text": report.text,
-                }));
+                });
+                // ACP-10: updates that were not the turn's are counted, when there were any.
+                for (key, n) in [
+                    ("foreignUpdates", report.foreign_updates),
+                    ("lateUpdates", report.late_updates),
+                ] {
+                    if n > 0 {
+                        final_value[key] = json!(n);
+                    }
+                }
+                c.final_value = Some(final_value);
             }
         }
         TurnOutcome::PromptError { error } => {
@@ -232,6 +242,48 @@ pub(crate) fn completion_of(report: &TurnReport) -> Completion {
             ));
             c.error = Some(ToolError::new(ErrorCode::NativeError, ne.message.clone()));
             c.native_error = Some(ne);
+        }
+        TurnOutcome::ModeUnavailable {
+            mode,
+            offered,
+            error,
+        } => {
+            // ACP-11: never more power than asked; nothing was prompted.
+            let offers = if offered.is_empty() {
+                "the agent advertises no modes".to_owned()
+            } else {
+                format!("the agent offers the modes {}", offered.join(", "))
+            };
+            let fix = "use another permission_mode, or an agent that can switch to it";
+            let modes = json!(offered);
+            match error {
+                None => {
+                    c.error = Some(
+                        ToolError::new(
+                            ErrorCode::Unsupported,
+                            format!(
+                                "permission_mode {mode:?} cannot be applied: {offers}, none is \
+                                 {mode:?}; the prompt was not sent (ACP-11); {fix}"
+                            ),
+                        )
+                        .with("field", json!("/permission_mode"))
+                        .with("offered_modes", modes),
+                    );
+                }
+                Some(error) => {
+                    let ne = protocol(format!(
+                        "permission_mode {mode:?} cannot be applied: session/set_mode failed \
+                         with JSON-RPC error {}: {}; {offers}; the prompt was not sent \
+                         (ACP-11); {fix}",
+                        error.code, error.message
+                    ));
+                    c.error = Some(
+                        ToolError::new(ErrorCode::NativeError, ne.message.clone())
+                            .with("offered_modes", modes),
+                    );
+                    c.native_error = Some(ne);
+                }
+            }
         }
         TurnOutcome::InvalidResponse { step, detail } => {
             let ne = protocol(format!("{step} answered something unusable: {detail}"));

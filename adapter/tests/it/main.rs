@@ -3,7 +3,7 @@
 //! - `support`: a raw stdio MCP session against the built binary (shared by all modules).
 //! - `protocol`: T, TOOL and META rules that need no run.
 //! - `runs`: the run engine against fake-claude scenarios (RUN, NAT, BND, OUT).
-//! - `cursor`: the `cursor.run…` tools against fake-cursor-agent (PROV-2, ACP-1..9).
+//! - `cursor`: the `cursor.run…` tools against fake-cursor-agent (PROV-2, ACP-1..12).
 //! - `supervision`: process-group containment (SUP), including SIGKILL of the adapter.
 //! - `real_claude`: the same tools against the real claude 2.1.328 and the Messages API stand-in.
 //! - `replay`: every golden recording in `recordings/` replayed, one named test each.

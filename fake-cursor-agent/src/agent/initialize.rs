@@ -1,7 +1,8 @@
 //! `initialize`: the profile's result (protocol version 1, capabilities, the `cursor_login` auth
 //! method) with `loadSession` as the process scenario says, after its delay; or never (hang).
-//! Works without credentials, as the real agent's does. The client's `clientCapabilities` are
-//! kept for the scenarios' `capability` branches.
+//! Works without credentials, as the real agent's does. A scenario may answer any result instead
+//! (`handshake.initialize.result`). The client's `clientCapabilities` are kept for the scenarios'
+//! `capability` branches.
 
 use std::time::Duration;
 
@@ -21,6 +22,10 @@ pub fn handle(agent: &mut Agent, id: &Value, params: &Value) {
         process::hang();
     }
     std::thread::sleep(Duration::from_millis(phase.delay_ms));
+    if let Some(result) = phase.result {
+        agent.reply(id, result);
+        return;
+    }
     let mut result = agent.profile.initialize();
     if let Some(caps) = result
         .get_mut("agentCapabilities")

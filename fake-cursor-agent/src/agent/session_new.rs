@@ -67,9 +67,22 @@ pub fn open(agent: &mut Agent, id: String, params: &Value) -> Session {
     session
 }
 
-/// The profile's `modes` and `models` for `session` (placeholders filled).
+/// The `modes` and `models` for `session` (placeholders filled).
 pub fn session_fields(agent: &Agent, session: &Session) -> Value {
-    vars::fill(&agent.profile.session_new(), &vars::Vars::of(session, None))
+    vars::fill(&advertised(agent), &vars::Vars::of(session, None))
+}
+
+/// The profile's `session/new` fields with the process scenario's `modes` (absent when `null`).
+pub fn advertised(agent: &Agent) -> Value {
+    let mut fields = agent.profile.session_new();
+    if let (Some(modes), Some(obj)) = (&agent.base.handshake.modes, fields.as_object_mut()) {
+        if modes.is_null() {
+            obj.remove("modes");
+        } else {
+            obj.insert("modes".into(), modes.clone());
+        }
+    }
+    fields
 }
 
 /// A random (version 4) UUID from the kernel's generator.

@@ -39,6 +39,24 @@ pub struct Handshake {
     pub auth: Auth,
     /// Advertise `loadSession` and answer `session/load`.
     pub load_session: bool,
+    /// The `modes` of `session/new` and `session/load` answers instead of the profile's
+    /// (`Some(Null)`: no `modes` at all).
+    pub modes: Option<Value>,
+    /// How `session/set_mode` is answered.
+    pub set_mode: SetMode,
+}
+
+/// How `session/set_mode` is answered.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum SetMode {
+    /// A mode the session advertises is switched to (`current_mode_update`, then `{}`); another
+    /// is `-32602` (default).
+    #[default]
+    Advertised,
+    /// Any mode is answered `{}` and nothing changes (an agent without modes that still answers).
+    Ignore,
+    /// Every mode is refused with `-32603`.
+    Refuse,
 }
 
 /// A handshake step's timing.
@@ -48,6 +66,8 @@ pub struct Phase {
     pub delay_ms: u64,
     /// Never answer (the agent is stuck from then on).
     pub hang: bool,
+    /// The result to answer with instead of the profile's, as it is (only for `initialize`).
+    pub result: Option<Value>,
 }
 
 /// The auth rule of `session/new`.

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{Answer, Auth, Handshake, Phase, RequestStep, Scenario, ScenarioError, Step};
+use super::{Answer, Auth, Handshake, Phase, RequestStep, Scenario, ScenarioError, SetMode, Step};
 
 /// Top-level keys a scenario file may have (`kind`, `description` and `source` document it).
 const TOP_KEYS: &[&str] = &[
@@ -59,6 +59,19 @@ fn handshake(v: &Value) -> Result<Handshake, String> {
             "initialize" => h.initialize = phase(val, k)?,
             "session_new" => h.session_new = phase(val, k)?,
             "load_session" => h.load_session = bool_of(val, k)?,
+            "modes" if val.is_null() || val.is_object() => h.modes = Some(val.clone()),
+            "set_mode" => {
+                h.set_mode = match val.as_str() {
+                    Some("advertised") => SetMode::Advertised,
+                    Some("ignore") => SetMode::Ignore,
+                    Some("refuse") => SetMode::Refuse,
+                    _ => {
+                        return Err(format!(
+                            "handshake.set_mode must be \"advertised\", \"ignore\" or \"refuse\", not {val}"
+                        ));
+                    }
+                }
+            }
             "auth" => {
                 h.auth = match val.as_str() {
                     Some("none") => Auth::None,
@@ -82,6 +95,7 @@ fn phase(v: &Value, what: &str) -> Result<Phase, String> {
         match k.as_str() {
             "delay_ms" => p.delay_ms = u64_of(val, k)?,
             "hang" => p.hang = bool_of(val, k)?,
+            "result" if what == "initialize" => p.result = Some(val.clone()),
             _ => return Err(format!("unknown key {k:?} in handshake.{what}")),
         }
     }

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::{Agent, initialize_params};
 
@@ -148,6 +148,58 @@ fn set_mode_emits_current_mode_update_and_answers_empty() {
         json!({"sessionId": sid, "update": {"sessionUpdate": "current_mode_update", "currentModeId": "plan"}})
     );
     assert_eq!(msgs[1]["result"], json!({}));
+}
+
+#[test]
+fn scenarios_change_the_advertised_modes_and_how_set_mode_answers() {
+    // (scenario, advertised mode ids (None: no `modes`), the set_mode answer for plan)
+    for (scenario, modes, set_mode) in [
+        ("no-modes", None, json!({"result": {}})),
+        (
+            "modes-without-plan",
+            Some(json!(["agent", "ask"])),
+            json!({"result": {}}),
+        ),
+        (
+            "set-mode-refused",
+            Some(json!(["agent", "plan", "ask"])),
+            json!({"error": {"code": -32603, "message": "cannot switch to mode \"plan\""}}),
+        ),
+    ] {
+        let mut agent = Agent::start(&[("FAKE_CURSOR_SCENARIO", scenario)]);
+        let id = agent.request("initialize", json!({"protocolVersion": 1}));
+        agent.until_answer(&id);
+        let id = agent.request(
+            "session/new",
+            json!({"cwd": "/workspace", "mcpServers": []}),
+        );
+        let answer = agent.until_answer(&id).pop().expect("answer");
+        let sid = answer["result"]["sessionId"]
+            .as_str()
+            .expect("sid")
+            .to_owned();
+        let ids = answer["result"].get("modes").map(|m| {
+            m["availableModes"]
+                .as_array()
+                .expect("availableModes")
+                .iter()
+                .map(|m| m["id"].clone())
+                .collect::<Vec<_>>()
+        });
+        assert_eq!(ids.map(Value::from), modes, "{scenario}");
+        let id = agent.request(
+            "session/set_mode",
+            json!({"sessionId": sid, "modeId": "plan"}),
+        );
+        let msgs = agent.until_answer(&id);
+        assert_eq!(msgs.len(), 1, "no current_mode_update: {msgs:?}");
+        let mut got = msgs[0].clone();
+        if let Some(o) = got.as_object_mut() {
+            o.remove("jsonrpc");
+            o.remove("id");
+        }
+        assert_eq!(got, set_mode, "{scenario}");
+    }
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! ACP-9 over stdio: `cursor-agent [--model M] acp` with global flags before `acp`, the
 //! `--version` assertion before each run (NAT-2: `version_mismatch`, `native_not_found`), and the
 //! agent's environment (`BROWSER=/bin/true`, `NO_OPEN_BROWSER=1`, the rest passed through).
+//! ACP-12: a `model` that begins with `-` never reaches argv.
 
 use std::os::unix::fs::PermissionsExt;
 
@@ -166,4 +167,21 @@ fn the_agent_never_gets_anthropics_keys_and_env_deny_holds_back_more() {
         }
         assert_eq!(env["CURSOR_API_KEY"], "set", "{env}");
     }
+}
+
+#[test]
+fn a_model_that_begins_with_a_dash_is_refused_before_any_agent_starts() {
+    // ACP-12, TOOL-2: never a flag in the value's place (`--model --api-key`).
+    let mut h = Cursor::new("default");
+    for model in ["--dangerously-skip-permissions", "--api-key", "-f"] {
+        let (r, is_error) = h.run(json!({"prompt": "hello", "model": model}));
+        assert!(is_error, "{model}: {r}");
+        assert_eq!(code(&r), "invalid_arguments", "{model}: {r}");
+        assert_eq!(r["error"]["field"], "/model", "{model}: {r}");
+    }
+    assert_eq!(
+        h.log.agent_starts(),
+        Vec::<serde_json::Value>::new(),
+        "no agent ran"
+    );
 }

@@ -1,6 +1,7 @@
 //! ACP-2 over stdio: what the handshake sends, its 10 s bound per step (a hang fails the run with
 //! a protocol `native_error` and leaves nothing running, C-ACP-2), a slow but bounded handshake,
-//! and an agent that is not logged in (never `authenticate`, never a retry).
+//! and an agent that is not logged in (never `authenticate`, never a retry). ACP-12: an
+//! `initialize` answer that is not an `InitializeResponse` ends the run.
 
 use std::time::{Duration, Instant};
 
@@ -258,4 +259,28 @@ fn an_agent_that_is_not_cursors_gets_a_login_hint_in_its_own_name() {
         "{msg}"
     );
     assert!(!msg.contains("cursor-agent"), "{msg}");
+}
+
+#[test]
+fn an_initialize_answer_that_is_not_an_initialize_response_is_a_protocol_native_error() {
+    // ACP-12, C-ACP-2: a strict client: nothing but initialize is sent, no run succeeds on it.
+    for (scenario, says) in [
+        ("initialize-garbage", "a string"),
+        ("initialize-empty", "protocolVersion"),
+        ("initialize-no-version", "protocolVersion"),
+    ] {
+        let mut h = Cursor::new(scenario);
+        let (r, is_error) = h.run(json!({"prompt": "hello"}));
+        assert!(is_error, "{scenario}: {r}");
+        assert_eq!(code(&r), "native_error", "{scenario}: {r}");
+        assert_eq!(r["native_error"]["source"], "protocol", "{r}");
+        let message = r["native_error"]["message"].as_str().expect("message");
+        assert!(
+            message.contains("initialize") && message.contains(says),
+            "{scenario}: {message}"
+        );
+        let sent: Vec<Value> = h.log.sent().iter().map(|m| m["method"].clone()).collect();
+        assert_eq!(sent, [json!("initialize")], "{scenario}");
+        assert_eq!(r["cleanup_confirmed"], true);
+    }
 }

@@ -1,17 +1,19 @@
-//! The `cursor.run…` tools end to end (PROV-2, ACP-1..9, C-PROV-*, C-ACP-*): the built adapter
+//! The `cursor.run…` tools end to end (PROV-2, ACP-1..12, C-PROV-*, C-ACP-*): the built adapter
 //! over stdio with `--provider cursor`, running fake-cursor-agent (found as `cursor-agent` on
 //! PATH, or named with `--cursor`) and reading the fake's log (`FAKE_CURSOR_LOG`) to prove what
 //! the client sent and what never went out.
 //!
-//! - `handshake`: ACP-2 bounds, slow handshakes, auth-required.
-//! - `permissions`: ACP-4 in every permission mode, the ask_question skip.
+//! - `handshake`: ACP-2 bounds, slow handshakes, auth-required; ACP-12 a strict `initialize`.
+//! - `permissions`: ACP-4 in every permission mode, the ask_question skip; ACP-11 `plan` only
+//!   where the agent offers it; ACP-12 the skip only as `reject_once`, ids echoed byte-exact.
 //! - `extensions`: ACP-5, every agent request answered.
-//! - `updates`: ACP-1/ACP-3, unknown variants, odd tool call ids.
+//! - `updates`: ACP-1/ACP-3, unknown variants, odd tool call ids; ACP-10 the turn's own text.
 //! - `bounds`: ACP-1, BND-1..3, garbage and oversized lines, message text over the final bound.
 //! - `outcome`: ACP-6 / C-ACP-2, every stop reason, errors and crashes.
 //! - `cancel`: ACP-7 / C-ACP-3, cancel mid-turn and the kill after every turn.
 //! - `sessions`: ACP-8, resume with and without `loadSession`, options not offered.
-//! - `argv`: ACP-9, argv, the version check, a missing binary, the agent's environment.
+//! - `argv`: ACP-9, argv, the version check, a missing binary, the agent's environment; ACP-12
+//!   no flag as a `model`.
 //! - `families`: PROV-2 / C-PROV-2, both providers in one adapter.
 //! - `real_agent`: a real ACP agent (claude-agent-acp against the Messages API stand-in) behind a
 //!   version shim.

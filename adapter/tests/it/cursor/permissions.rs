@@ -3,11 +3,11 @@
 //! decision is an `acp_client` record in `cursor.run.events` (C-ACP-1). `allow_always` is never
 //! selected (also checked on every log when the harness drops). ACP-5: Cursor's `ask_question`
 //! as a permission request is answered with its skip option. ACP-1: agent request ids of any
-//! type are echoed exactly.
+//! type are echoed exactly. ACP-11: `plan` only where the agent can apply it.
 
 use serde_json::{Value, json};
 
-use super::{Cursor, answers, args, prompt, scenario_file, updates};
+use super::{Cursor, answers, args, code, prompt, scenario_file, updates};
 
 /// The three options Cursor offers for a tool call.
 fn three_options() -> Value {
@@ -334,4 +334,113 @@ fn the_log_check_rejects_an_always_kind_whatever_its_option_id_says() {
         "an allow_always kind fails under a neutral id"
     );
     assert!(fails("opt-9"), "an option never offered fails");
+}
+
+/// `cursor.run` in `plan` against process scenario `scenario`: it must fail before the prompt.
+fn plan_fails_before_the_prompt(scenario: &str) -> (Value, Cursor) {
+    let mut h = Cursor::new(scenario);
+    let (r, is_error) = h.run(json!({"prompt": "hello", "permission_mode": "plan"}));
+    assert!(is_error, "{r}");
+    assert_eq!(r["state"], "failed", "{r}");
+    assert_eq!(r["final"], Value::Null, "{r}");
+    assert!(
+        h.log.sent_method("session/prompt").is_empty(),
+        "no prompt is sent in a mode the agent cannot apply"
+    );
+    (r, h)
+}
+
+#[test]
+fn plan_with_an_agent_that_advertises_no_modes_is_unsupported_before_the_prompt() {
+    // ACP-11: never more power than asked; no set_mode either.
+    let (r, h) = plan_fails_before_the_prompt("no-modes");
+    assert_eq!(code(&r), "unsupported", "{r}");
+    assert_eq!(r["error"]["field"], "/permission_mode", "{r}");
+    assert_eq!(r["error"]["offered_modes"], json!([]), "{r}");
+    let message = r["error"]["message"].as_str().expect("message");
+    assert!(message.contains("advertises no modes"), "{message}");
+    assert!(h.log.sent_method("session/set_mode").is_empty());
+}
+
+#[test]
+fn plan_with_an_agent_without_a_plan_mode_names_the_modes_it_offers() {
+    // ACP-11.
+    let (r, h) = plan_fails_before_the_prompt("modes-without-plan");
+    assert_eq!(code(&r), "unsupported", "{r}");
+    assert_eq!(r["error"]["offered_modes"], json!(["agent", "ask"]), "{r}");
+    let message = r["error"]["message"].as_str().expect("message");
+    assert!(message.contains("agent, ask"), "{message}");
+    assert!(h.log.sent_method("session/set_mode").is_empty());
+}
+
+#[test]
+fn plan_refused_by_set_mode_is_a_native_error_before_the_prompt() {
+    // ACP-11, C-ACP-2.
+    let (r, h) = plan_fails_before_the_prompt("set-mode-refused");
+    assert_eq!(code(&r), "native_error", "{r}");
+    assert_eq!(r["native_error"]["source"], "protocol", "{r}");
+    assert_eq!(
+        r["error"]["offered_modes"],
+        json!(["agent", "plan", "ask"]),
+        "{r}"
+    );
+    let message = r["error"]["message"].as_str().expect("message");
+    assert!(message.contains("session/set_mode failed"), "{message}");
+    assert_eq!(h.log.sent_method("session/set_mode").len(), 1);
+}
+
+#[test]
+fn the_default_mode_works_with_an_agent_that_advertises_no_modes() {
+    // ACP-11: dontAsk needs no agent mode.
+    let mut h = Cursor::new("no-modes");
+    let (r, is_error) = h.run(json!({"prompt": "hello"}));
+    assert!(!is_error, "{r}");
+    assert_eq!(r["final"]["text"], "Working in mode agent.", "{r}");
+}
+
+#[test]
+fn a_skip_option_id_on_an_allowing_option_is_never_selected() {
+    // ACP-12: `__ask_question_skip__` is the skip only as a `reject_once` option; here it is
+    // `allow_once`, so every mode rejects with the real reject option.
+    let mut h = Cursor::new("default");
+    for mode in ["dontAsk", "acceptEdits"] {
+        let (r, is_error) = h.run(args(
+            "skip-option-allow-kind",
+            json!({"permission_mode": mode}),
+        ));
+        assert!(!is_error, "{mode}: {r}");
+        assert_eq!(r["final"]["text"], "Not run.", "{mode}: {r}");
+    }
+    assert_eq!(selections(&h), vec![Some("reject-once".to_owned()); 2]);
+}
+
+#[test]
+fn agent_request_ids_beyond_64_bits_are_echoed_digit_for_digit() {
+    // ACP-12: 2^70 and -2^70 are answered under the very text sent, never as floats.
+    let mut h = Cursor::new("default");
+    let (r, is_error) = h.run(json!({"prompt": prompt("huge-ids")}));
+    assert!(!is_error, "{r}");
+    assert_eq!(r["state"], "succeeded", "{r}");
+    let raw: Vec<String> = h
+        .log
+        .records()
+        .iter()
+        .filter(|r| r["event"] == "c2a")
+        .filter_map(|r| r["raw"].as_str().map(str::to_owned))
+        .collect();
+    for id in ["1180591620717411303424", "-1180591620717411303424"] {
+        let echoed = raw
+            .iter()
+            .filter(|l| l.starts_with(&format!(r#"{{"jsonrpc":"2.0","id":{id},"result""#)))
+            .count();
+        assert_eq!(echoed, 1, "{id} answered once, digit for digit: {raw:?}");
+    }
+    assert!(
+        !raw.iter().any(|l| l.contains("e+21") || l.contains("e21")),
+        "{raw:?}"
+    );
+    let run_id = r["run_id"].as_str().expect("run_id").to_owned();
+    let d = decisions(&mut h, &run_id);
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0]["selected"], "reject-once");
 }

@@ -1,6 +1,7 @@
 //! ACP-3 over stdio: every `session/update` is one native event kept as received; unknown
 //! variants (Cursor's `subagent_*`, a made-up future one) are kept and never fail a run; a
-//! `toolCallId` holding a newline breaks nothing.
+//! `toolCallId` holding a newline breaks nothing. ACP-10: only the turn's own chunks make the
+//! final text.
 
 use serde_json::json;
 
@@ -85,4 +86,40 @@ fn the_tools_turn_keeps_every_update_in_order() {
             "{e}"
         );
     }
+}
+
+#[test]
+fn a_chunk_of_another_session_is_an_event_never_the_final_text() {
+    // ACP-10, C-ACP-1: kept as events, counted in the final, never appended.
+    let mut h = Cursor::new("default");
+    let (r, is_error) = h.run(args("foreign-session-chunk", json!({})));
+    assert!(!is_error, "{r}");
+    assert_eq!(r["state"], "succeeded", "{r}");
+    assert_eq!(r["final"]["text"], "Say hello. Done.", "{r}");
+    assert_eq!(r["final"]["foreignUpdates"], 2, "{r}");
+    let run_id = r["run_id"].as_str().expect("run_id").to_owned();
+    let (events, _) = h.events(&run_id);
+    let stray = events
+        .iter()
+        .filter(|e| e["params"]["update"]["content"]["text"] == "stray")
+        .count();
+    assert_eq!(
+        stray, 2,
+        "both foreign updates are kept as events: {events:?}"
+    );
+}
+
+#[test]
+fn chunks_after_the_prompts_answer_are_never_the_final_text_nor_oversized() {
+    // ACP-10, BND-3: 160 KiB streamed right after `end_turn` neither join the text nor make the
+    // run `oversized_final`; those read before the group's end are counted.
+    let mut h = Cursor::new("default");
+    let (r, is_error) = h.run(args("late-chunks", json!({})));
+    assert!(!is_error, "{r}");
+    assert_eq!(r["state"], "succeeded", "{r}");
+    assert_eq!(r["final"]["text"], "Hello.", "{r}");
+    assert!(
+        r["final"]["lateUpdates"].as_u64().unwrap_or(0) <= 40,
+        "at most the 40 late chunks are counted: {r}"
+    );
 }
