@@ -1,4 +1,4 @@
-//! The evidence classes of the test suite (issue 12 item 7) and the generator of
+//! The evidence classes of the test suite and the generator of
 //! `docs/evidence.md`: per contract id (`docs/contract.md`), which classes of test cover it.
 //!
 //! The classes, from the weakest claim about the real world to the strongest:
@@ -412,7 +412,7 @@ mod tests {
 
     #[test]
     fn authenticated_tests_count_as_coverage_only_once_a_run_is_recorded() {
-        // Issue 12 item 7: an #[ignore]d opt-in test that nobody ran has checked nothing.
+        // An #[ignore]d opt-in test that nobody ran has checked nothing.
         let repo = tempfile::tempdir().expect("temp dir");
         let write = |rel: &str, text: &str| {
             let p = repo.path().join(rel);

@@ -109,7 +109,7 @@ fn unknown_methods_are_method_not_found_even_before_initialize() {
 
 #[test]
 fn resource_templates_are_an_empty_list() {
-    // T3 (issue 12): the server declares `resources`, so hosts ask for templates; Inspector's
+    // T3: the server declares `resources`, so hosts ask for templates; Inspector's
     // CLI failed on -32601. There are none.
     let mut s = Session::start();
     s.init();

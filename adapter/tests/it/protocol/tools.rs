@@ -89,7 +89,7 @@ fn underscore_projection_renames_and_keeps_everything_else() {
             m.remove("name");
             m
         };
-        // Issue 12: every text names tools in the active projection; `_meta` (identity) and
+        // C-TOOL-6: every text names tools in the active projection; `_meta` (identity) and
         // everything else stay identical.
         let mut projected = serde_json::to_string(&strip(x)).expect("json");
         for name in DOTTED.iter().rev() {
