@@ -316,3 +316,32 @@ fn an_update_fills_in_the_input_and_a_silent_completion_depends_on_the_tool() {
     assert_eq!(calls["calls"][0]["outcome"], "permission_denied");
     assert_eq!(calls["calls"][1]["outcome"], "ok");
 }
+
+#[test]
+fn waiting_calls_and_strict_fingerprints_are_bounded() {
+    // C-LOOP-3: at most 1024 calls wait for an outcome, at most 4096 distinct strict
+    // fingerprints are counted, whatever the native process sends.
+    assert_eq!((OPEN_MAX, FINGERPRINTS_MAX), (1024, 4096));
+    let mut t = ToolTracker::new(GuardConfig::default());
+    for i in 0..OPEN_MAX + 100 {
+        t.apply(ToolEvent::Call {
+            call_id: format!("w{i}"),
+            tool: Some("bash".into()),
+            native_name: Some("Bash".into()),
+            arguments: args(json!({"command": format!("sleep {i}")})),
+        });
+    }
+    assert_eq!(t.open.len(), OPEN_MAX);
+    let mut t = ToolTracker::new(GuardConfig::default());
+    for i in 0..FINGERPRINTS_MAX + 100 {
+        call(
+            &mut t,
+            &format!("f{i}"),
+            "bash",
+            json!({"command": format!("false {i}")}),
+            ToolOutcome::ToolError,
+        );
+    }
+    assert_eq!(t.strict.len(), FINGERPRINTS_MAX);
+    assert!(t.take_new_trip().is_none());
+}
