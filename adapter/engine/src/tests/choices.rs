@@ -1,7 +1,7 @@
 //! The engine's implementation choices that no other engine test reaches (the `C-*` ids of
 //! `docs/contract.md`): where a start failure ranks, where `native_error` comes from, when a
 //! structured output is judged, what an unbound or anonymous run carries, where a page
-//! without a cursor starts, and how long settling drains stdout.
+//! without a cursor starts, how long settling drains stdout and what a late cancel changes.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -262,4 +262,29 @@ fn a_loop_trip_fails_even_a_finished_run_but_a_cancel_that_came_first_wins() {
     let code = |o: crate::outcome::Outcome| o.error.map(|e| e.code);
     assert_eq!(code(classify(&facts(false))), Some(ErrorCode::LoopDetected));
     assert_eq!(code(classify(&facts(true))), Some(ErrorCode::Cancelled));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_cancel_after_the_native_process_exited_changes_no_outcome() {
+    // C-RUN-2: the leader exited with its final (an escaped descendant keeps stdout open, so the
+    // run is still settling); a cancel now is answered but decides nothing.
+    let mut s = Script::lines(&[INIT, OK_FINAL]);
+    s.hold_stdout = true;
+    let (e, _) = engine(vec![("exited", s)]);
+    let id = e.start(req("exited"), None).expect("start");
+    let mut state = e.table.get(&id).expect("run").0.state.subscribe();
+    let seen = *state
+        .wait_for(|s| *s == crate::RunState::Settling || s.is_settled())
+        .await
+        .expect("state");
+    assert_eq!(
+        seen,
+        crate::RunState::Settling,
+        "the drain holds the run settling"
+    );
+    let c = to_json(&e.cancel(&id).expect("cancel"));
+    assert_eq!(c["state"], "settling", "{c}");
+    let r = settle(&e, &id).await;
+    assert_eq!(r["state"], "succeeded", "{r}");
+    assert_eq!(r["error"], Value::Null, "{r}");
 }
