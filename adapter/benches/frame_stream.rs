@@ -1,4 +1,4 @@
-//! A fuzz stream through the release adapter (issue 13 item 3): `FRAME_STREAM_N` frames (default
+//! A fuzz stream through the release adapter (bench/soak.md): `FRAME_STREAM_N` frames (default
 //! one million) over stdio, mutated from the fuzz seeds (`fuzz/corpus/{wire,dispatch}`) and mixed
 //! with adversarial frames (tiny-element arrays near the frame bound, deep nesting, oversized
 //! lines, batches), with a valid `ping` at every 100th frame. Asserts, and exits non-zero
@@ -21,7 +21,7 @@ use serde_json::Value;
 
 use crate::common::Rng;
 
-/// Peak RSS goal (issue 13 item 3).
+/// Peak RSS goal: a million hostile frames stay within 32 MiB (C-T6, C-T6a).
 const PEAK_GOAL_KIB: u64 = 32 * 1024;
 /// The adapter's default frame bound (T6).
 const FRAME_BOUND: usize = 4 * 1024 * 1024;

@@ -1,4 +1,4 @@
-//! Run-overhead benchmark (issue 13): what one `claude.run` costs over running the native CLI
+//! Run-overhead benchmark (≤ 3 ms): what one `claude.run` costs over running the native CLI
 //! directly. In one run it times N iterations (default 50, env `RUN_OVERHEAD_N`), alternating:
 //!
 //! - **direct**: `fake-claude --version`, then fake-claude with the exact print-mode argv the

@@ -1,4 +1,4 @@
-//! Soak (issue 13 item 5): one adapter driven through thousands of runs over random fake-claude
+//! Soak (bench/soak.md): one adapter driven through thousands of runs over random fake-claude
 //! scenarios at the active-run limit, with `claude.run.start`, `claude.run.result` (poll),
 //! `claude.run.events`, `claude.run.cancel` and `claude.run.release`. Not a timed test: run with
 //! `cargo bench -p claude-mcp-adapter --bench soak` (`SOAK_RUNS`, default 2000; `SOAK_SEED`;

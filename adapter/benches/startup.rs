@@ -1,4 +1,4 @@
-//! Start-up benchmark (issue 13 item 2): in one run, side by side, for the adapter (release
+//! Start-up benchmark (bench/startup.md): in one run, side by side, for the adapter (release
 //! binary, default configuration), the Node reference server `@modelcontextprotocol/server-everything`
 //! (`testkit::prereq::everything_server`) and a trivial Python stdio server
 //! (`benches/trivial_server.py`, answering `tools/list` with the adapter's very listing bytes):
@@ -185,7 +185,7 @@ fn run() -> Result<(), String> {
 
 /// Start-up pieces timed in this process, first call (cold caches, as in a fresh adapter): what
 /// the cli-tree load costs (parse, schema check, semantics), what the catalogue costs, and what
-/// compiling the seven validators costs (deferred to each tool's first call since issue 13).
+/// compiling the seven validators costs (deferred to each tool's first call, not at start-up).
 fn pieces() {
     use cmk_engine::ToolNames;
     use cmk_mcp_server::catalogue::Catalogue;

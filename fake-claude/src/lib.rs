@@ -1,6 +1,6 @@
 //! fake-claude's modules as a library, so that other crates can call them: the `fake-claude`
 //! binary (`src/main.rs`) is built on it, and the fuzz crate drives the scenario parser
-//! ([`scenario::Scenario::parse`], issue 13 item 4). Not an API for anyone else: the modules are
+//! ([`scenario::Scenario::parse`]). Not an API for anyone else: the modules are
 //! public only so the binary and the fuzz target can reach them.
 
 pub mod cli;

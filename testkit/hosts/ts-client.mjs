@@ -76,7 +76,7 @@ async function outcome(promise) {
   }
 }
 
-// OUTPUT-SCHEMA CHECK (issue 12 item 4, TOOL-6): callTool (dist/esm/client/index.js 1.32.2)
+// OUTPUT-SCHEMA CHECK (TOOL-6): callTool (dist/esm/client/index.js 1.32.2)
 // looks up the validator it compiled from the listed tool's outputSchema at listTools and, when
 // the result carries structuredContent, validates it, throwing McpError -32602 on a mismatch.
 // A name lands in `validated` only when callTool returned (so validation passed), the SDK held

@@ -1,4 +1,4 @@
-//! The evidence classes of the test suite (issue 12 item 7) and the generator of
+//! The evidence classes of the test suite and the generator of
 //! `docs/evidence.md`: per contract id (`docs/contract.md`), which classes of test cover it.
 //!
 //! The classes, from the weakest claim about the real world to the strongest:
@@ -256,8 +256,26 @@ pub fn last_model_run(model_runs: &str) -> Option<String> {
         .map(str::to_owned)
 }
 
+/// Contract ids that no test can check, each with the reason `docs/evidence.md` gives for it
+/// (instead of listing it among the ids cited by no test). An id here that a test cites is
+/// covered like any other, and its reason is not shown.
+pub const NOT_TESTABLE: [(&str, &str); 1] = [(
+    "META-PRIV-1",
+    "a negative over every host: no private host service needed, no native permission changed, \
+     no host configuration enabled, host metadata never a credential. Tests pin what the adapter \
+     does instead, under their own ids (the permission modes it passes, NAT-5; the environment \
+     it gives the native process, NAT-8; the work-invocation it reads, META-WORK-4); the \
+     absence of everything else a host might offer is not observable, so it holds by \
+     construction and review",
+)];
+
 /// `docs/evidence.md` for the repository at `repo`.
 pub fn generate(repo: &Path) -> io::Result<String> {
+    generate_with(repo, &NOT_TESTABLE)
+}
+
+/// [`generate`] with `not_testable` as the table of reasons.
+fn generate_with(repo: &Path, not_testable: &[(&str, &str)]) -> io::Result<String> {
     let (ids, cov) = coverage(repo)?;
     let runs = std::fs::read_to_string(repo.join("docs/model-runs.md")).unwrap_or_default();
     let mut s = String::new();
@@ -311,6 +329,7 @@ pub fn generate(repo: &Path) -> io::Result<String> {
     let model_ran = last_model_run(&runs).is_some();
     let mut totals = [0usize; 4];
     let mut uncovered = Vec::new();
+    let mut reasons = Vec::new();
     for id in &ids {
         let _ = write!(s, "| {id} |");
         let by = cov.get(id);
@@ -328,7 +347,10 @@ pub fn generate(repo: &Path) -> io::Result<String> {
         }
         s.push('\n');
         if by.is_none_or(BTreeMap::is_empty) {
-            uncovered.push(id.as_str());
+            match not_testable.iter().find(|(n, _)| n == id) {
+                Some(&(_, why)) => reasons.push((id.as_str(), why)),
+                None => uncovered.push(id.as_str()),
+            }
         }
     }
     let _ = write!(s, "\nIds covered, of {}:", ids.len());
@@ -342,6 +364,12 @@ pub fn generate(repo: &Path) -> io::Result<String> {
         );
     }
     s.push('\n');
+    if !reasons.is_empty() {
+        s.push_str("\nNot testable, with the reason:\n\n");
+        for (id, why) in reasons {
+            let _ = writeln!(s, "- **{id}**: {why}.");
+        }
+    }
     if !uncovered.is_empty() {
         let _ = writeln!(s, "\nCited by no test: {}.", uncovered.join(", "));
     }
@@ -411,8 +439,45 @@ mod tests {
     }
 
     #[test]
+    fn an_untestable_id_is_shown_with_its_reason_not_as_uncited() {
+        let repo = tempfile::tempdir().expect("temp dir");
+        let write = |rel: &str, text: &str| {
+            let p = repo.path().join(rel);
+            std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+            std::fs::write(p, text).expect("write");
+        };
+        write(
+            "docs/contract.md",
+            "- **RUN-1** a run\n- **RUN-2** another\n- **META-X-1** a negative\n- **META-X-2** b\n",
+        );
+        write("adapter/tests/it/a.rs", "// RUN-1, META-X-2\n");
+        let table = [
+            ("META-X-1", "nothing to observe"),
+            ("META-X-2", "cited anyway"),
+        ];
+        let text = generate_with(repo.path(), &table).expect("generate");
+        assert!(
+            text.ends_with(
+                "\nNot testable, with the reason:\n\n- **META-X-1**: nothing to observe.\n\n\
+                 Cited by no test: RUN-2.\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            !text.contains("cited anyway"),
+            "a cited id is covered: {text}"
+        );
+        let text = generate_with(repo.path(), &[]).expect("generate");
+        assert!(
+            text.ends_with("\nCited by no test: RUN-2, META-X-1.\n"),
+            "{text}"
+        );
+        assert!(!text.contains("Not testable"), "{text}");
+    }
+
+    #[test]
     fn authenticated_tests_count_as_coverage_only_once_a_run_is_recorded() {
-        // Issue 12 item 7: an #[ignore]d opt-in test that nobody ran has checked nothing.
+        // An #[ignore]d opt-in test that nobody ran has checked nothing.
         let repo = tempfile::tempdir().expect("temp dir");
         let write = |rel: &str, text: &str| {
             let p = repo.path().join(rel);

@@ -306,7 +306,7 @@ mod tests {
 
     #[test]
     fn ids_of_every_legal_shape_are_kept_exactly() {
-        // T3a
+        // T3a, C-T3a: every string, every integer in the i64/u64 range.
         for id in [
             "\"\"",
             "\"x\"",
@@ -327,7 +327,19 @@ mod tests {
 
     #[test]
     fn illegal_ids_are_invalid_without_an_echo() {
-        for id in ["null", "1.5", "true", "{}", "[]"] {
+        // C-T3a: `-0`, an exponent form and integers beyond u64 (or below i64) are not kept
+        // exactly by the parser, so they are unreadable ids too.
+        for id in [
+            "null",
+            "1.5",
+            "true",
+            "{}",
+            "[]",
+            "-0",
+            "1e2",
+            "18446744073709551616",
+            "-9223372036854775809",
+        ] {
             let m = single(&format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#));
             let Err(inv) = m else { panic!("{m:?}") };
             assert_eq!(inv.reply_id(), Value::Null);

@@ -3,6 +3,7 @@
 //! behaviours are checked end to end over stdio with fake-claude in `tests/it/runs/`. The
 //! provider and its simulated processes are in `tests/sim.rs`.
 
+mod choices;
 mod completion;
 mod dialect;
 mod sim;
@@ -199,7 +200,7 @@ async fn a_final_followed_by_a_hang_is_a_timeout_that_keeps_the_final() {
 
 #[tokio::test]
 async fn cancel_moves_to_settling_then_cancelled_and_a_second_cancel_changes_nothing() {
-    // RUN-6.
+    // RUN-6, C-RUN-2: `{run_id, state: "settling", already_settled: false}` at once.
     let mut s = Script::lines(&[INIT]);
     s.hang = true;
     let (e, _) = engine(vec![("slow", s)]);
@@ -501,7 +502,8 @@ async fn three_hundred_events_overflow_the_buffer_and_pages_report_it() {
 
 #[tokio::test]
 async fn an_escaped_descendant_holding_stdout_does_not_hang_settling() {
-    // SUP-4: the leader ended and was reaped, stdout stays open: a bounded drain, then settle.
+    // SUP-4, C-SUP-4: the leader ended and was reaped, stdout stays open: a bounded drain, then
+    // settle, without waiting for the descendant that holds the pipe.
     let mut s = Script::lines(&[INIT, OK_FINAL]);
     s.hold_stdout = true;
     let (e, _) = engine(vec![("escaped", s)]);

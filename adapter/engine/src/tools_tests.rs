@@ -105,7 +105,7 @@ fn argument_order_does_not_change_the_fingerprint_but_the_outcome_does() {
 
 #[test]
 fn many_distinct_reads_never_trip_but_many_missing_paths_do() {
-    // LOOP-2.
+    // LOOP-2; C-LOOP-1: the coarse count is of outcomes other than `ok`, limit `loop_limit × 8`.
     let mut t = ToolTracker::new(GuardConfig::default());
     for i in 0..500 {
         call(
@@ -118,6 +118,7 @@ fn many_distinct_reads_never_trip_but_many_missing_paths_do() {
     }
     assert!(t.take_new_trip().is_none());
     let coarse = 2 * COARSE_FACTOR;
+    assert_eq!(coarse, 16, "C-LOOP-1: loop_limit × 8, 16 by default");
     for i in 0..coarse {
         call(
             &mut t,
@@ -168,6 +169,7 @@ fn the_same_missing_path_read_again_trips_strictly() {
 
 #[test]
 fn a_disabled_guard_counts_but_never_trips() {
+    // C-LOOP-2: with `loop_guard: "off"` calls are still normalised and counted, nothing trips.
     let mut t = ToolTracker::new(GuardConfig {
         enabled: false,
         limit: 2,
@@ -223,6 +225,22 @@ fn a_denial_marks_its_call_and_is_listed_once_with_the_calls_fields() {
 }
 
 #[test]
+fn calls_without_a_result_are_never_fingerprinted() {
+    // C-LOOP-2: the guard is judged when a call's outcome is read.
+    let mut t = ToolTracker::new(GuardConfig::default());
+    for i in 0..10 {
+        t.apply(ToolEvent::Call {
+            call_id: format!("{i}"),
+            tool: Some("bash".into()),
+            native_name: Some("Bash".into()),
+            arguments: args(json!({"command": "false"})),
+        });
+    }
+    assert!(t.take_new_trip().is_none());
+    assert_eq!(to_json(&t.guard_summary())["highest"], Value::Null);
+}
+
+#[test]
 fn an_unknown_tool_is_other_and_a_call_without_result_is_unknown() {
     let mut t = ToolTracker::new(GuardConfig::default());
     t.apply(ToolEvent::Call {
@@ -239,6 +257,7 @@ fn an_unknown_tool_is_other_and_a_call_without_result_is_unknown() {
 
 #[test]
 fn huge_arguments_are_cut_in_the_summary_but_fingerprinted_whole() {
+    // C-LOOP-3: argument strings are cut at 512 bytes in the summary, hashed whole first.
     let mut t = ToolTracker::new(GuardConfig::default());
     let big = "é".repeat(10_000);
     call(
@@ -251,6 +270,7 @@ fn huge_arguments_are_cut_in_the_summary_but_fingerprinted_whole() {
     let shown = to_json(&t.calls_summary())["calls"][0]["arguments"]["content"]
         .as_str()
         .map(str::len);
+    assert_eq!(ARGUMENT_TEXT_MAX, 512, "C-LOOP-3");
     assert!(shown.is_some_and(|n| n <= ARGUMENT_TEXT_MAX), "{shown:?}");
     // Same prefix, different tail: different fingerprints.
     for (i, tail) in ["1", "2", "3"].iter().enumerate() {
@@ -295,4 +315,33 @@ fn an_update_fills_in_the_input_and_a_silent_completion_depends_on_the_tool() {
     assert_eq!(calls["calls"][0]["arguments"], json!({"pattern": "TODO"}));
     assert_eq!(calls["calls"][0]["outcome"], "permission_denied");
     assert_eq!(calls["calls"][1]["outcome"], "ok");
+}
+
+#[test]
+fn waiting_calls_and_strict_fingerprints_are_bounded() {
+    // C-LOOP-3: at most 1024 calls wait for an outcome, at most 4096 distinct strict
+    // fingerprints are counted, whatever the native process sends.
+    assert_eq!((OPEN_MAX, FINGERPRINTS_MAX), (1024, 4096));
+    let mut t = ToolTracker::new(GuardConfig::default());
+    for i in 0..OPEN_MAX + 100 {
+        t.apply(ToolEvent::Call {
+            call_id: format!("w{i}"),
+            tool: Some("bash".into()),
+            native_name: Some("Bash".into()),
+            arguments: args(json!({"command": format!("sleep {i}")})),
+        });
+    }
+    assert_eq!(t.open.len(), OPEN_MAX);
+    let mut t = ToolTracker::new(GuardConfig::default());
+    for i in 0..FINGERPRINTS_MAX + 100 {
+        call(
+            &mut t,
+            &format!("f{i}"),
+            "bash",
+            json!({"command": format!("false {i}")}),
+            ToolOutcome::ToolError,
+        );
+    }
+    assert_eq!(t.strict.len(), FINGERPRINTS_MAX);
+    assert!(t.take_new_trip().is_none());
 }

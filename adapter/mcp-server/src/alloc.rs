@@ -1,5 +1,5 @@
 //! How the adapter's memory goes back to the system: glibc malloc tuning for a server whose
-//! per-run buffers come and go (issue 13 item 5, bench/soak.md).
+//! per-run buffers come and go (bench/soak.md).
 //!
 //! Two measures, both no-ops off linux-gnu:
 //! - [`pin_mmap_threshold`], first thing in `main`: blocks of 128 KiB or more stay in their own

@@ -6,7 +6,8 @@
 //! `tools/call` validates arguments with validators compiled once from the very same schemas (see
 //! [`Catalogue::new`]). Start-up does not wait for them: each validator is compiled on its tool's
 //! first call ([`LazyValidator`]), and the `tools/list` answer is serialised once, on first use
-//! ([`Catalogue::tools_list_json`]) (issue 13: `initialize` within 5 ms of process start).
+//! ([`Catalogue::tools_list_json`]), so `initialize` is answered within 5 ms of process start
+//! (`bench/startup.md`).
 
 use std::sync::{Arc, OnceLock};
 
@@ -548,7 +549,7 @@ impl Catalogue {
             .clone();
         if built {
             // The trees the listing was built from are freed by now; most hosts list once and
-            // then idle (issue 13: idle RSS).
+            // then idle, and an idle adapter should hold little memory (`bench/startup.md`).
             crate::alloc::trim_idle();
         }
         json
@@ -636,7 +637,7 @@ mod tests {
 
     #[test]
     fn no_text_names_a_tool_outside_the_projection() {
-        // Issue 12 / TOOL-1, C-TOOL-6: descriptions, parameter descriptions and instructions use
+        // TOOL-1, C-TOOL-6: descriptions, parameter descriptions and instructions use
         // the active projection, so a model following them calls a name that exists. (Both
         // families, and everything else the server sends, over the wire:
         // `cursor::families::every_text_an_underscore_server_of_both_families_sends_uses_the_projection`.)

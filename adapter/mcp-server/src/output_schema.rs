@@ -19,7 +19,7 @@
 //! it), so the file cannot drift from the types, and a change of a tool's output contract shows
 //! in review as a diff of that file. The server does not derive at run time because the
 //! derivation was a third of an unoptimised adapter's CPU up to its first `tools/list` answer
-//! (issue 13: 26.8 ms from start to that answer, 20.6 ms with the schemas read from the file;
+//! (measured: 26.8 ms from start to that answer, 20.6 ms with the schemas read from the file;
 //! every conformance case starts one adapter).
 
 use std::sync::LazyLock;

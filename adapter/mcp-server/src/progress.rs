@@ -199,7 +199,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn a_silent_run_still_gets_increasing_heartbeats() {
-        // Issue 12 item 3 / C-T9: reset-on-progress hosts must not time out a quiet run.
+        // C-T9: reset-on-progress hosts must not time out a quiet run.
         let (tx, _keep) = watch::channel(0u64);
         let (out, mut sent) = Outbox::capture();
         let f = forward(out, json!("h"), tx.subscribe(), true);

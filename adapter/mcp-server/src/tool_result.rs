@@ -50,6 +50,8 @@ mod tests {
         let text = r["content"][0]["text"].as_str().expect("text");
         let parsed: Value = serde_json::from_str(text).expect("json");
         assert_eq!(parsed, r["structuredContent"]);
+        // C-TOOL-4: the compact JSON of the whole `structuredContent` object.
+        assert_eq!(text, r["structuredContent"].to_string());
         assert_eq!(
             r["structuredContent"]["result"]["error"]["code"],
             "unknown_run"

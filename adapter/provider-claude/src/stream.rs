@@ -267,6 +267,7 @@ mod tests {
 
     #[test]
     fn malformed_finals_are_classified() {
+        // C-OUT-1: a result event without a boolean `is_error` (or cut short) is not valid.
         for (line, kept) in [
             (
                 r#"{"type":"result","subtype":"success","is_error":false,"result":"x"}"#,
@@ -306,7 +307,7 @@ mod tests {
         assert_eq!(f.count, 2);
         assert_eq!(f.kept.as_ref().expect("kept")["result"], "one");
         assert_eq!(ing.sink.session_id.as_deref(), Some("s1"));
-        // The garbage line stays visible as a string event.
+        // C-RUN-3: the garbage line stays visible as a string event.
         let p = ing.sink.ring.page(None, 10).expect("page");
         assert_eq!(p.events[1], json!("garbage"));
     }
@@ -375,6 +376,7 @@ mod tests {
 
     #[test]
     fn complete_lines_without_type_are_ordinary_events_even_with_is_error() {
+        // C-OUT-1: only a line cut short before its `type` that carries `is_error` is a final.
         let ing = feed(&[
             br#"{"is_error":false,"note":"no type"}"#,
             b"{\"is_error\": oops",
@@ -425,6 +427,7 @@ mod tests {
 
     #[test]
     fn blank_lines_are_not_events() {
+        // C-RUN-3: `events_total` counts non-blank lines only.
         let ing = feed(&[b"", b"  ", br#"{"type":"user"}"#]);
         assert_eq!(ing.sink.events_total, 1);
     }

@@ -1,4 +1,4 @@
-//! `docs/evidence.md` is what `testkit::evidence` generates from the tree (issue 12 item 7):
+//! `docs/evidence.md` is what `testkit::evidence` generates from the tree:
 //! which evidence class covers each contract id. BLESS=1 rewrites it, like the goldens.
 
 use std::path::Path;

@@ -1,4 +1,4 @@
-//! Replays every fuzz corpus and every recorded finding on each `cargo test` (issue 13 item 4):
+//! Replays every fuzz corpus and every recorded finding on each `cargo test` (stable Rust):
 //! each file of `fuzz/corpus/<target>/` and `fuzz/artifacts/<target>/` goes through the same
 //! entry function the libFuzzer binary calls, so a regression or an old crash fails here,
 //! without nightly and without libFuzzer.

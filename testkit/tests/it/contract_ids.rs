@@ -1,5 +1,5 @@
 //! Every contract id cited in the repository's code and docs is defined in `docs/contract.md`
-//! (issue 13: cite `C-*` ids instead of restating their text, and an id the contract does not
+//! (code cites `C-*` ids instead of restating their text, and an id the contract does not
 //! define fails here). An id is a token of a defined id's prefix followed by its number
 //! (`RUN-8`, `C-T6a`, `T2`, `META-WORK-5`); the contract's own lines define them
 //! (`- **ID** …`).

@@ -1,4 +1,4 @@
-//! The host matrix (issue 12 item 6): real MCP hosts nobody here wrote drive the adapter, wired
+//! The host matrix (exact host): real MCP hosts nobody here wrote drive the adapter, wired
 //! to fake-claude, through the core sequence in both name projections (TOOL-1: dotted names and
 //! `--tool-names underscore`). Each host is a pinned install made on first use
 //! (`testkit::prereq`); with `CI=true` a missing host fails its tests (`require_prereq!`).

@@ -122,7 +122,7 @@ fn completes_the_core_sequence(names: Names) {
         "{seen:#}"
     );
 
-    // OUTPUT-SCHEMA (issue 12 item 4, TOOL-6): the SDK's callTool validates a result's
+    // OUTPUT-SCHEMA (TOOL-6): the SDK's callTool validates a result's
     // structuredContent against the outputSchema of the listed tool and throws -32602 on a
     // mismatch. ts-client.mjs lists a tool once its callTool returned a non-isError result with
     // structuredContent while the SDK held a validator for that name: all seven must be there.

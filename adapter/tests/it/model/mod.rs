@@ -1,4 +1,4 @@
-//! Authenticated model execution (evidence class; issue 12 item 7): the adapter runs the real
+//! Authenticated model execution (an evidence class): the adapter runs the real
 //! claude 2.1.328 against the real Anthropic API with a real account. Opt-in only and never in
 //! CI: every test here is `#[ignore]`d, and an explicitly requested run refuses to start under
 //! `CI=true` or without both `CMK_MODEL_TESTS=1` and `ANTHROPIC_API_KEY` (a request without them

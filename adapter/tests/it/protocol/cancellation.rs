@@ -146,3 +146,32 @@ fn a_run_call_whose_id_is_reused_while_in_flight_is_still_answered() {
     }
     assert_eq!(states, vec![json!("succeeded"), json!("succeeded")]);
 }
+
+#[test]
+fn a_cancel_right_behind_any_other_request_is_too_late_to_stop_its_answer() {
+    // C-T7: only in-flight `claude.run` calls can be cancelled; every other request is answered
+    // before the next frame is read, so a cancel sent in the same write still finds it answered.
+    let mut s = session("2025-06-18");
+    for (id, method, params) in [
+        ("list", "tools/list", json!({})),
+        (
+            "start",
+            "tools/call",
+            json!({"name": "claude.run.start", "arguments": {"prompt": scenario("success")}}),
+        ),
+        (
+            "runs",
+            "tools/call",
+            json!({"name": "claude.run.list", "arguments": {}}),
+        ),
+    ] {
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                            "params": {"requestId": id}});
+        s.send_raw(format!("{request}\n{cancel}\n").as_bytes());
+        let r = s.response(&json!(id));
+        assert!(r.get("result").is_some(), "{id}: {r}");
+    }
+    let ping = s.request("ping", None);
+    assert_eq!(s.response(&ping)["result"], json!({}));
+}

@@ -86,7 +86,7 @@ fn unparseable_lines_are_parse_errors_with_a_null_id() {
 
 #[test]
 fn invalid_utf8_is_a_parse_error_and_the_session_goes_on() {
-    // T1 (UTF-8), T4
+    // T1 (UTF-8), C-T1 (invalid UTF-8 is -32700), T4
     let mut s = Session::start();
     s.init();
     s.send_raw(b"\xff\xfe\xfd\n");
@@ -152,7 +152,8 @@ fn responses_from_the_client_are_not_answered() {
 
 #[test]
 fn bad_params_are_invalid_params() {
-    // T4: -32602.
+    // T4: -32602. C-TOOL-1: `tools/call` params not an object or without a string `name`; C-PAGE:
+    // no cursor is ever issued, so any `cursor` is refused.
     let mut s = Session::start();
     s.init();
     for (method, params) in [
@@ -172,7 +173,8 @@ fn bad_params_are_invalid_params() {
 
 #[test]
 fn crlf_line_endings_and_blank_lines_are_accepted() {
-    // T1: one trailing \r is stripped; blank lines are not frames.
+    // T1, C-T1: one trailing \r is stripped; lines of only whitespace are not frames. C-T3: the
+    // gate opens with the `initialize` answer; no `notifications/initialized` is sent here.
     let mut s = Session::start();
     s.send_raw(b"\n\r\n   \n\t\r\n");
     s.send_raw(

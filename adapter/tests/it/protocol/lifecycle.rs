@@ -52,7 +52,7 @@ fn initialize_declares_tools_and_resources_and_names_the_server() {
 
 #[test]
 fn ping_is_answered_before_initialize() {
-    // T3
+    // T3, C-T3: ping is answered before the gate opens.
     let mut s = Session::start();
     let r = s.call("ping", None);
     assert_eq!(r["result"], json!({}), "{r}");
@@ -60,7 +60,7 @@ fn ping_is_answered_before_initialize() {
 
 #[test]
 fn other_requests_before_initialize_are_not_initialized() {
-    // T3: -32600 "not initialized", with the request's id.
+    // T3, C-T3: known methods get -32600 "not initialized", with the request's id.
     let mut s = Session::start();
     for (method, params) in [
         ("tools/list", None),
@@ -85,7 +85,7 @@ fn other_requests_before_initialize_are_not_initialized() {
 
 #[test]
 fn unknown_methods_are_method_not_found_even_before_initialize() {
-    // T3, reference/hosts/: real hosts probe server/discover first and fall back on -32601.
+    // T3, C-T3, reference/hosts/: real hosts probe server/discover first and fall back on -32601.
     let mut s = Session::start();
     let id = json!("server-discover-probe-1");
     s.request_with_id(
@@ -109,7 +109,7 @@ fn unknown_methods_are_method_not_found_even_before_initialize() {
 
 #[test]
 fn resource_templates_are_an_empty_list() {
-    // T3 (issue 12): the server declares `resources`, so hosts ask for templates; Inspector's
+    // T3: the server declares `resources`, so hosts ask for templates; Inspector's
     // CLI failed on -32601. There are none.
     let mut s = Session::start();
     s.init();
@@ -143,7 +143,7 @@ fn notifications_get_no_answer_before_or_after_initialize() {
 
 #[test]
 fn a_second_initialize_is_refused_and_changes_nothing() {
-    // Documented choice (crate::mcp docs): -32600 "already initialized", version kept.
+    // C-T2: -32600 "already initialized"; the version negotiated first holds.
     let mut s = Session::start();
     s.init();
     let r = s.call(
@@ -161,6 +161,7 @@ fn a_second_initialize_is_refused_and_changes_nothing() {
 
 #[test]
 fn initialize_with_params_that_are_not_an_object_is_invalid_params() {
+    // C-T2
     let mut s = Session::start();
     let r = s.call("initialize", Some(json!(["2025-06-18"])));
     assert_eq!(r["error"]["code"], -32602, "{r}");
@@ -208,7 +209,7 @@ fn sigint_shuts_down_cleanly_too() {
 
 #[test]
 fn a_request_cut_by_eof_is_still_answered_before_exit() {
-    // T1: the last line may lack its newline.
+    // T1, C-T1: a last line cut by EOF is still handled, then the server shuts down (T8).
     let mut s = Session::start();
     s.send_raw(br#"{"jsonrpc":"2.0","id":"tail","method":"ping"}"#);
     s.close_stdin();

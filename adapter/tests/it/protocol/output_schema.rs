@@ -1,4 +1,4 @@
-//! TOOL-6 (issue 12 item 4): every tool of both families, in both name projections, declares an
+//! TOOL-6: every tool of both families, in both name projections, declares an
 //! `outputSchema` generated from the typed results, and the results conform to it. Every other
 //! test's `tools/call` results are validated too, by the shared session ([`crate::support::outputs`]).
 

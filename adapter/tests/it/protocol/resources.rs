@@ -57,6 +57,7 @@ fn the_snapshot_has_the_meta_work_3_shape_and_a_fixed_instance() {
 
 #[test]
 fn an_unknown_uri_is_resource_not_found_with_the_uri() {
+    // C-RES: MCP's resource-not-found, with `data.uri`.
     let mut s = Session::start();
     s.init();
     for uri in ["computer-mcp://runtime/work/v2", "file:///etc/passwd", ""] {

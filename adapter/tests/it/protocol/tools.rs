@@ -41,7 +41,7 @@ pub fn structured(result: &Value) -> Value {
         serde_json::from_str(content[0]["text"].as_str().expect("text")).expect("text is JSON");
     assert_eq!(
         text, result["structuredContent"],
-        "text mirrors structuredContent"
+        "C-TOOL-4: the text is the whole structuredContent object"
     );
     let sc = result["structuredContent"]
         .as_object()
@@ -89,7 +89,7 @@ fn underscore_projection_renames_and_keeps_everything_else() {
             m.remove("name");
             m
         };
-        // Issue 12: every text names tools in the active projection; `_meta` (identity) and
+        // C-TOOL-6: every text names tools in the active projection; `_meta` (identity) and
         // everything else stay identical.
         let mut projected = serde_json::to_string(&strip(x)).expect("json");
         for name in DOTTED.iter().rev() {
@@ -477,7 +477,7 @@ fn reading_an_unknown_run_matches_the_reference_host_shape() {
 
 #[test]
 fn an_unknown_tool_is_invalid_params() {
-    // TOOL-3
+    // TOOL-3, C-TOOL-1: names match the configured projection only.
     let mut s = Session::start();
     s.init();
     for name in [
@@ -494,7 +494,7 @@ fn an_unknown_tool_is_invalid_params() {
 
 #[test]
 fn arguments_that_are_not_an_object_are_invalid_params() {
-    // Documented choice: MCP types `arguments` as an object; null is read as absent.
+    // C-TOOL-1: MCP types `arguments` (and `_meta`) as objects; absent or null `arguments` is {}.
     let mut s = Session::start();
     s.init();
     for args in [json!([]), json!("x"), json!(1), json!(true)] {
@@ -517,7 +517,7 @@ fn arguments_that_are_not_an_object_are_invalid_params() {
 
 #[test]
 fn a_malformed_work_invocation_is_invalid_arguments() {
-    // META-WORK-4
+    // META-WORK-4, C-TOOL-3: the field is a pointer into `params`, not into the arguments.
     let mut s = Session::start();
     s.init();
     for bad in [
@@ -547,6 +547,7 @@ fn a_malformed_work_invocation_is_invalid_arguments() {
 
 #[test]
 fn tools_list_rejects_an_unknown_cursor() {
+    // C-PAGE: everything is on one page, so a cursor is -32602.
     let mut s = Session::start();
     s.init();
     let r = s.call("tools/list", Some(json!({"cursor": "page-2"})));

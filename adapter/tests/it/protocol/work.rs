@@ -63,7 +63,8 @@ fn a_bound_run_appears_in_the_snapshot_with_its_invocation() {
 
 #[test]
 fn an_unbound_run_makes_the_snapshot_a_32000_error_until_it_is_released() {
-    // META-WORK-5, META-WORK-7
+    // META-WORK-5, META-WORK-7; C-RES: the refusal is -32000 with `unbound_runs` and
+    // `last_revision`.
     let mut s = session("2025-06-18");
     let served = read_snapshot(&mut s)["revision"]
         .as_u64()

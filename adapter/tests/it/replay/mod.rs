@@ -2,7 +2,8 @@
 //! ACP), one named test each: the recorded client side is replayed against a fresh adapter while
 //! fake-claude replays the recorded native side (or fake-cursor-agent the recorded agent side),
 //! and the adapter's answers must match the recorded ones after normalising volatile values; a
-//! difference fails with a unified diff and writes `recordings/NAME.actual`.
+//! difference fails with a unified diff and writes `recordings/NAME.actual`. PROV-3: claude's
+//! recordings replay unchanged through the provider seam.
 //!
 //! `BLESS=1` remakes each recording first (fake-claude and fake-cursor-agent scenarios directly;
 //! the real-claude ones with the real CLI 2.1.328 and the local Messages API stand-in), then

@@ -10,7 +10,7 @@ use super::{Harness, args, code, scenario_file, split};
 
 #[test]
 fn an_oversized_non_final_event_is_omitted_and_counted_and_the_run_goes_on() {
-    // BND-1.
+    // BND-1; C-RUN-3: `events_total` counts the oversized line, the page's `omitted_oversized` too.
     let mut h = Harness::new();
     let (r, _) = split(&h.run(args("oversized-event", json!({}))));
     assert_eq!(r["state"], "succeeded");
@@ -50,7 +50,8 @@ fn a_final_over_1_mib_is_oversized_final_not_missing_final() {
 
 #[test]
 fn three_hundred_events_overflow_the_buffer_and_an_old_cursor_is_stale() {
-    // BND-2, RUN-5: a cursor taken early, read after 300 more events, is stale.
+    // BND-2, RUN-5, C-RUN-3: a cursor taken early, read after 300 more events, is stale;
+    // `events_dropped` counts the overflow.
     let mut scenario: Value = serde_json::from_str(
         &std::fs::read_to_string(scenario_file("many-events")).expect("many-events scenario"),
     )

@@ -89,6 +89,7 @@ fn two_result_events_are_duplicate_final_and_the_first_is_kept() {
 
 #[test]
 fn a_result_line_that_is_not_json_is_malformed_final() {
+    // C-OUT-1: cut short before its `type`, it carries `is_error`: malformed_final, not missing.
     let (r, _) = run("malformed-final");
     assert_eq!(code(&r), "malformed_final");
 }

@@ -1,4 +1,4 @@
-//! The suite-wide outputSchema check (TOOL-6, issue 12 item 4): every `tools/call` result a
+//! The suite-wide outputSchema check (TOOL-6): every `tools/call` result a
 //! [`super::Session`] receives is validated against the `outputSchema` its tool declares, so each
 //! test that calls a tool also proves its answer conforms, `isError` answers included (MCP
 //! 2025-06-18 / 2025-11-25 server/tools: structured results MUST conform to a declared

@@ -168,6 +168,8 @@ fn invalid_or_missing_structured_output_fails_naming_the_pointer_and_keeping_the
 
     let (r, _) = split(&h.run(args("structured-missing", json!({"json_schema": schema()}))));
     assert_eq!(code(&r), "invalid_structured_output", "{r}");
+    // C-JSONOUT-1: claude's refusal of an invalid StructuredOutput call leaves a final without
+    // `structured_output`: reason `missing`.
     assert_eq!(r["error"]["reason"], "missing");
     assert_eq!(r["error"]["text"], "Here is the answer: fake, 2");
 

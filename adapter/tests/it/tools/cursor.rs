@@ -127,7 +127,16 @@ fn a_bare_or_fenced_object_is_delivered_as_structured() {
         .as_str()
         .expect("prompt text");
     assert!(text.contains("exactly one JSON object"), "{text}");
-    assert!(text.contains("\"required\":[\"name\",\"count\"]"), "{text}");
+    // C-JSONOUT-1: the instruction comes after the prompt, separated by a blank line, and names
+    // the schema.
+    let (prompt, instruction) = text
+        .split_once("\n\nAnswer with exactly one JSON object")
+        .expect("the instruction follows the prompt after a blank line");
+    assert!(!prompt.trim().is_empty(), "{text}");
+    assert!(
+        instruction.contains("\"required\":[\"name\",\"count\"]"),
+        "{text}"
+    );
 }
 
 #[test]

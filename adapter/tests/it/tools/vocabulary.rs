@@ -47,7 +47,8 @@ fn claude_stream(name: &str) -> ToolTracker {
 
 #[test]
 fn claudes_recorded_bash_calls_normalise_with_their_outcomes() {
-    // mock-tool-dontask: `echo hi` allowed; its `description` is not part of what it does.
+    // mock-tool-dontask: `echo hi` allowed; its `description` is not part of what it does
+    // (C-LOOP-4).
     let t = claude_stream("mock-tool-dontask");
     let calls = to_json(&t.calls_summary());
     assert_eq!(calls["calls"].as_array().map(Vec::len), Some(1), "{calls}");
@@ -156,7 +157,8 @@ fn cursors_documented_raw_input_shapes_normalise() {
     // rawOutput.content, shell → rawOutput.{exitCode,stdout,stderr}, grep →
     // rawOutput.{totalMatches,truncated}; todos as kind other with rawInput._toolName
     // updateTodos; denied tools completed with no output; fetch asks as kind fetch
-    // (web_fetch_0).
+    // (web_fetch_0). C-LOOP-4: `_toolName` is left out of the arguments; a silent `completed` is
+    // permission_denied for a read and ok for a todo; a nonzero exitCode is classed by stderr.
     let lines = vec![
         update(
             json!({"sessionUpdate": "tool_call", "toolCallId": "read_0", "kind": "read",
