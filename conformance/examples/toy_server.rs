@@ -16,7 +16,7 @@
 //! `isError` result (what MCP 2025-06-18 allows, TOOL-3 forbids). `--ping-client` pings the client before answering `initialize` and writes a line that is not
 //! JSON-RPC (a T1 violation the runner reports) unless the client answers with the empty result
 //! MCP requires (basic/utilities/ping).
-//! One-defect flags of issue 11: `--log-on-call` writes a text log line on stdout on each
+//! One-defect flags, one per defect class the gate must catch: `--log-on-call` writes a text log line on stdout on each
 //! `tools/call` (T1); `--oversized-log-on-call` writes a 17 MiB text line there instead (over the
 //! runner's keep limit); `--acting-tool FILE` lists `schedule_task`, a tool without
 //! `readOnlyHint` that creates FILE whenever it is called, valid arguments or not (a server with

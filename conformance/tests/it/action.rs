@@ -1,4 +1,4 @@
-//! The gate packaged for vendors' CI (issue 12 item 8): the root `action.yml`'s logic, `.ci/gate`,
+//! The gate packaged for vendors' CI: the root `action.yml`'s logic, `.ci/gate`,
 //! run as CI would run it, against the reference adapter (passes, shard by shard) and against a
 //! one-defect server (fails, with the defect as a JUnit `<failure>`); the action maps each of its
 //! inputs onto the script; and `cargo install` of the runner, the reference adapter and its two

@@ -58,8 +58,8 @@ fn the_reference_adapter_passes_every_must_of_the_provider_profile() {
         mcp_conformance::mcp::catalogue::families::CURSOR,
         "the Cursor family's run lifecycle ran, case by case"
     );
-    // Pinned here too, so a case dropped from the Cursor family is a reviewed change (issue 8
-    // item 6: the run lifecycle runs against each tool family).
+    // Pinned here too, so a case dropped from the Cursor family is a reviewed change (the run
+    // lifecycle runs against each tool family).
     assert_eq!(
         cursor,
         [

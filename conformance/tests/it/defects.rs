@@ -1,7 +1,7 @@
-//! One-defect servers for each class of issue 11 (the toy server's flags): every defect gets one
-//! verdict under its own rule, checked on every exchange of every case, graded at the level its
-//! specification gives it, and said in words a person can act on; the runner never calls a tool
-//! that might act on a foreign server unless asked to.
+//! One-defect servers for each defect class the gate must catch (the toy server's flags): every
+//! defect gets one verdict under its own rule, checked on every exchange of every case, graded
+//! at the level its specification gives it, and said in words a person can act on; the runner
+//! never calls a tool that might act on a foreign server unless asked to.
 
 use std::collections::BTreeSet;
 

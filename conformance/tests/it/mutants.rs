@@ -636,7 +636,7 @@ mutant!(
 );
 
 // TOOL-4: tool results lose structuredContent. Every case that reads a result is blocked by
-// the one TOOL-4 failure instead of failing on a missing field (issue 11).
+// the one TOOL-4 failure instead of failing on a missing field (one defect, one verdict).
 mutant!(
     results_without_structured_content_fail_only_structured_mirror,
     "no-structured-content",

@@ -4,7 +4,7 @@
 //! profile) and declare no computer-mcp metadata (info under plain). Every verdict of the plain
 //! profile is pinned for both, each one that is not a pass with the MCP or JSON-RPC text behind
 //! it, so a change in how the runner grades them fails here, and the report at `--jobs 1` must
-//! equal the pinned one (issue 11 item 3). With `CI=true` a missing prerequisite fails the test.
+//! equal the pinned one (a verdict does not depend on parallelism). With `CI=true` a missing prerequisite fails the test.
 
 use serde_json::Value;
 
@@ -126,7 +126,7 @@ const PLAIN: &[(&str, &str, &str)] = &[
     // MCP 2025-06-18 server/tools (Error Handling) lists unknown tools among protocol errors
     // (example: -32602); both answer an isError result instead. No MUST there: a warning.
     ("tools/call/unknown-tool", "warn", "warn"),
-    // The runner calls only tools annotated readOnlyHint: true outside provider (issue 11):
+    // The runner calls only tools annotated readOnlyHint: true outside provider:
     // the TypeScript server has one with a required string; the Python server's tools carry no
     // annotation, so the case skips with the reason (was pass: it called `add`).
     ("tools/call/wrong-typed-arguments", "pass", "skip"),
@@ -181,7 +181,7 @@ fn expect_all(
 
 /// Runs the plain profile against `server` at the default `--jobs` (8) and pins every verdict
 /// with `pick`, then at `--jobs 4` and `--jobs 1` (no concurrency at all) and requires the same
-/// report, modulo timings (issue 11: a verdict must not depend on parallelism or load). The
+/// report, modulo timings (a verdict must not depend on parallelism or load). The
 /// pinned run doubles as the `--jobs 8` one: a run of the Python server is about 100
 /// interpreter starts. `timeout_ms` is the runner's `--timeout-ms`.
 fn graded_precisely_at_any_jobs(

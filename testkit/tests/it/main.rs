@@ -14,4 +14,5 @@ mod standin_http;
 mod success;
 mod support;
 mod tools;
+mod tracker_refs;
 mod turns;

@@ -200,7 +200,7 @@ impl Client {
 
     /// How long the server took to give its first answer, zero when not measured. Waits for
     /// what a slow machine slows down as much (an exit after stdin EOF or SIGTERM) add it, so a
-    /// verdict does not depend on `--jobs` or load (issue 11).
+    /// verdict does not depend on `--jobs` or load.
     #[must_use]
     pub fn start_latency(&self) -> Duration {
         self.start_latency
