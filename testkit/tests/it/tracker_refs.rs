@@ -20,7 +20,10 @@ fn texts(dir: &Path, out: &mut Vec<PathBuf>) {
         } else if p.extension().is_some_and(|x| {
             ["rs", "md", "toml", "yml", "yaml", "py", "mjs", "sh"]
                 .contains(&x.to_string_lossy().as_ref())
-        }) || p.parent().is_some_and(|d| d.ends_with(".ci"))
+        }) || p
+            .parent()
+            .and_then(Path::file_name)
+            .is_some_and(|d| d == ".ci")
         {
             out.push(p);
         }
