@@ -512,9 +512,10 @@ async fn an_escaped_descendant_holding_stdout_does_not_hang_settling() {
     assert_eq!(r["state"], "succeeded");
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_silent_supervisor_after_termination_leaves_the_run_uncertain() {
     // SUP-3: no acknowledgement within the bound is cleanup_unconfirmed; the state is uncertain.
+    // Paused time: the timeout and the cleanup bound pass as soon as nothing else can happen.
     let mut s = Script::lines(&[INIT, OK_FINAL]);
     s.hang = true;
     s.silent_after_term = true;

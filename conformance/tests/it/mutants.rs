@@ -9,7 +9,9 @@
 //! Tiers: in the full tier (`CMK_FULL=1`) every mutant runs the whole suite, so a case failing
 //! beside the expected ones shows. The fast tier runs each mutant on its own cases only
 //! (`--case`), which proves each case catches its defect; the mutants whose point is a cascade
-//! (`blocked_by`) and the control run the whole suite in both tiers.
+//! (`blocked_by`) and the control run the whole suite in both tiers. Where several mutants prove
+//! the same cross-cutting rule, one plain and one cascade stay in the fast tier and the others
+//! are marked `full_tier`.
 //!
 //! A whole suite takes about 5 to 8 s; at most [`MAX_SUITES`] run at once so a 2-core machine
 //! keeps its timing (the runner's own run cases have generous but real deadlines).
@@ -281,15 +283,25 @@ fn the_proxy_without_a_mutation_passes_the_whole_provider_suite() {
 }
 
 /// One test per mutant: `mutant!(test_name, "mutation", [failing ids…] [, skips [ids…]])`.
+/// A leading `full_tier` keeps a mutant out of the fast tier: one whose rule another mutant
+/// already proves there and which would cost a whole gate (a cross-cutting rule, a cascade).
 macro_rules! mutant {
-    ($test:ident, $name:literal, [$($id:literal),+ $(,)?] $(, skips [$($skip:literal),* $(,)?])?) => {
+    (full_tier $test:ident $($rest:tt)*) => {
+        mutant!(@fn [#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]] $test $($rest)*);
+    };
+    ($test:ident $($rest:tt)*) => {
+        mutant!(@fn [] $test $($rest)*);
+    };
+    (@fn [$(#[$meta:meta])*] $test:ident, $name:literal, [$($id:literal),+ $(,)?] $(, skips [$($skip:literal),* $(,)?])?) => {
         #[test]
+        $(#[$meta])*
         fn $test() {
             check_mutant($name, &[$($id),+], &[$($($skip),*)?]);
         }
     };
-    ($test:ident, $name:literal, [$($id:literal),+ $(,)?], blocked_by $blocker:literal) => {
+    (@fn [$(#[$meta:meta])*] $test:ident, $name:literal, [$($id:literal),+ $(,)?], blocked_by $blocker:literal) => {
         #[test]
+        $(#[$meta])*
         fn $test() {
             let suite = Suite::run("provider", &["--mutate", $name]);
             suite.assert_blocking(&format!("mutant {}", $name), &[$($id),+], $blocker);
@@ -481,7 +493,7 @@ mutant!(
 
 // T1: a banner that is not JSON-RPC on stdout.
 mutant!(
-    a_stdout_banner_fails_only_protocol_only,
+    full_tier a_stdout_banner_fails_only_protocol_only,
     "stdout-banner",
     ["lifecycle/stdout/protocol-only"]
 );
@@ -582,7 +594,7 @@ mutant!(
 // checked only that stdout lines parse (MCP 2025-06-18 basic/transports: the server MUST NOT
 // write anything to its stdout that is not a valid MCP message).
 mutant!(
-    a_json_log_line_on_stdout_fails_only_protocol_only,
+    full_tier a_json_log_line_on_stdout_fails_only_protocol_only,
     "stdout-json-log",
     ["lifecycle/stdout/protocol-only"]
 );
@@ -590,7 +602,7 @@ mutant!(
 // T1 with MCP basic: responses without "jsonrpc": "2.0". No case but T1's reads that member, so
 // the runner once passed a server whose every answer was not JSON-RPC 2.0.
 mutant!(
-    responses_without_jsonrpc_fail_only_protocol_only,
+    full_tier responses_without_jsonrpc_fail_only_protocol_only,
     "response-without-jsonrpc",
     ["lifecycle/stdout/protocol-only"],
     blocked_by "lifecycle/stdout/protocol-only"
@@ -611,7 +623,7 @@ mutant!(
 // runner once read only the code; T1 now grades the shape once, on every exchange, and
 // unknown-method, whose answer it is, is blocked by it.
 mutant!(
-    a_method_not_found_without_message_fails_only_protocol_only,
+    full_tier a_method_not_found_without_message_fails_only_protocol_only,
     "error-without-message",
     ["lifecycle/stdout/protocol-only"],
     blocked_by "lifecycle/stdout/protocol-only"
@@ -646,7 +658,7 @@ mutant!(
 
 // TOOL-4: tool results lose isError.
 mutant!(
-    results_without_is_error_fail_only_structured_mirror,
+    full_tier results_without_is_error_fail_only_structured_mirror,
     "missing-is-error",
     ["tools/result/structured-mirror"],
     blocked_by "tools/result/structured-mirror"
@@ -713,19 +725,19 @@ mutant!(
 );
 
 mutant!(
-    initialize_answered_twice_fails_only_response_ids,
+    full_tier initialize_answered_twice_fails_only_response_ids,
     "initialize-answered-twice",
     ["jsonrpc/response-ids"]
 );
 
 mutant!(
-    ping_answered_twice_fails_only_response_ids,
+    full_tier ping_answered_twice_fails_only_response_ids,
     "ping-answered-twice",
     ["jsonrpc/response-ids"]
 );
 
 mutant!(
-    tools_call_answered_twice_fails_only_response_ids,
+    full_tier tools_call_answered_twice_fails_only_response_ids,
     "call-answered-twice",
     ["jsonrpc/response-ids"]
 );
@@ -734,19 +746,19 @@ mutant!(
 // notification of every case under the notification rule, and no other case reads the answer
 // (an answer to notifications/initialized once failed eleven cases that sent bad input next).
 mutant!(
-    every_notification_answered_fails_only_unknown_notification,
+    full_tier every_notification_answered_fails_only_unknown_notification,
     "notifications-answered",
     ["jsonrpc/unknown-notification"]
 );
 
 mutant!(
-    an_answered_initialized_notification_fails_only_unknown_notification,
+    full_tier an_answered_initialized_notification_fails_only_unknown_notification,
     "initialized-answered",
     ["jsonrpc/unknown-notification"]
 );
 
 mutant!(
-    an_answered_cancellation_fails_only_unknown_notification,
+    full_tier an_answered_cancellation_fails_only_unknown_notification,
     "cancelled-answered",
     ["jsonrpc/unknown-notification"]
 );
