@@ -160,27 +160,36 @@ impl Table {
     }
 
     /// RUN-6: asks a run to stop. Settled runs are untouched.
+    ///
+    /// C-RUN-2: an active run's answer is the state this call leaves it in (`settling`), decided
+    /// under the table's lock together with the cancel itself, so a driver settling the run on
+    /// another thread right after cannot turn the answer into `cancelled` with
+    /// `already_settled: false`.
     pub(crate) fn cancel(&self, run_id: &str) -> Result<CancelAnswer, ToolError> {
-        let (run, state) = {
-            let t = self.lock();
-            let e = t
-                .runs
-                .iter()
-                .find(|e| e.run.run_id == run_id)
-                .ok_or_else(|| unknown(run_id))?;
-            (e.run.clone(), e.state)
-        };
-        if state.is_settled() {
+        let mut t = self.lock();
+        let e = t
+            .runs
+            .iter_mut()
+            .find(|e| e.run.run_id == run_id)
+            .ok_or_else(|| unknown(run_id))?;
+        if e.state.is_settled() {
             return Ok(CancelAnswer {
                 run_id: run_id.to_owned(),
-                state,
+                state: e.state,
                 already_settled: true,
             });
         }
-        run.cancel.send_replace(true);
+        e.run.cancel.send_replace(true);
         // The run is settling from now on: its cleanup completes in the background.
-        self.advance(run_id, RunState::Settling);
-        let state = self.get(run_id).map_or(RunState::Settling, |(_, s, _)| s);
+        let moved = e.state.rank() < RunState::Settling.rank();
+        if moved {
+            e.state = RunState::Settling;
+            e.run.state.send_replace(RunState::Settling);
+        }
+        let state = e.state;
+        if moved {
+            t.revision += 1;
+        }
         Ok(CancelAnswer {
             run_id: run_id.to_owned(),
             state,
