@@ -83,6 +83,17 @@ impl ClaudeProvider {
 
     /// The native argv for a request (without the program).
     pub fn argv(&self, spec: &RunSpec) -> Result<Vec<OsString>, ToolError> {
+        // A model name never begins with '-'; such a value is a flag in the model's place
+        // (`--model --dangerously-skip-permissions`) and is refused before claude's own parser
+        // sees it (TOOL-2), as the Cursor provider does (ACP-12).
+        if let Some(serde_json::Value::String(model)) = spec.options.get("model")
+            && model.starts_with('-')
+        {
+            return Err(ToolError::invalid_argument(
+                "/model",
+                "model must not begin with '-': claude would read it as another flag",
+            ));
+        }
         let mut values = tree_values(&spec.options)?;
         // JSONOUT-1: the engine's json_schema reaches claude as `--json-schema` (declared in
         // the tree like every flag, NAT-1).
@@ -261,5 +272,33 @@ mod tests {
         let e = p.argv(&spec).expect_err("refused");
         assert_eq!(e.code, ErrorCode::InvalidArguments);
         assert_eq!(e.extra["field"], "/permission_mode");
+    }
+
+    #[test]
+    fn a_model_that_begins_with_a_dash_is_refused_naming_the_field() {
+        // TOOL-2: never a flag in the model's place.
+        let p = ClaudeProvider::new("claude".into(), tree());
+        let mut spec = RunSpec {
+            prompt: "hi".into(),
+            cwd: "/".into(),
+            timeout: Duration::from_secs(1),
+            options: Map::new(),
+            guard: cmk_engine::tools::GuardConfig::default(),
+            json_schema: None,
+        };
+        for model in ["--dangerously-skip-permissions", "--api-key", "-m"] {
+            spec.options.insert("model".into(), model.into());
+            let e = p.argv(&spec).expect_err(model);
+            assert_eq!(e.code, ErrorCode::InvalidArguments, "{model}");
+            assert_eq!(e.extra["field"], "/model", "{model}");
+            assert!(
+                e.message.contains("must not begin with '-'"),
+                "{}",
+                e.message
+            );
+        }
+        spec.options.insert("model".into(), "sonnet".into());
+        let argv = p.argv(&spec).expect("a plain model passes");
+        assert!(argv.iter().any(|a| a == "sonnet"), "{argv:?}");
     }
 }
