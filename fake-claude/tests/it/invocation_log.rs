@@ -107,7 +107,9 @@ fn log_shows_inherited_descriptors_and_piped_stdin() {
     // SAFETY: dup2 and fcntl are async-signal-safe; this runs between fork and exec.
     unsafe {
         cmd.pre_exec(move || {
-            if libc::dup2(fd, 9) < 0 {
+            // When the directory already is fd 9 (tests run side by side, so numbers vary),
+            // dup2 changes nothing and its close-on-exec flag would stay: clear it either way.
+            if libc::dup2(fd, 9) < 0 || libc::fcntl(9, libc::F_SETFD, 0) < 0 {
                 return Err(std::io::Error::last_os_error());
             }
             Ok(())
