@@ -19,7 +19,7 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::Output;
-use std::sync::{Condvar, Mutex, PoisonError};
+use std::sync::{Condvar, Mutex, OnceLock, PoisonError};
 
 use serde_json::Value;
 
@@ -239,9 +239,15 @@ impl Suite {
 /// Whether case `id` is a cross-cutting rule: it grades the exchanges of every other case, so a
 /// run of it alone has next to nothing to grade.
 fn cross_cutting(id: &str) -> bool {
-    mcp_conformance::mcp::catalogue::all()
-        .iter()
-        .any(|c| c.id == id && c.needs == mcp_conformance::core::case::Needs::Crosscut)
+    static IDS: OnceLock<BTreeSet<&'static str>> = OnceLock::new();
+    IDS.get_or_init(|| {
+        mcp_conformance::mcp::catalogue::all()
+            .iter()
+            .filter(|c| c.needs == mcp_conformance::core::case::Needs::Crosscut)
+            .map(|c| c.id)
+            .collect()
+    })
+    .contains(id)
 }
 
 /// Runs the provider suite through `--mutate name` and checks the failing set: the whole suite
