@@ -156,10 +156,18 @@ fn wait_bounded(cmd: &mut Command) -> Result<std::process::ExitStatus, String> {
     }
 }
 
-/// Whether `CMK_NO_PEERS` (`1` or `true`) refuses every real peer, installed or not: `.ci/run`
-/// sets it for the fast tier, so a fast test that reaches for a real peer fails there.
+/// Whether `CMK_NO_PEERS` refuses every real peer, installed or not: `.ci/run` sets it for the
+/// fast tier, so a fast test that reaches for a real peer fails there. Only unset, empty, `0`
+/// and `false` let peers through: a misspelt value keeps the run hermetic rather than quietly
+/// allowing installs.
+#[must_use]
 pub fn peers_off() -> bool {
-    std::env::var("CMK_NO_PEERS").is_ok_and(|v| v == "1" || v.eq_ignore_ascii_case("true"))
+    peers_off_by(std::env::var("CMK_NO_PEERS").ok().as_deref())
+}
+
+/// [`peers_off`] for a given value of `CMK_NO_PEERS`.
+fn peers_off_by(value: Option<&str>) -> bool {
+    value.is_some_and(|v| !(v.is_empty() || v == "0" || v.eq_ignore_ascii_case("false")))
 }
 
 /// Returns the install `name` under the cache root, building it first if it is not there.
@@ -248,6 +256,21 @@ fn remove_stale(root: &Path, name: &str, keep: &str) {
             && rest.is_some_and(|r| r.len() == 32 && r.chars().all(|c| c.is_ascii_hexdigit()))
         {
             let _ = fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+#[cfg(test)]
+mod peers_off_tests {
+    use super::peers_off_by;
+
+    #[test]
+    fn only_an_explicit_off_lets_real_peers_through() {
+        for on in ["1", "true", "TRUE", "yes", "on", "2"] {
+            assert!(peers_off_by(Some(on)), "{on}");
+        }
+        for off in [None, Some(""), Some("0"), Some("false"), Some("False")] {
+            assert!(!peers_off_by(off), "{off:?}");
         }
     }
 }
