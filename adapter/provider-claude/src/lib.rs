@@ -85,7 +85,7 @@ impl ClaudeProvider {
     pub fn argv(&self, spec: &RunSpec) -> Result<Vec<OsString>, ToolError> {
         // A model name never begins with '-'; such a value is a flag in the model's place
         // (`--model --dangerously-skip-permissions`) and is refused before claude's own parser
-        // sees it (TOOL-2), as the Cursor provider does (ACP-12).
+        // sees it (NAT-4, TOOL-2), as the Cursor provider does (ACP-12).
         if let Some(serde_json::Value::String(model)) = spec.options.get("model")
             && model.starts_with('-')
         {
@@ -276,7 +276,7 @@ mod tests {
 
     #[test]
     fn a_model_that_begins_with_a_dash_is_refused_naming_the_field() {
-        // TOOL-2: never a flag in the model's place.
+        // NAT-4, TOOL-2: never a flag in the model's place.
         let p = ClaudeProvider::new("claude".into(), tree());
         let mut spec = RunSpec {
             prompt: "hi".into(),
