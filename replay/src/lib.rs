@@ -17,6 +17,7 @@ pub mod child;
 pub mod compare;
 pub mod error;
 pub mod observe;
+pub mod pacer;
 pub mod player;
 pub mod proxy;
 pub mod recording;
