@@ -10,7 +10,6 @@
 //! replays it. The one
 //! command is [`maker::REMAKE`]; `recordings/README.md` documents the format.
 //!
-//! - `client`: a stdio client of the adapter with a cleared environment.
 //! - `recording`: the row format (`mcp_replay::recording`, re-exported).
 //! - `native`: recorded native runs → fake-claude scenarios.
 //! - `player`: the replay and its pacing.
@@ -26,7 +25,6 @@
 pub mod acp;
 pub mod acp_sessions;
 mod canonical;
-pub mod client;
 pub mod compare;
 pub mod maker;
 pub mod native;
@@ -110,6 +108,20 @@ recordings! {
     acp_hang_session_new => "acp/hang-session-new",
 }
 
+/// Every golden session: the claude ones, then the ACP ones.
+#[must_use]
+pub fn all_sessions() -> Vec<sessions::Definition> {
+    let mut all = sessions::claude();
+    all.extend(acp_sessions::all());
+    all
+}
+
+/// The session definition of the recording `name`.
+#[must_use]
+pub fn find_session(name: &str) -> Option<sessions::Definition> {
+    all_sessions().into_iter().find(|d| d.name == name)
+}
+
 fn golden_path(name: &str) -> PathBuf {
     maker::recordings_dir().join(format!("{name}.jsonl"))
 }
@@ -118,7 +130,7 @@ fn golden_path(name: &str) -> PathBuf {
 fn check(name: &str) {
     // `BLESS=1` (or `true`): remake the recording, then replay it as always.
     if testkit::golden::blessing() {
-        let def = sessions::find(name)
+        let def = find_session(name)
             .unwrap_or_else(|| panic!("no session definition for recording {name}"));
         maker::make(&def);
     }
@@ -225,7 +237,7 @@ fn every_recording_is_replayed_by_a_named_test() {
 fn every_recording_has_a_header_and_a_session_that_remakes_it() {
     for name in NAMES {
         assert!(
-            sessions::find(name).is_some(),
+            find_session(name).is_some(),
             "{name}: no session definition in sessions.rs"
         );
         let rec = Recording::load(&golden_path(name)).expect("load");
@@ -246,7 +258,7 @@ fn every_recording_has_a_header_and_a_session_that_remakes_it() {
             "{name}: a recording holds client, server and native rows"
         );
     }
-    for def in sessions::all() {
+    for def in all_sessions() {
         assert!(
             NAMES.contains(&def.name),
             "session {} has no recording test",

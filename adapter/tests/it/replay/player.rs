@@ -30,10 +30,10 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use super::acp;
-use super::client::{Client, base_env};
 use super::compare;
 use super::native::{self, starts_run};
 use super::recording::{Body, Recording, Row, Tail};
+use crate::support::client::{Client, base_env};
 use crate::support::fake_claude_bin;
 
 /// After a native exit row, how long the adapter gets to settle the run before the next client
