@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 
-use super::player::SETTLE_GRACE;
+use super::pacer::SETTLE_GRACE;
 use super::recording::Tail;
 use super::sessions::{Definition, Native, Step};
 use crate::support::client::{Client, base_env};

@@ -12,9 +12,8 @@
 //!
 //! - `recording`: the row format (`mcp_replay::recording`, re-exported).
 //! - `native`: recorded native runs → fake-claude scenarios.
-//! - `player`: the replay and its pacing.
-//! - `compare`: transcripts, normalisation, diffs (`mcp-replay`'s library, with the reference
-//!   adapter's rule subset).
+//! - `pacer`: the replay, an `mcp_replay::player` run with the adapter's pacer (its native side,
+//!   the native and agent rows of its `--record` file, the settle grace).
 //! - `sessions` / `maker`: the catalogue of sessions and the `BLESS` maker.
 //! - `acp` / `acp_sessions`: the ACP recordings (`recordings/acp/`, `--provider cursor`), whose
 //!   agent side fake-cursor-agent replays.
@@ -25,10 +24,9 @@
 pub mod acp;
 pub mod acp_sessions;
 mod canonical;
-pub mod compare;
 pub mod maker;
 pub mod native;
-pub mod player;
+pub mod pacer;
 mod record_file;
 mod recorder;
 pub mod recording;
@@ -150,22 +148,20 @@ fn check(name: &str) {
 /// the readable failure (a unified diff).
 pub fn verify(path: &Path) -> Result<(), String> {
     let rec = Recording::load(path).map_err(|e| e.to_string())?;
-    let replayed = player::replay(&rec);
+    let replayed = pacer::replay(&rec);
+    let (expected, actual) = (replayed.expected.to_string(), replayed.observed.to_string());
     let name = path
         .file_name()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let Some(diff) = mcp_replay::compare::unified(
-        &replayed.expected,
-        &replayed.actual,
-        &format!("golden {name}"),
-        "replay",
-    ) else {
+    let Some(diff) =
+        mcp_replay::compare::unified(&expected, &actual, &format!("golden {name}"), "replay")
+    else {
         let _ = std::fs::remove_file(path.with_extension("actual"));
         return Ok(());
     };
     let actual_path = path.with_extension("actual");
-    let _ = std::fs::write(&actual_path, &replayed.actual);
+    let _ = std::fs::write(&actual_path, &actual);
     let mut msg = format!(
         "replay of {} differs from the recording (- recorded, + replayed); the replayed \
          transcript is in {}.\nIf the change is intended, remake the recordings: {}\n\n{diff}",
