@@ -121,18 +121,17 @@ pub fn measure<'a>(
         if gap.applicable() {
             applicable += 1;
         }
-        let group = match groups.iter_mut().find(|g| g.reason == gap) {
-            Some(g) => g,
-            None => {
-                groups.push(GapGroup {
-                    reason: gap,
-                    count: 0,
-                    must: Vec::new(),
-                    cases: Vec::new(),
-                    remedy: remedy(gap).to_owned(),
-                });
-                groups.last_mut().expect("just pushed")
-            }
+        if !groups.iter().any(|g| g.reason == gap) {
+            groups.push(GapGroup {
+                reason: gap,
+                count: 0,
+                must: Vec::new(),
+                cases: Vec::new(),
+                remedy: remedy(gap).to_owned(),
+            });
+        }
+        let Some(group) = groups.iter_mut().find(|g| g.reason == gap) else {
+            continue;
         };
         group.count += 1;
         group.cases.push(c.id.to_owned());
@@ -141,8 +140,8 @@ pub fn measure<'a>(
         }
     }
     groups.sort_by_key(|g| g.reason);
-    // Exact integer arithmetic for the gate; the shown percentage is rounded down, so it never
-    // reads as meeting a bound the run missed.
+    // The bound is compared unrounded (graded × 100 ≥ PCT × applicable); the percentage shown
+    // is rounded down, so it never reads as meeting a bound the run missed.
     #[allow(clippy::cast_precision_loss)]
     let percent = (done * 1000)
         .checked_div(applicable)
