@@ -48,9 +48,9 @@ pub struct CommonArgs<const TIMEOUT_MS: u64, const JOBS: u64> {
     #[arg(long, value_name = "N", default_value_t = JOBS,
           value_parser = clap::value_parser!(u64).range(1..=64))]
     pub jobs: u64,
-    /// Fail the gate (exit 1) when less than PCT percent (0 to 100) of the cases that apply
-    /// were graded (pass, fail, warn or info; a skip for want of a safe tool, an account or a
-    /// precondition is not graded).
+    /// Fail the gate (exit 1) when less than PCT percent (0 to 100) of the MUST and SHOULD
+    /// cases that apply were graded (pass, fail, warn or info; a skip for want of a safe tool,
+    /// an account or a precondition is not graded).
     #[arg(long, value_name = "PCT", allow_negative_numbers = true,
           value_parser = crate::core::coverage::parse_percent)]
     pub min_coverage: Option<f64>,
