@@ -50,6 +50,7 @@ pub mod record;
 mod request;
 pub mod results;
 pub mod ring;
+pub mod schema_cost;
 mod table;
 pub mod tools;
 
