@@ -201,10 +201,11 @@ fn mutate(rng: &mut Rng, seed: &[u8]) -> Vec<u8> {
 }
 
 /// Frames that cost most while parsed: tiny elements up to the bound, deep nesting, an
-/// oversized line, a large batch of pings.
+/// oversized line, a large batch of pings, and a run whose `json_schema.enum` holds the
+/// costliest tree the cost pre-scan admits (C-T6a, JSONOUT-4).
 fn adversarial(rng: &mut Rng) -> Vec<u8> {
     let head = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"claude.run.list","arguments":{"x":["#;
-    match rng.below(4) {
+    match rng.below(5) {
         0 => {
             let mut f = head.to_vec();
             while f.len() + 8 < FRAME_BOUND {
@@ -221,6 +222,7 @@ fn adversarial(rng: &mut Rng) -> Vec<u8> {
             f
         }
         2 => vec![b'x'; FRAME_BOUND + 4096],
+        3 => json_schema_enum(),
         _ => {
             let mut f = b"[".to_vec();
             while f.len() + 64 < FRAME_BOUND {
@@ -230,4 +232,15 @@ fn adversarial(rng: &mut Rng) -> Vec<u8> {
             f
         }
     }
+}
+
+/// A `claude.run.start` whose `json_schema.enum` is 25 000 one-element arrays: about 10 MiB of
+/// tree from 100 KB, just within C-T6a's pre-scan, refused by JSONOUT-4's `bytes` limit.
+fn json_schema_enum() -> Vec<u8> {
+    let mut f = br#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"claude.run.start","arguments":{"prompt":"x","json_schema":{"enum":["#.to_vec();
+    for i in 0..25_000 {
+        f.extend_from_slice(if i == 0 { b"[0]" } else { b",[0]" });
+    }
+    f.extend_from_slice(b"]}}}}");
+    f
 }
