@@ -234,12 +234,16 @@ fn adversarial(rng: &mut Rng) -> Vec<u8> {
     }
 }
 
-/// A `claude.run.start` whose `json_schema.enum` is 25 000 one-element arrays: about 10 MiB of
-/// tree from 100 KB, just within C-T6a's pre-scan, refused by JSONOUT-4's `bytes` limit.
+/// A `claude.run.start` whose `json_schema.enum` is 17 000 one-member objects: 136 KB, near the
+/// most C-T6a's pre-scan admits, refused by JSONOUT-4's `bytes` limit.
 fn json_schema_enum() -> Vec<u8> {
     let mut f = br#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"claude.run.start","arguments":{"prompt":"x","json_schema":{"enum":["#.to_vec();
-    for i in 0..25_000 {
-        f.extend_from_slice(if i == 0 { b"[0]" } else { b",[0]" });
+    for i in 0..17_000 {
+        f.extend_from_slice(if i == 0 {
+            br#"{"a":0}"#
+        } else {
+            br#",{"a":0}"#
+        });
     }
     f.extend_from_slice(b"]}}}}");
     f
