@@ -7,7 +7,9 @@
 //! with nothing but whitespace around it. Prose around it, two objects, a truncated object, an
 //! array or a scalar is rejected (JSONOUT-2). Validation uses `jsonschema` (draft per the schema's
 //! `$schema`, 2020-12 by default), and a failure names the first error's instance location as a
-//! JSON Pointer (JSONOUT-3).
+//! JSON Pointer (JSONOUT-3). A schema is bounded before it is compiled (JSONOUT-4,
+//! [`crate::schema_cost`]); an output is costed before it is validated and validated off the
+//! async runtime within a time budget (JSONOUT-5).
 
 use std::time::Duration;
 
@@ -180,38 +182,46 @@ pub fn judge(schema: &Value, candidate: Candidate) -> Result<Value, Refusal> {
 }
 
 /// JSONOUT-5: [`judge`] on a thread of its own, waited for at most `budget` (wall clock, so
-/// a paused test clock cannot end it early). Nothing waits for that thread: past the budget the
-/// run has its verdict and shutdown never joins it (T8); it ends when its bounded work does.
+/// a paused test clock cannot end it early) by a second thread that ends with the verdict.
+/// Nothing waits for the judging thread: past the budget the run has its verdict and shutdown
+/// never joins it (T8); it ends when its bounded work does.
 pub async fn judge_within_budget(
     schema: Value,
     candidate: Candidate,
     budget: Duration,
 ) -> Result<Value, Refusal> {
-    let (tx, mut rx) = tokio::sync::mpsc::channel::<Result<Value, Refusal>>(2);
-    let timer = tx.clone();
-    let spawned = std::thread::Builder::new()
+    let (done_tx, done_rx) = std::sync::mpsc::sync_channel::<Result<Value, Refusal>>(1);
+    let (tx, rx) = tokio::sync::oneshot::channel::<Result<Value, Refusal>>();
+    let judging = std::thread::Builder::new()
         .name("cmk-jsonout".into())
         .spawn(move || {
-            let _ = tx.try_send(judge(&schema, candidate));
+            let _ = done_tx.send(judge(&schema, candidate));
         });
-    if let Err(e) = spawned {
+    if let Err(e) = judging {
         return Err(Refusal::Budget(format!("no thread to validate on: {e}")));
     }
-    let timed = std::thread::Builder::new()
+    let waiting = std::thread::Builder::new()
         .name("cmk-jsonout-budget".into())
         .spawn(move || {
-            std::thread::sleep(budget);
-            let _ = timer.try_send(Err(Refusal::Budget(format!(
-                "validation did not finish within its {} ms budget",
-                budget.as_millis()
-            ))));
+            use std::sync::mpsc::RecvTimeoutError;
+            let verdict = match done_rx.recv_timeout(budget) {
+                Ok(v) => v,
+                Err(RecvTimeoutError::Timeout) => Err(Refusal::Budget(format!(
+                    "validation did not finish within its {} ms budget",
+                    budget.as_millis()
+                ))),
+                Err(RecvTimeoutError::Disconnected) => Err(Refusal::Budget(
+                    "the validation ended without a verdict".into(),
+                )),
+            };
+            let _ = tx.send(verdict);
         });
-    if let Err(e) = timed {
+    if let Err(e) = waiting {
         return Err(Refusal::Budget(format!(
             "no thread to time the validation: {e}"
         )));
     }
-    rx.recv().await.unwrap_or_else(|| {
+    rx.await.unwrap_or_else(|_| {
         Err(Refusal::Budget(
             "the validation ended without a verdict".into(),
         ))
