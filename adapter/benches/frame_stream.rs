@@ -1,9 +1,10 @@
 //! A fuzz stream through the release adapter (bench/soak.md): `FRAME_STREAM_N` frames (default
 //! one million) over stdio, mutated from the fuzz seeds (`fuzz/corpus/{wire,dispatch}`) and mixed
 //! with adversarial frames (tiny-element arrays near the frame bound, deep nesting, oversized
-//! lines, batches), with a valid `ping` at every 100th frame. Asserts, and exits non-zero
-//! otherwise: the adapter's peak RSS (`VmHWM`) stays under 32 MiB, every valid ping is answered
-//! exactly once, and the adapter is still serving at the end. Not a timed test: run with
+//! lines, batches, a `json_schema.enum` near the cost bound), with a valid `ping` at every
+//! 100th frame. Asserts, and exits non-zero otherwise: the adapter's peak RSS (`VmHWM`) stays
+//! under 32 MiB, every valid ping is answered exactly once, and the adapter is still serving at
+//! the end. Not a timed test: run with
 //! `cargo bench -p claude-mcp-adapter --bench frame_stream`. Recorded in `bench/soak.md`.
 //!
 //! The adapter gets `--claude` pointing at a path that does not exist: a mutated frame that
