@@ -1,9 +1,10 @@
 //! A fuzz stream through the release adapter (bench/soak.md): `FRAME_STREAM_N` frames (default
 //! one million) over stdio, mutated from the fuzz seeds (`fuzz/corpus/{wire,dispatch}`) and mixed
 //! with adversarial frames (tiny-element arrays near the frame bound, deep nesting, oversized
-//! lines, batches), with a valid `ping` at every 100th frame. Asserts, and exits non-zero
-//! otherwise: the adapter's peak RSS (`VmHWM`) stays under 32 MiB, every valid ping is answered
-//! exactly once, and the adapter is still serving at the end. Not a timed test: run with
+//! lines, batches, a `json_schema.enum` near the cost bound), with a valid `ping` at every
+//! 100th frame. Asserts, and exits non-zero otherwise: the adapter's peak RSS (`VmHWM`) stays
+//! under 32 MiB, every valid ping is answered exactly once, and the adapter is still serving at
+//! the end. Not a timed test: run with
 //! `cargo bench -p claude-mcp-adapter --bench frame_stream`. Recorded in `bench/soak.md`.
 //!
 //! The adapter gets `--claude` pointing at a path that does not exist: a mutated frame that
@@ -201,10 +202,11 @@ fn mutate(rng: &mut Rng, seed: &[u8]) -> Vec<u8> {
 }
 
 /// Frames that cost most while parsed: tiny elements up to the bound, deep nesting, an
-/// oversized line, a large batch of pings.
+/// oversized line, a large batch of pings, and a run whose `json_schema.enum` holds the
+/// costliest tree the cost pre-scan admits (C-T6a, JSONOUT-4).
 fn adversarial(rng: &mut Rng) -> Vec<u8> {
     let head = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"claude.run.list","arguments":{"x":["#;
-    match rng.below(4) {
+    match rng.below(5) {
         0 => {
             let mut f = head.to_vec();
             while f.len() + 8 < FRAME_BOUND {
@@ -221,6 +223,7 @@ fn adversarial(rng: &mut Rng) -> Vec<u8> {
             f
         }
         2 => vec![b'x'; FRAME_BOUND + 4096],
+        3 => json_schema_enum(),
         _ => {
             let mut f = b"[".to_vec();
             while f.len() + 64 < FRAME_BOUND {
@@ -230,4 +233,19 @@ fn adversarial(rng: &mut Rng) -> Vec<u8> {
             f
         }
     }
+}
+
+/// A `claude.run.start` whose `json_schema.enum` is 17 000 one-member objects: 136 KB, near the
+/// most C-T6a's pre-scan admits, refused by JSONOUT-4's `bytes` limit.
+fn json_schema_enum() -> Vec<u8> {
+    let mut f = br#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"claude.run.start","arguments":{"prompt":"x","json_schema":{"enum":["#.to_vec();
+    for i in 0..17_000 {
+        f.extend_from_slice(if i == 0 {
+            br#"{"a":0}"#
+        } else {
+            br#",{"a":0}"#
+        });
+    }
+    f.extend_from_slice(b"]}}}}");
+    f
 }

@@ -14,8 +14,9 @@ use tokio::io::AsyncReadExt;
 use tokio::sync::watch;
 use tokio::time::{Instant, Sleep, sleep_until};
 
+use crate::jsonout::{TIME_BUDGET, judge_within_budget};
 use crate::native::Cleanup;
-use crate::outcome::{Facts, classify};
+use crate::outcome::{Facts, apply_structured, classify_execution, structured_due};
 use crate::provider::{
     BoxFuture, Checked, Completion, NativeProcess, NativeReader, PreflightError, Provider, RunSpec,
 };
@@ -68,9 +69,12 @@ pub(crate) async fn drive(
         .clone()
         .unwrap_or_else(Cleanup::nothing_started);
     let dialect = provider.dialect();
-    let outcome = {
-        let mut d = run.data();
-        let outcome = classify(&Facts {
+    // The execution's verdict, and what is left to judge of a structured output, are read
+    // under the run's lock; the judging itself runs off the async runtime and without the lock
+    // (JSONOUT-5), so reads of this run and of every other never wait on it.
+    let (mut outcome, due) = {
+        let d = run.data();
+        let facts = Facts {
             cancelled: exec.cancelled,
             timed_out: exec.timed_out,
             timeout_s: run.timeout_s,
@@ -84,12 +88,26 @@ pub(crate) async fn drive(
             protocol_error: exec.protocol_error.clone(),
             loop_trip: exec.loop_trip.as_ref(),
             json_schema: spec.json_schema.as_ref(),
-        });
+        };
+        let outcome = classify_execution(&facts);
+        let due = structured_due(&facts, &outcome)
+            .map(|due| (due.schema.clone(), due.candidate, due.final_event));
+        (outcome, due)
+    };
+    {
+        // Visible while the output is judged: `exit_code` known, the run still settling.
+        let mut d = run.data();
         d.exit = exec.exit;
+    }
+    if let Some((schema, candidate, final_event)) = due {
+        let verdict = judge_within_budget(schema, candidate, TIME_BUDGET).await;
+        apply_structured(&mut outcome, verdict, dialect.as_ref(), &final_event);
+    }
+    {
+        let mut d = run.data();
         d.cleanup = Some(cleanup);
         d.outcome = Some(outcome.clone());
-        outcome
-    };
+    }
     table.advance(&run.run_id, outcome.state);
 }
 

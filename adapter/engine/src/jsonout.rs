@@ -7,12 +7,26 @@
 //! with nothing but whitespace around it. Prose around it, two objects, a truncated object, an
 //! array or a scalar is rejected (JSONOUT-2). Validation uses `jsonschema` (draft per the schema's
 //! `$schema`, 2020-12 by default), and a failure names the first error's instance location as a
-//! JSON Pointer (JSONOUT-3).
+//! JSON Pointer (JSONOUT-3). A schema is bounded before it is compiled (JSONOUT-4,
+//! [`crate::schema_cost`]); an output is costed before it is validated and validated off the
+//! async runtime within a time budget (JSONOUT-5).
+
+use std::time::Duration;
 
 use serde_json::Value;
 
-/// Largest `json_schema` accepted, serialized (bytes).
-pub const SCHEMA_MAX_BYTES: usize = 64 * 1024;
+use crate::ToolError;
+use crate::schema_cost::{self, Exceeded};
+
+/// Largest `json_schema` accepted, serialized (bytes; JSONOUT-4's `bytes`).
+#[expect(clippy::cast_possible_truncation, reason = "64 KiB fits every usize")]
+pub const SCHEMA_MAX_BYTES: usize = schema_cost::MAX_BYTES as usize;
+/// JSONOUT-5: most schema evaluations one output may cost (its values, each costed at its
+/// depth's bound); a costlier output is refused before validation starts.
+pub const EVALUATION_BUDGET: u64 = 1 << 24;
+/// JSONOUT-5: longest a validation may take; past it the run fails and the validation's thread
+/// is left to finish alone (its cost bounded by JSONOUT-4 and [`EVALUATION_BUDGET`]).
+pub const TIME_BUDGET: Duration = Duration::from_secs(5);
 /// Longest text kept in an `invalid_structured_output` error (bytes).
 pub(crate) const TEXT_KEPT_MAX: usize = 16 * 1024;
 
@@ -45,6 +59,9 @@ pub enum Refusal {
         /// The first error's message.
         message: String,
     },
+    /// JSONOUT-5: validating it would cost, or did cost, more than its budget.
+    #[error("the structured output was not validated: {0}")]
+    Budget(String),
 }
 
 impl Refusal {
@@ -55,6 +72,7 @@ impl Refusal {
             Refusal::Missing => "missing",
             Refusal::Unparsable(_) => "unparsable",
             Refusal::SchemaInvalid { .. } => "schema_invalid",
+            Refusal::Budget(_) => "budget",
         }
     }
 }
@@ -98,24 +116,37 @@ fn kind(v: &Value) -> &'static str {
     }
 }
 
-/// Compiles a `json_schema` argument (RUN-0): an object of at most [`SCHEMA_MAX_BYTES`] that
-/// `jsonschema` accepts.
-pub fn check_schema(schema: &Value) -> Result<(), String> {
+/// Checks a `json_schema` argument (RUN-0, JSONOUT-4): an object within every limit that
+/// `jsonschema` compiles. A limit's refusal names it (`limit`, `value`, `max`); the limits are
+/// measured first, so nothing is compiled or copied for a schema past them.
+pub fn check_schema(schema: &Value) -> Result<(), ToolError> {
+    const FIELD: &str = "/json_schema";
     if !schema.is_object() {
-        return Err("json_schema must be a JSON Schema object".into());
-    }
-    let len = serde_json::to_vec(schema).map_or(usize::MAX, |b| b.len());
-    if len > SCHEMA_MAX_BYTES {
-        return Err(format!(
-            "json_schema is {len} bytes serialized, over {SCHEMA_MAX_BYTES}"
+        return Err(ToolError::invalid_argument(
+            FIELD,
+            "json_schema must be a JSON Schema object",
         ));
     }
-    jsonschema::validator_for(schema)
-        .map(|_| ())
-        .map_err(|e| format!("json_schema is not a valid JSON Schema: {e}"))
+    schema_cost::measure(schema).map_err(|e| refused(FIELD, e))?;
+    jsonschema::validator_for(schema).map(|_| ()).map_err(|e| {
+        ToolError::invalid_argument(
+            FIELD,
+            format!("json_schema is not a valid JSON Schema: {e}"),
+        )
+    })
 }
 
-/// JSONOUT-1..3: the validated object, or why not.
+/// `invalid_arguments` naming the limit (TOOL-3, JSONOUT-4).
+fn refused(field: &str, e: Exceeded) -> ToolError {
+    let value = e.value();
+    ToolError::invalid_argument(field, e.message)
+        .with("limit", e.name.into())
+        .with("value", value)
+        .with("max", e.max.into())
+}
+
+/// JSONOUT-1..3, JSONOUT-5: the validated object, or why not. Blocking: call it off the async
+/// runtime ([`judge_within_budget`]).
 pub fn judge(schema: &Value, candidate: Candidate) -> Result<Value, Refusal> {
     let value = match candidate {
         Candidate::Missing => return Err(Refusal::Missing),
@@ -128,17 +159,73 @@ pub fn judge(schema: &Value, candidate: Candidate) -> Result<Value, Refusal> {
             )));
         }
     };
+    // JSONOUT-5: the output's cost is known before anything runs.
+    let cost = schema_cost::measure(schema).map_err(|e| Refusal::Budget(e.message))?;
+    let evaluations = cost.instance_cost(&value);
+    if evaluations > EVALUATION_BUDGET {
+        return Err(Refusal::Budget(format!(
+            "validating this output may take {evaluations} schema evaluations, over the \
+             budget of {EVALUATION_BUDGET}"
+        )));
+    }
     let validator = jsonschema::validator_for(schema).map_err(|e| Refusal::SchemaInvalid {
         pointer: String::new(),
         message: format!("the schema does not compile: {e}"),
     })?;
-    if let Some(err) = validator.iter_errors(&value).next() {
+    if let Err(err) = validator.validate(&value) {
         return Err(Refusal::SchemaInvalid {
             pointer: pointer_of(&err),
             message: err.to_string(),
         });
     }
     Ok(value)
+}
+
+/// JSONOUT-5: [`judge`] on a thread of its own, waited for at most `budget` (wall clock, so
+/// a paused test clock cannot end it early) by a second thread that ends with the verdict.
+/// Nothing waits for the judging thread: past the budget the run has its verdict and shutdown
+/// never joins it (T8); it ends when its bounded work does.
+pub async fn judge_within_budget(
+    schema: Value,
+    candidate: Candidate,
+    budget: Duration,
+) -> Result<Value, Refusal> {
+    let (done_tx, done_rx) = std::sync::mpsc::sync_channel::<Result<Value, Refusal>>(1);
+    let (tx, rx) = tokio::sync::oneshot::channel::<Result<Value, Refusal>>();
+    let judging = std::thread::Builder::new()
+        .name("cmk-jsonout".into())
+        .spawn(move || {
+            let _ = done_tx.send(judge(&schema, candidate));
+        });
+    if let Err(e) = judging {
+        return Err(Refusal::Budget(format!("no thread to validate on: {e}")));
+    }
+    let waiting = std::thread::Builder::new()
+        .name("cmk-jsonout-budget".into())
+        .spawn(move || {
+            use std::sync::mpsc::RecvTimeoutError;
+            let verdict = match done_rx.recv_timeout(budget) {
+                Ok(v) => v,
+                Err(RecvTimeoutError::Timeout) => Err(Refusal::Budget(format!(
+                    "validation did not finish within its {} ms budget",
+                    budget.as_millis()
+                ))),
+                Err(RecvTimeoutError::Disconnected) => Err(Refusal::Budget(
+                    "the validation ended without a verdict".into(),
+                )),
+            };
+            let _ = tx.send(verdict);
+        });
+    if let Err(e) = waiting {
+        return Err(Refusal::Budget(format!(
+            "no thread to time the validation: {e}"
+        )));
+    }
+    rx.await.unwrap_or_else(|_| {
+        Err(Refusal::Budget(
+            "the validation ended without a verdict".into(),
+        ))
+    })
 }
 
 /// The instance location of a schema error; a missing required property is named itself.

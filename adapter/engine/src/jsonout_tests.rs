@@ -78,7 +78,78 @@ fn schemas_are_bounded_and_must_compile() {
     assert!(check_schema(&json!("object")).is_err());
     assert!(check_schema(&json!({"type": 12})).is_err());
     let big = json!({"description": "x".repeat(SCHEMA_MAX_BYTES)});
-    assert!(check_schema(&big).unwrap_err().contains("bytes"));
+    let e = check_schema(&big).unwrap_err();
+    assert_eq!(e.extra["field"], "/json_schema");
+    assert_eq!(
+        e.extra["limit"], "bytes",
+        "JSONOUT-4: the limit is named: {e:?}"
+    );
+    assert_eq!(e.extra["max"], json!(SCHEMA_MAX_BYTES));
+    assert!(e.message.contains("`bytes`"), "{e:?}");
+    // The measured fan-out is refused before it is compiled.
+    let e = check_schema(&crate::schema_cost::tests::fan_out(11, 8)).unwrap_err();
+    assert_eq!(e.extra["limit"], "evaluations", "{e:?}");
+}
+
+/// A schema within every static limit (JSONOUT-4) and an output just within the evaluation
+/// budget (JSONOUT-5): each of its members costs a three-level fan-out, about 1 200
+/// evaluations, so validating it takes seconds in a debug build.
+fn slow_pair(members: usize) -> (Value, Value) {
+    let d3 = crate::schema_cost::tests::fan_out(3, 8);
+    let schema = json!({"$defs": d3["$defs"], "additionalProperties": d3});
+    let members: serde_json::Map<String, Value> =
+        (0..members).map(|i| (format!("k{i}"), json!({}))).collect();
+    (schema, Value::Object(members))
+}
+
+#[test]
+#[ignore = "a measurement: cargo test -p cmk-engine --lib -- --ignored slow_pair_takes"]
+fn slow_pair_takes() {
+    let (schema, value) = slow_pair(14_000);
+    let t = std::time::Instant::now();
+    let r = judge(&schema, Candidate::Value(value));
+    eprintln!("{:?} in {:?}", r.map(|_| ()), t.elapsed());
+}
+
+#[tokio::test]
+async fn a_validation_past_its_time_budget_is_refused_and_not_waited_for() {
+    // JSONOUT-5: the verdict comes at the budget; the thread is left to finish alone.
+    let (schema, value) = slow_pair(14_000);
+    assert!(check_schema(&schema).is_ok());
+    let started = std::time::Instant::now();
+    let verdict = judge_within_budget(
+        schema,
+        Candidate::Value(value),
+        std::time::Duration::from_millis(300),
+    )
+    .await;
+    let took = started.elapsed();
+    match verdict {
+        Err(Refusal::Budget(why)) => assert!(why.contains("300 ms budget"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+    assert!(took < std::time::Duration::from_secs(3), "{took:?}");
+    assert_eq!(Refusal::Budget(String::new()).reason(), "budget");
+    // Within its budget the verdict is the validation's.
+    assert_eq!(
+        judge_within_budget(
+            json!({"type": "object"}),
+            Candidate::Value(json!({"a": 1})),
+            TIME_BUDGET
+        )
+        .await,
+        Ok(json!({"a": 1}))
+    );
+}
+
+#[test]
+fn an_output_costlier_than_the_evaluation_budget_is_refused_before_validation() {
+    // JSONOUT-5: 20 000 members, each costing a three-level fan-out (about 1 200 evaluations).
+    let (schema, value) = slow_pair(20_000);
+    match judge(&schema, Candidate::Value(value)) {
+        Err(Refusal::Budget(why)) => assert!(why.contains("evaluations"), "{why}"),
+        other => panic!("{other:?}"),
+    }
 }
 
 /// xorshift64*: deterministic, seeded per case so a failure names its seed.

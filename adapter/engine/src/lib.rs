@@ -32,7 +32,8 @@
 //! `table` (run table, capacity, snapshot), `driver` (one run's task), [`ingest`] / [`ring`]
 //! (bounded native output, classified by the provider's dialect), [`outcome`] (OUT-1/OUT-2),
 //! [`native`] (what the native side said: native errors, cleanup), [`tools`] (tool calls and the
-//! loop guard), [`jsonout`] (structured output), [`results`] (the tools' typed results),
+//! loop guard), [`jsonout`] (structured output), [`schema_cost`] (what a `json_schema` may
+//! cost), [`results`] (the tools' typed results),
 //! `config` ([`EngineConfig`], the host's [`Hooks`], [`ToolNames`]), [`record`] (the `--record`
 //! wire recorder), [`diag`] (stderr diagnostics that never block).
 
@@ -50,6 +51,7 @@ pub mod record;
 mod request;
 pub mod results;
 pub mod ring;
+pub mod schema_cost;
 mod table;
 pub mod tools;
 

@@ -67,9 +67,33 @@ pub struct Outcome {
     pub structured: Option<Value>,
 }
 
-/// Applies OUT-1 / OUT-2 / RUN-10.
+/// Applies OUT-1 / OUT-2 / RUN-10 and JSONOUT-3, judging the structured output inline (the
+/// driver judges it off the runtime instead: [`classify_execution`], [`structured_due`],
+/// [`apply_structured`]).
 #[must_use]
 pub fn classify(f: &Facts<'_>) -> Outcome {
+    let mut outcome = classify_execution(f);
+    if let Some(due) = structured_due(f, &outcome) {
+        let verdict = jsonout::judge(due.schema, due.candidate);
+        apply_structured(&mut outcome, verdict, f.dialect, &due.final_event);
+    }
+    outcome
+}
+
+/// A structured output to judge (C-JSONOUT-1: only for a run that otherwise succeeds).
+#[derive(Debug)]
+pub struct StructuredDue<'a> {
+    /// The run's `json_schema`.
+    pub schema: &'a Value,
+    /// What the final offers.
+    pub candidate: jsonout::Candidate,
+    /// The final, for the error's `text`.
+    pub final_event: Value,
+}
+
+/// OUT-1 / OUT-2 / RUN-10 without JSONOUT-3: `structured` is never set here.
+#[must_use]
+pub fn classify_execution(f: &Facts<'_>) -> Outcome {
     let exited_nonzero = f.exit.is_some_and(|e| e.code != Some(0));
     let mut native_error = f.stream_native_error.clone();
     // A protocol provider's client ends the process after every turn, so its exit says nothing
@@ -85,33 +109,59 @@ pub fn classify(f: &Facts<'_>) -> Outcome {
             source: NativeSource::Stderr,
         });
     }
-    let mut error = primary_error(f);
-    let mut structured = None;
-    if error.is_none()
-        && let (Some(schema), Some(final_event)) = (f.json_schema, f.finals.single_valid())
-    {
-        match jsonout::judge(schema, f.dialect.structured_candidate(final_event)) {
-            Ok(v) => structured = Some(v),
-            Err(refusal) => {
-                error = Some(structured_error(&refusal, f.dialect, final_event));
-            }
-        }
-    }
-    let state = if !f.cleanup.confirmed {
-        RunState::Uncertain
-    } else {
-        match error.as_ref().map(|e| e.code) {
-            None => RunState::Succeeded,
-            Some(ErrorCode::Cancelled) => RunState::Cancelled,
-            Some(ErrorCode::Timeout) => RunState::TimedOut,
-            Some(_) => RunState::Failed,
-        }
-    };
+    let error = primary_error(f);
     Outcome {
-        state,
+        state: state_of(f.cleanup.confirmed, error.as_ref()),
         error,
         native_error,
-        structured,
+        structured: None,
+    }
+}
+
+/// What is left to judge of `outcome` (JSONOUT-1, C-JSONOUT-1), if anything.
+#[must_use]
+pub fn structured_due<'a>(f: &Facts<'a>, outcome: &Outcome) -> Option<StructuredDue<'a>> {
+    if outcome.error.is_some() {
+        return None;
+    }
+    let (schema, final_event) = (f.json_schema?, f.finals.single_valid()?);
+    Some(StructuredDue {
+        schema,
+        candidate: f.dialect.structured_candidate(final_event),
+        final_event: final_event.clone(),
+    })
+}
+
+/// Applies a judged structured output to an outcome that otherwise succeeded (JSONOUT-3).
+pub fn apply_structured(
+    outcome: &mut Outcome,
+    verdict: Result<Value, Refusal>,
+    dialect: &dyn Dialect,
+    final_event: &Value,
+) {
+    match verdict {
+        Ok(v) => outcome.structured = Some(v),
+        Err(refusal) => {
+            let e = structured_error(&refusal, dialect, final_event);
+            outcome.state = match outcome.state {
+                RunState::Uncertain => RunState::Uncertain,
+                _ => state_of(true, Some(&e)),
+            };
+            outcome.error = Some(e);
+        }
+    }
+}
+
+/// RUN-10: `uncertain` without confirmed cleanup, whatever the error.
+fn state_of(cleanup_confirmed: bool, error: Option<&ToolError>) -> RunState {
+    if !cleanup_confirmed {
+        return RunState::Uncertain;
+    }
+    match error.map(|e| e.code) {
+        None => RunState::Succeeded,
+        Some(ErrorCode::Cancelled) => RunState::Cancelled,
+        Some(ErrorCode::Timeout) => RunState::TimedOut,
+        Some(_) => RunState::Failed,
     }
 }
 

@@ -100,9 +100,9 @@ pub(crate) fn validate(req: RunRequest, max_timeout_s: u64) -> Result<RunSpec, T
             ));
         }
     };
-    // JSONOUT-1: a bounded schema that compiles.
+    // JSONOUT-1, JSONOUT-4: a schema within its limits that compiles.
     if let Some(schema) = &req.json_schema {
-        check_schema(schema).map_err(|m| ToolError::invalid_argument("/json_schema", m))?;
+        check_schema(schema)?;
     }
     Ok(RunSpec {
         prompt: req.prompt,

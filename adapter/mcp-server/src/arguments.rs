@@ -103,12 +103,10 @@ pub(crate) struct RunArgs {
     pub detach_after: Option<Duration>,
 }
 
-/// Builds [`RunArgs`] from validated arguments.
-pub(crate) fn run_args(
-    args: &Map<String, Value>,
-    max_timeout_s: u64,
-) -> Result<RunArgs, ToolError> {
-    let mut obj = args.clone();
+/// Builds [`RunArgs`] from validated arguments, taking them: a `json_schema` near the frame
+/// bound is moved, never copied (C-T6a's peak holds on every path).
+pub(crate) fn run_args(args: Map<String, Value>, max_timeout_s: u64) -> Result<RunArgs, ToolError> {
+    let mut obj = args;
     let detach = obj.remove("detach_after_s").as_ref().and_then(integral);
     for key in ["timeout_s"] {
         if let Some(n) = obj.get(key).and_then(integral) {
@@ -235,10 +233,10 @@ mod tests {
     #[test]
     fn detach_beyond_timeout_is_refused() {
         let m = json!({"prompt": "x", "timeout_s": 10.0, "detach_after_s": 11});
-        let e = run_args(m.as_object().expect("obj"), 1800).expect_err("refused");
+        let e = run_args(m.as_object().expect("obj").clone(), 1800).expect_err("refused");
         assert_eq!(e.extra["field"], "/detach_after_s");
         let m = json!({"prompt": "x", "timeout_s": 10.0, "detach_after_s": 10});
-        let a = run_args(m.as_object().expect("obj"), 1800).expect("ok");
+        let a = run_args(m.as_object().expect("obj").clone(), 1800).expect("ok");
         assert_eq!(a.request.timeout_s, Some(10));
         assert_eq!(a.detach_after, Some(Duration::from_secs(10)));
     }

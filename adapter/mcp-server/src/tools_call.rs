@@ -111,7 +111,7 @@ impl Call {
         match self.kind {
             ToolKind::Run => self.run_and_wait(server, id),
             ToolKind::Start => {
-                settle(start(engine, self.ns, &self.args, self.acquired_by, server)).into()
+                settle(start(engine, self.ns, self.args, self.acquired_by, server)).into()
             }
             ToolKind::List => settle(Ok(engine.list_in(ns))).into(),
             ToolKind::Result => settle(engine.result_in(ns, run_id)).into(),
@@ -131,7 +131,7 @@ impl Call {
         let RunArgs {
             request,
             detach_after,
-        } = match arguments::run_args(&self.args, max) {
+        } = match arguments::run_args(self.args, max) {
             Ok(a) => a,
             Err(e) => return Ok(tool_result::failure(&e)).into(),
         };
@@ -196,7 +196,7 @@ fn finished(engine: &Engine, run_id: &str, waited: Result<bool, ToolError>) -> V
 fn start(
     engine: &Engine,
     ns: &str,
-    args: &Map<String, Value>,
+    args: Map<String, Value>,
     acquired_by: Option<Uuid>,
     server: &Server,
 ) -> Result<Started, ToolError> {

@@ -211,6 +211,44 @@ fn a_frame_of_tiny_elements_at_the_bound_is_refused_within_four_times_the_bound(
 }
 
 #[test]
+fn a_json_schema_frame_within_the_cost_bound_peaks_within_four_times_the_bound() {
+    // C-T6a on the json_schema path (JSONOUT-4): a frame near the most the pre-scan admits,
+    // its bulk inside `json_schema.enum` (17 000 one-member objects, 136 KB), is refused
+    // `invalid_arguments` by the `bytes` limit without its tree being copied, serialized or
+    // compiled: the peak grows by less than four times the bound (about 11 MiB in a debug
+    // build). It grew by about 19 MiB when the arguments were cloned and the schema
+    // serialized to measure it.
+    const BOUND_KIB: u64 = 4 * 1024;
+    let mut s = Session::start();
+    s.init();
+    assert!(s.call("tools/list", None).get("result").is_some());
+    let base = vm_hwm_kib(s.pid()).expect("VmHWM");
+    let mut line = r#"{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"claude.run.start","arguments":{"prompt":"x","json_schema":{"enum":["#.to_owned();
+    for i in 0..17_000 {
+        line.push_str(if i == 0 { r#"{"a":0}"# } else { r#",{"a":0}"# });
+    }
+    line.push_str("]}}}}\n");
+    s.send_raw(line.as_bytes());
+    let v = s.recv_expect();
+    let peak = vm_hwm_kib(s.pid()).expect("VmHWM");
+    let growth = peak.saturating_sub(base);
+    eprintln!(
+        "VmHWM grew by {growth} KiB for one {} KB json_schema.enum frame",
+        line.len() / 1000
+    );
+    assert!(
+        growth <= 4 * BOUND_KIB,
+        "VmHWM grew by {growth} KiB for one json_schema.enum frame"
+    );
+    assert_eq!(v["id"], "big", "admitted by the cost pre-scan");
+    let r = &v["result"]["structuredContent"]["result"];
+    assert_eq!(r["error"]["code"], "invalid_arguments", "{r}");
+    assert_eq!(r["error"]["limit"], "bytes", "{r}");
+    let id = s.request("ping", None);
+    assert_eq!(s.recv_expect()["id"], id, "the session goes on");
+}
+
+#[test]
 fn tool_arguments_within_the_cost_bound_are_still_validated() {
     // TOOL-3: a large argument set the budget admits (ten thousand numbers) reaches validation.
     let mut s = Session::start();

@@ -3,7 +3,7 @@
 //! PATH and pick its scenario through the prompt (`calls`).
 
 mod batches;
-mod calls;
+pub(crate) mod calls;
 mod cancellation;
 mod context_budget;
 mod framing;

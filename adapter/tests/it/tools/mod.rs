@@ -3,6 +3,8 @@
 //!
 //! - `claude`: fake-claude scenarios through `claude.run` (loops, distinct reads, structured
 //!   output, argv).
+//! - `json_schema`: the `json_schema` limits (JSONOUT-4) and the validation's time budget
+//!   (JSONOUT-5): refused up front, never holding a read or shutdown.
 //! - `cursor`: fake-cursor-agent scenarios through `cursor.run` (the same, plus the strict parser
 //!   on the final text).
 //! - `vocabulary`: claude's recorded streams (`fixtures/claude-streams/`, copies of
@@ -11,6 +13,7 @@
 
 mod claude;
 mod cursor;
+mod json_schema;
 mod vocabulary;
 
 use serde_json::{Value, json};
