@@ -29,6 +29,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+pub mod family;
 pub mod outputs;
 
 /// Generous bound for anything a test waits on (shared, slow machine): only to avoid hangs.
