@@ -44,6 +44,15 @@ pub fn adapter_bin() -> &'static Path {
     Path::new(env!("CARGO_BIN_EXE_claude-mcp-adapter"))
 }
 
+/// The adapter binary for an `assert_cmd` check of its command line (usage errors, exit
+/// statuses, stderr), stdin `/dev/null` so the server mode ends at once.
+#[must_use]
+pub fn adapter_cli() -> assert_cmd::Command {
+    let mut cmd = Command::new(adapter_bin());
+    cmd.stdin(Stdio::null());
+    assert_cmd::Command::from_std(cmd)
+}
+
 /// The built fake-claude binary, next to the adapter binary. Panics with instructions when it has
 /// not been built.
 #[must_use]
