@@ -45,12 +45,11 @@ pub fn adapter_bin() -> &'static Path {
 }
 
 /// The adapter binary for an `assert_cmd` check of its command line (usage errors, exit
-/// statuses, stderr), stdin `/dev/null` so the server mode ends at once.
+/// statuses, stderr). Its stdin is an empty pipe closed at once (assert_cmd's own), so the server
+/// mode ends at once too.
 #[must_use]
 pub fn adapter_cli() -> assert_cmd::Command {
-    let mut cmd = Command::new(adapter_bin());
-    cmd.stdin(Stdio::null());
-    assert_cmd::Command::from_std(cmd)
+    assert_cmd::Command::new(adapter_bin())
 }
 
 /// The built fake-claude binary, next to the adapter binary. Panics with instructions when it has
