@@ -26,6 +26,8 @@
 //! initialize; `--hang-initialize-unless-first DIR` answers `initialize` only in the first server
 //! started with that DIR (the runner's discovery session), a server too slow to start for every
 //! case; `--batch-answers-notification` answers a batch's notification element too.
+//! `--no-read-only-hint` lists `echo` without `readOnlyHint: true` (a server that marks no tool
+//! read-only, so outside the provider profile the runner calls none).
 //! `echo` declares an `outputSchema` (`{text: string}`) and answers with `structuredContent`;
 //! `--output-schema-mismatch` makes that `{text: <the length>}`, a number where its schema says
 //! string (MCP server/tools: structured results conform to the declared schema).
@@ -59,6 +61,8 @@ struct Server {
     /// `--acting-tool FILE`: the file `schedule_task` creates when called.
     acting_tool: Option<String>,
     no_echo: bool,
+    /// `--no-read-only-hint`: `echo` is listed without `readOnlyHint: true`.
+    no_read_only_hint: bool,
     output_schema_mismatch: bool,
     huge_initialize: bool,
     exit_on_method: Option<String>,
@@ -147,8 +151,13 @@ impl Server {
                 }
                 let mut tools = Vec::new();
                 if !self.no_echo {
+                    let annotations = if self.no_read_only_hint {
+                        json!({})
+                    } else {
+                        json!({"readOnlyHint": true})
+                    };
                     tools.push(json!({"name": "echo", "description": "Echoes text",
-                        "annotations": {"readOnlyHint": true},
+                        "annotations": annotations,
                         "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}},
                                         "required": ["text"], "additionalProperties": false},
                         "outputSchema": {"type": "object", "properties": {"text": {"type": "string"}},
@@ -358,6 +367,7 @@ fn main() {
         oversized_log_on_call: has("--oversized-log-on-call"),
         acting_tool: value_of("--acting-tool"),
         no_echo: has("--no-echo"),
+        no_read_only_hint: has("--no-read-only-hint"),
         output_schema_mismatch: has("--output-schema-mismatch"),
         huge_initialize: has("--huge-initialize"),
         exit_on_method: value_of("--exit-on-method"),

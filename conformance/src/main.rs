@@ -139,6 +139,7 @@ fn main() -> ExitCode {
             .baseline
             .as_ref()
             .map(|p| p.display().to_string()),
+        min_coverage: cli.common.min_coverage,
         started,
     };
     let partial = Partial::default();
@@ -191,6 +192,7 @@ struct ErrorShell {
     profile: Profile,
     strict: bool,
     baseline: Option<String>,
+    min_coverage: Option<f64>,
     started: Instant,
 }
 
@@ -207,6 +209,7 @@ impl ErrorShell {
             strict: self.strict,
             drive_fake: false,
             baseline_file: self.baseline.clone(),
+            min_coverage: self.min_coverage,
             started: self.started,
         }
     }
@@ -318,6 +321,7 @@ async fn run_inner(
         strict,
         drive_fake,
         baseline_file: shell.baseline.clone(),
+        min_coverage: shell.min_coverage,
         started: shell.started,
     };
     partial.start(

@@ -94,6 +94,16 @@ pub struct Peer {
 impl Peer {
     /// Starts `argv` in its own process group with piped stdin and stdout.
     pub fn spawn(argv: &[OsString], stderr: Stderr) -> Result<Self> {
+        Self::spawn_env(argv, stderr, None)
+    }
+
+    /// As [`Self::spawn`]; with `env`, the peer's environment is exactly those variables (ours
+    /// cleared), otherwise it inherits ours.
+    pub fn spawn_env(
+        argv: &[OsString],
+        stderr: Stderr,
+        env: Option<&[(OsString, OsString)]>,
+    ) -> Result<Self> {
         let Some((program, args)) = argv.split_first() else {
             return Err(Error::Spawn {
                 program: String::new(),
@@ -109,6 +119,9 @@ impl Peer {
                 Stderr::Tail => Stdio::piped(),
             })
             .process_group(0);
+        if let Some(vars) = env {
+            cmd.env_clear().envs(vars.iter().map(|(k, v)| (k, v)));
+        }
         // SAFETY: prctl and sigprocmask are async-signal-safe; nothing else runs between fork
         // and exec. The mask is inherited across exec: the peer must not keep ours blocked.
         unsafe {
@@ -204,8 +217,13 @@ impl Peer {
     /// Shuts it down: stdin closed, [`EXIT_GRACE`] to exit, `SIGTERM` to the group,
     /// [`TERM_GRACE`], `SIGKILL` to the group, reaped. Returns how it ended.
     pub fn shutdown(&mut self) -> Option<Exit> {
+        self.shutdown_within(EXIT_GRACE)
+    }
+
+    /// As [`Self::shutdown`], the peer given `grace` (not [`EXIT_GRACE`]) to exit on its own.
+    pub fn shutdown_within(&mut self, grace: Duration) -> Option<Exit> {
         drop(self.stdin.take());
-        let status = self.wait_for(EXIT_GRACE).or_else(|| {
+        let status = self.wait_for(grace).or_else(|| {
             let _ = killpg(Pid::from_raw(self.pgid), Signal::SIGTERM);
             self.wait_for(TERM_GRACE)
         });

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand, ValueEnum};
-use mcp_replay::player::{self, RunOptions, Side, Timing};
+use mcp_replay::player::{self, Numbering, RunOptions, Side, Timing};
 use mcp_replay::proxy::{self, RecordOptions};
 use mcp_replay::recording::Recording;
 use mcp_replay::report::{Report, Status, junit};
@@ -223,6 +223,9 @@ fn run(
             },
             side: side(common),
             max_line_bytes: common.max_line_bytes,
+            env: None,
+            exit_grace: mcp_replay::child::EXIT_GRACE,
+            numbering: Numbering::PerSection,
         };
         let outcome = player::run(&rec, &opts)?;
         let mut notes = outcome.notes;

@@ -9,6 +9,11 @@
 //! never a hang. Client answers to server requests get the observed request's id; values the
 //! server issued and the client echoes (session ids, run ids: whatever a numbering rule
 //! matched) are mapped to the ones the server issued this time.
+//!
+//! A caller whose server leaves evidence beyond its stdout (the reference adapter's `--record`
+//! file with the native rows it read) adds its own waits, preparation and transcript rows through
+//! a [`Pacer`] ([`run_with`]); [`RunOptions`] also say how the server is started (its
+//! environment), how long it may take to exit, and how values are numbered.
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -18,10 +23,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::child::{EXIT_GRACE, Peer, Stderr, TERM_GRACE};
+use crate::child::{Peer, Stderr, TERM_GRACE};
 use crate::compare::{self, Difference};
 use crate::error::{Error, Result};
 use crate::observe::{self, Observed};
+use crate::pacer::{NoPacer, Pacer};
 use crate::recording::{Body, Recording, Row};
 use crate::rules::{Normaliser, RuleSet};
 use crate::transcript::{Transcript, notification_kind, transcript};
@@ -72,6 +78,31 @@ pub struct RunOptions {
     pub side: Side,
     /// The line bound for the server's stdout.
     pub max_line_bytes: usize,
+    /// The server's environment: `None` inherits ours; `Some` is exactly these variables.
+    pub env: Option<Vec<(OsString, OsString)>>,
+    /// How long the server may take to exit once its stdin closed, before `SIGTERM`.
+    pub exit_grace: Duration,
+    /// How volatile values are numbered in the transcripts.
+    pub numbering: Numbering,
+}
+
+/// How the transcripts number volatile values (`[RUN#1]`, …).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Numbering {
+    /// Afresh in each section, so a missing message shifts no number after it (the default).
+    PerSection,
+    /// By first appearance over the whole side, so "the same run" stays visible from one
+    /// section to the next (the reference adapter's goldens).
+    WholeSide,
+}
+
+impl Numbering {
+    fn normaliser(self, rules: Arc<RuleSet>) -> Normaliser {
+        match self {
+            Self::PerSection => Normaliser::per_section(rules),
+            Self::WholeSide => Normaliser::new(rules),
+        }
+    }
 }
 
 /// What a replay found.
@@ -170,16 +201,23 @@ impl Live {
     }
 }
 
-/// Replays `rec` against `opts.command`.
+/// Replays `rec` against `opts.command`, paced on the server's stdout alone.
 pub fn run(rec: &Recording, opts: &RunOptions) -> Result<RunOutcome> {
+    run_with(rec, opts, &mut NoPacer)
+}
+
+/// Replays `rec` against `opts.command`, `pacer` adding its waits, preparation and side rows.
+pub fn run_with(rec: &Recording, opts: &RunOptions, pacer: &mut dyn Pacer) -> Result<RunOutcome> {
     let side = opts.side;
-    let rows: Vec<&Row> = rec
+    // The replayed rows, each with its index among all the recording's rows (for the pacer).
+    let (at, rows): (Vec<usize>, Vec<&Row>) = rec
         .rows
         .iter()
-        .filter(|r| r.dir == side.client || r.dir == side.server)
-        .collect();
+        .enumerate()
+        .filter(|(_, r)| r.dir == side.client || r.dir == side.server)
+        .unzip();
     let expects = expectations(&rows, side);
-    let mut peer = Peer::spawn(&opts.command, Stderr::Tail)?;
+    let mut peer = Peer::spawn_env(&opts.command, Stderr::Tail, opts.env.as_deref())?;
     let start = Instant::now();
     let stdout = peer
         .stdout
@@ -214,6 +252,9 @@ pub fn run(rec: &Recording, opts: &RunOptions) -> Result<RunOutcome> {
                 describe(rows[j])
             ));
         }
+        notes.extend(pacer.wait(&rec.rows[..at[i]], opts.wait));
+        // What came meanwhile counts for the mapping below.
+        while live.pump(Instant::now()) {}
         if opts.timing == Timing::Recorded {
             let at = start + Duration::from_millis(row.ms.saturating_sub(first_ms));
             while Instant::now() < at && live.pump(at) {}
@@ -232,6 +273,7 @@ pub fn run(rec: &Recording, opts: &RunOptions) -> Result<RunOutcome> {
         let Ok((bytes, mut sent_row)) = line else {
             continue;
         };
+        pacer.before_send(row);
         let ms = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
         sent_row.ms = ms;
         if let Some(obj) = sent_row.value.as_object_mut() {
@@ -254,17 +296,18 @@ pub fn run(rec: &Recording, opts: &RunOptions) -> Result<RunOutcome> {
             describe(rows[j])
         ));
     }
+    notes.extend(pacer.wait(&rec.rows, opts.wait));
     // Close stdin (once the writer has written what it holds); what the server writes until its
     // EOF still counts (an extra message).
     drop(to_server.take());
-    let until = Instant::now() + EXIT_GRACE;
+    let until = Instant::now() + opts.exit_grace;
     while live.pump(until) {}
-    let _ = peer.shutdown();
+    let _ = peer.shutdown_within(opts.exit_grace);
     let until = Instant::now() + TERM_GRACE;
     while live.pump(until) {}
 
-    let mut expected_norm = Normaliser::per_section(opts.rules.clone());
-    let mut observed_norm = Normaliser::per_section(opts.rules.clone());
+    let mut expected_norm = opts.numbering.normaliser(opts.rules.clone());
+    let mut observed_norm = opts.numbering.normaliser(opts.rules.clone());
     let recorded_c2s: Vec<Row> = rows
         .iter()
         .filter(|r| r.dir == side.client)
@@ -276,8 +319,14 @@ pub fn run(rec: &Recording, opts: &RunOptions) -> Result<RunOutcome> {
         .filter_map(|r| server_message(r))
         .collect();
     let observed_s2c: Vec<Value> = live.seen.iter().map(Observed::as_message).collect();
-    let expected = transcript(&recorded_c2s, &recorded_s2c, &[], &mut expected_norm);
-    let observed = transcript(&sent, &observed_s2c, &[], &mut observed_norm);
+    let (recorded_side, observed_side) = pacer.side_rows(&rec.rows);
+    let expected = transcript(
+        &recorded_c2s,
+        &recorded_s2c,
+        &recorded_side,
+        &mut expected_norm,
+    );
+    let observed = transcript(&sent, &observed_s2c, &observed_side, &mut observed_norm);
     let differences = compare::differences(&expected, &observed);
     let mut fired = expected_norm.fired;
     for (k, v) in observed_norm.fired {

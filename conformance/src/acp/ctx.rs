@@ -154,7 +154,7 @@ fn describe(c: &Check) -> String {
         Check::Fail { expected, actual } | Check::Violation { expected, actual } => {
             format!("expected {expected}, got {actual}")
         }
-        Check::Error(e) | Check::Skip(e) => e.clone(),
+        Check::Error(e) | Check::Skip(e) | Check::Ungraded { reason: e, .. } => e.clone(),
         other => format!("{other:?}"),
     }
 }

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use super::responder::{Permission, State};
 use crate::core::checks::show;
 use crate::core::client::{Client, Frame, error_code};
-use crate::core::model::Check;
+use crate::core::model::{Check, Gap};
 
 /// The ACP protocol version the runner speaks.
 pub const PROTOCOL_VERSION: u64 = 1;
@@ -91,7 +91,8 @@ pub struct Agent {
 }
 
 /// The skip of a turn case whose agent needs an account: never a failure (spec: "agents that
-/// need an account").
+/// need an account"), but a case left ungraded for want of an account ([`Gap::Account`]),
+/// counted against the coverage.
 #[must_use]
 pub fn needs_account(answer: &Value) -> Option<Check> {
     let code = error_code(answer)?;
@@ -103,10 +104,13 @@ pub fn needs_account(answer: &Value) -> Option<Check> {
         || message.to_ascii_lowercase().contains("auth")
         || message.to_ascii_lowercase().contains("login");
     auth.then(|| {
-        Check::skip(format!(
-            "the agent answered {code} {message:?}: it needs an account (ACP initialization: \
+        Check::ungraded(
+            Gap::Account,
+            format!(
+                "the agent answered {code} {message:?}: it needs an account (ACP initialization: \
              authMethods), so this turn case cannot be checked without credentials"
-        ))
+            ),
+        )
     })
 }
 

@@ -291,6 +291,7 @@ fn run_info(
             .baseline
             .as_ref()
             .map(|p| p.display().to_string()),
+        min_coverage: cli.common.min_coverage,
         started,
     }
 }

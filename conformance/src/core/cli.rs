@@ -48,6 +48,12 @@ pub struct CommonArgs<const TIMEOUT_MS: u64, const JOBS: u64> {
     #[arg(long, value_name = "N", default_value_t = JOBS,
           value_parser = clap::value_parser!(u64).range(1..=64))]
     pub jobs: u64,
+    /// Fail the gate (exit 1) when less than PCT percent (0 to 100) of the MUST and SHOULD
+    /// cases that apply were graded (pass, fail, warn or info; a skip for want of a safe tool,
+    /// an account or a precondition is not graded).
+    #[arg(long, value_name = "PCT", allow_negative_numbers = true,
+          value_parser = crate::core::coverage::parse_percent)]
+    pub min_coverage: Option<f64>,
 }
 
 impl<const TIMEOUT_MS: u64, const JOBS: u64> CommonArgs<TIMEOUT_MS, JOBS> {
@@ -179,14 +185,28 @@ pub fn write_reports<P: ProfileName>(
         }
     }
     if !outputs.iter().any(|(_, f)| f.is_none()) {
+        let coverage = report
+            .coverage
+            .as_ref()
+            .map(|c| format!("{}\n", c.line()))
+            .unwrap_or_default();
         out(&format!(
-            "{}\n{}\n",
+            "{coverage}{}\n{}\n",
             report.summary.detail_line(),
             report.summary.last_line()
         ));
     }
     if report.exit_code == 2
         && let Some(note) = crate::core::verdict::exit_note(&report.runner.name, &report.summary)
+    {
+        err_line(&note);
+    }
+    // An interrupted run (130) graded only what finished: its coverage is no verdict.
+    if report.exit_code != 130
+        && let Some(note) = report
+            .coverage
+            .as_ref()
+            .and_then(|c| c.shortfall_note(&report.runner.name))
     {
         err_line(&note);
     }

@@ -1,14 +1,15 @@
 //! The runner core both gates share, and which knows neither gate's catalogue: the case type
 //! ([`case`]), the scheduler ([`schedule`]), the raw stdio client ([`client`]) and the process
 //! containment under it ([`process`], [`exits`]), the cross-cutting engine ([`watch`]), grading
-//! ([`verdict`], [`baseline`]), the report model and writers ([`report`]) and the command-line
-//! pieces both binaries use ([`cli`]).
+//! ([`verdict`], [`baseline`], [`coverage`]), the report model and writers ([`report`]) and the
+//! command-line pieces both binaries use ([`cli`]).
 
 pub mod baseline;
 pub mod case;
 pub mod checks;
 pub mod cli;
 pub mod client;
+pub mod coverage;
 pub mod exits;
 pub mod model;
 pub mod process;

@@ -63,6 +63,15 @@ pub enum Check {
     },
     /// The case could not apply (the server lacks the capability, a needed tool is missing).
     Skip(String),
+    /// The case applies but could not be graded for a reason outside the peer's conformance
+    /// (no tool was safe to call, the agent needs an account): reported as `skip` with its
+    /// [`Gap`], and counted against the coverage (`--min-coverage`).
+    Ungraded {
+        /// Why it could not be graded.
+        gap: Gap,
+        /// The reason, in words.
+        reason: String,
+    },
     /// The runner itself could not do the case (spawn failed, internal error): JUnit `<error>`.
     Error(String),
     /// The server does not provide what the case needs, and case `by` grades that defect (one
@@ -98,6 +107,14 @@ impl Check {
         Check::Skip(reason.into())
     }
 
+    /// An applicable case left ungraded for `gap`, with its reason.
+    pub fn ungraded(gap: Gap, reason: impl Into<String>) -> Self {
+        Check::Ungraded {
+            gap,
+            reason: reason.into(),
+        }
+    }
+
     /// Blocked by case `by`, else graded as `fallback`.
     #[must_use]
     pub fn blocked(by: &'static str, fallback: Check) -> Self {
@@ -119,6 +136,44 @@ pub type CheckResult = Result<Check, Check>;
 
 /// The boxed future a check function returns.
 pub type CheckFuture = Pin<Box<dyn Future<Output = CheckResult> + Send>>;
+
+/// Why a case was not graded (a `skip` or an `error`): the groups of the coverage summary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Gap {
+    /// No listed tool was safe to call: outside the provider profile the runner calls only
+    /// tools annotated `readOnlyHint: true` (`--allow-tool-calls` would grade the case).
+    NoSafeTool,
+    /// The agent needs an account: it asked for authentication before a session.
+    Account,
+    /// Another case's failure removed the precondition (`blocked_by`).
+    Blocked,
+    /// The runner could not do the case (`error`).
+    RunnerError,
+    /// The case does not apply to this peer (a capability it does not declare, an option not
+    /// given): not counted in the coverage.
+    NotApplicable,
+}
+
+impl Gap {
+    /// The kebab-case name used in reports.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Gap::NoSafeTool => "no-safe-tool",
+            Gap::Account => "account",
+            Gap::Blocked => "blocked",
+            Gap::RunnerError => "runner-error",
+            Gap::NotApplicable => "not-applicable",
+        }
+    }
+
+    /// Whether the case counts among the applicable ones (every gap but `not-applicable`).
+    #[must_use]
+    pub fn applicable(self) -> bool {
+        self != Gap::NotApplicable
+    }
+}
 
 /// The graded outcome of a case (after level, `--strict` and baseline).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -9,7 +9,8 @@ use serde_json::Value;
 
 use crate::core::baseline::Baseline;
 use crate::core::case::Gate;
-use crate::core::model::{Check, Level, Outcome};
+use crate::core::coverage::{self, Coverage};
+use crate::core::model::{Check, Gap, Level, Outcome};
 use crate::core::report::{
     self, BaselineReport, CaseResult, ProfileName, Report, RunnerInfo, ServerReport, Summary,
 };
@@ -24,7 +25,7 @@ pub fn outcome(check: &Check, level: Level, strict: bool) -> Outcome {
         (Check::Note { .. }, _) | (Check::Fail { .. }, Level::Info) => Outcome::Info,
         (Check::Fail { .. }, Level::Should) if !strict => Outcome::Warn,
         (Check::Fail { .. }, _) => Outcome::Fail,
-        (Check::Skip(_) | Check::Blocked { .. }, _) => Outcome::Skip,
+        (Check::Skip(_) | Check::Ungraded { .. } | Check::Blocked { .. }, _) => Outcome::Skip,
         (Check::Error(_), _) => Outcome::Error,
     }
 }
@@ -107,7 +108,9 @@ pub fn grade_finding(
         | Check::Violation { expected, actual } => {
             (Some(expected.clone()), Some(actual.clone()), None)
         }
-        Check::Skip(r) | Check::Error(r) => (None, None, Some(r.clone())),
+        Check::Skip(r) | Check::Error(r) | Check::Ungraded { reason: r, .. } => {
+            (None, None, Some(r.clone()))
+        }
         Check::Blocked { by, fallback } => {
             let what = match &**fallback {
                 Check::Fail { expected, actual } => format!(": expected {expected}, got {actual}"),
@@ -129,6 +132,13 @@ pub fn grade_finding(
         Check::Blocked { by, .. } => Some((*by).to_owned()),
         _ => None,
     };
+    let ungraded = match ran.check {
+        Check::Skip(_) => Some(Gap::NotApplicable),
+        Check::Ungraded { gap, .. } => Some(*gap),
+        Check::Blocked { .. } => Some(Gap::Blocked),
+        Check::Error(_) => Some(Gap::RunnerError),
+        Check::Pass | Check::Fail { .. } | Check::Violation { .. } | Check::Note { .. } => None,
+    };
     CaseResult {
         id: info.id.to_owned(),
         section: info.id.split('/').next().unwrap_or(info.id).to_owned(),
@@ -142,6 +152,7 @@ pub fn grade_finding(
         actual,
         reason,
         blocked_by,
+        ungraded,
         duration_ms: u64::try_from(ran.duration.as_millis()).unwrap_or(u64::MAX),
         started_at: ran.started,
         timed_out: ran.timed_out,
@@ -197,6 +208,30 @@ pub fn exit_code(summary: &Summary) -> u8 {
     }
 }
 
+/// The exit status of a run with `summary` and `coverage`: [`exit_code`], and at least 1 when
+/// the coverage misses `--min-coverage` (a gate that graded too little failed).
+#[must_use]
+pub fn exit_code_with(summary: &Summary, coverage: &Coverage) -> u8 {
+    match exit_code(summary) {
+        0 if !coverage.met => 1,
+        code => code,
+    }
+}
+
+/// The coverage of graded `cases` against `min_percent`.
+#[must_use]
+pub fn coverage_of(cases: &[CaseResult], min_percent: Option<f64>) -> Coverage {
+    coverage::measure(
+        cases.iter().map(|c| coverage::Seen {
+            id: &c.id,
+            level: c.level,
+            outcome: c.outcome,
+            gap: c.ungraded,
+        }),
+        min_percent,
+    )
+}
+
 /// What stderr says when the exit status is 2 for runner errors: how many cases could not be
 /// graded and, when some did fail, that too (the status alone would hide it).
 #[must_use]
@@ -237,6 +272,8 @@ pub struct RunInfo<P> {
     pub drive_fake: bool,
     /// `--baseline FILE`.
     pub baseline_file: Option<String>,
+    /// `--min-coverage PCT`.
+    pub min_coverage: Option<f64>,
     /// When the run started (the report's wall time is measured from it).
     pub started: std::time::Instant,
 }
@@ -265,6 +302,7 @@ impl<P: ProfileName> RunInfo<P> {
             },
             cases: Vec::new(),
             summary: Summary::default(),
+            coverage: None,
             exit_code: 0,
             duration_ms: Some(
                 u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX),
@@ -274,7 +312,8 @@ impl<P: ProfileName> RunInfo<P> {
     }
 }
 
-/// The whole report of graded cases: summarised, with the exit status. `catalogue_ids` are
+/// The whole report of graded cases: summarised, with its coverage and the exit status (a
+/// coverage below `--min-coverage` fails the gate). `catalogue_ids` are
 /// every id the gate knows (baseline ids naming none of them are stale).
 #[must_use]
 pub fn assemble<P: ProfileName>(
@@ -285,10 +324,12 @@ pub fn assemble<P: ProfileName>(
 ) -> Report<P> {
     let unknown = unknown_baseline_ids(baseline, catalogue_ids);
     let summary = summarize(&cases, unknown.len());
+    let coverage = coverage_of(&cases, info.min_coverage);
     let mut report = info.shell(baseline.ids.len(), unknown);
     report.cases = cases;
     report.summary = summary;
-    report.exit_code = exit_code(&summary);
+    report.exit_code = exit_code_with(&summary, &coverage);
+    report.coverage = Some(coverage);
     report
 }
 

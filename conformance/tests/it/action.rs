@@ -205,6 +205,37 @@ fn a_baseline_and_strict_reach_the_runner_through_the_gate() {
 }
 
 #[test]
+fn min_coverage_reaches_the_runner_through_the_gate() {
+    // A server that marks no tool read-only: its tool shard grades too little for 90 %.
+    let server = format!("{} --no-read-only-hint", toy().display());
+    let env = [
+        ("GATE_SERVER_COMMAND", server.as_str()),
+        ("GATE_CASES", "tools"),
+        ("GATE_MIN_COVERAGE", "90"),
+    ];
+    let g = gate(&env);
+    assert_eq!(g.out.status.code(), Some(1), "{}", describe(&g.out));
+    assert!(g.outputs.contains("exit-code=1\n"), "{}", g.outputs);
+    assert_eq!(g.json["coverage"]["min_percent"], 90.0, "{}", g.json);
+    assert!(g.junit.contains("type=\"min-coverage\""), "{}", g.junit);
+    // A value that is no percentage is the runner's usage error (before any report).
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = Command::new(repo().join(".ci/gate"))
+        .env("GATE_RUNNER", runner_path())
+        .env("GATE_REPORT_DIR", dir.path())
+        .env("GATE_SERVER_COMMAND", &server)
+        .env("GATE_MIN_COVERAGE", "abc")
+        .output()
+        .expect("run .ci/gate");
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("percentage from 0 to 100"),
+        "{}",
+        describe(&out)
+    );
+}
+
+#[test]
 fn a_gate_that_cannot_run_exits_2() {
     let out = Command::new(repo().join(".ci/gate"))
         .env("GATE_RUNNER", runner_path())
@@ -272,6 +303,7 @@ fn the_action_maps_every_input_onto_the_gate_script() {
         ("cases", "GATE_CASES"),
         ("report-dir", "GATE_REPORT_DIR"),
         ("timeout-ms", "GATE_TIMEOUT_MS"),
+        ("min-coverage", "GATE_MIN_COVERAGE"),
     ] {
         assert!(
             action.contains(&format!("\n  {input}:\n")),

@@ -1,8 +1,8 @@
 //! Golden tests of the three report writers on a fixed synthetic report that has every outcome:
 //! pass, fail with a transcript, warn, info, skip, error, baselined, stale baseline, and an
-//! unknown baseline id. Regenerate with `BLESS=1 cargo test -p mcp-conformance golden`.
+//! unknown baseline id, and a coverage below its `--min-coverage`. Regenerate with `BLESS=1 cargo test -p mcp-conformance golden`.
 
-use mcp_conformance::core::model::{Level, Outcome};
+use mcp_conformance::core::model::{Gap, Level, Outcome};
 use mcp_conformance::core::report::{
     self, BaselineReport, CaseResult, Report, RunnerInfo, ServerReport,
 };
@@ -28,6 +28,7 @@ fn case(id: &str, req: &str, level: Level, outcome: Outcome) -> CaseResult {
         actual: None,
         reason: None,
         blocked_by: None,
+        ungraded: None,
         duration_ms: 12,
         started_at: None,
         timed_out: false,
@@ -86,6 +87,7 @@ pub fn synthetic() -> Report<Profile> {
         Outcome::Skip,
     );
     skip.reason = Some("the server declares no resources capability".into());
+    skip.ungraded = Some(Gap::NotApplicable);
     let mut error = case(
         "lifecycle/ping/after-initialize",
         "MCP basic/utilities/ping",
@@ -93,6 +95,7 @@ pub fn synthetic() -> Report<Profile> {
         Outcome::Error,
     );
     error.reason = Some("cannot start /bin/server: No such file or directory (os error 2)".into());
+    error.ungraded = Some(Gap::RunnerError);
     let mut baselined = case("jsonrpc/batch/2025-03-26", "T5", Level::Must, Outcome::Fail);
     baselined.baselined = true;
     baselined.expected = Some("one array answering batch-a and batch-b".into());
@@ -127,6 +130,8 @@ pub fn synthetic() -> Report<Profile> {
     ];
     let unknown = vec!["jsonrpc/no-such-case".to_owned()];
     let summary = verdict::summarize(&cases, unknown.len());
+    // 6 of the 7 MUST and SHOULD cases that apply graded (85.7 %): below a --min-coverage of 90.
+    let coverage = verdict::coverage_of(&cases, Some(90.0));
     Report {
         format_version: report::FORMAT_VERSION,
         runner: RunnerInfo {
@@ -148,7 +153,8 @@ pub fn synthetic() -> Report<Profile> {
             unknown,
         },
         cases,
-        exit_code: verdict::exit_code(&summary),
+        exit_code: verdict::exit_code_with(&summary, &coverage),
+        coverage: Some(coverage),
         // Wall time of the run: the cases ran side by side, so less than their sum.
         duration_ms: Some(3_100),
         summary,

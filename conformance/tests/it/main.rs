@@ -7,6 +7,7 @@ mod acp_client;
 mod acp_mutants;
 mod action;
 mod cli;
+mod coverage;
 mod default_target;
 mod defects;
 mod docs;

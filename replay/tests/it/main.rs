@@ -8,6 +8,7 @@ mod acp;
 mod action;
 mod bless;
 mod defects;
+mod pacer;
 mod real_hosts;
 mod real_servers;
 mod record;

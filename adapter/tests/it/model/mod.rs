@@ -17,7 +17,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use testkit::claude::ClaudeCommand;
 
-use crate::replay::client::{Client, structured};
+use crate::support::client::{Client, structured};
 
 /// Bound on one real run against the service.
 const RUN_BOUND: Duration = Duration::from_secs(300);

@@ -25,7 +25,11 @@ use serde_json::{Value, json};
 use testkit::claude::ClaudeCommand;
 use testkit::standin::{Scenario, Standin};
 
-use crate::replay::client::{Client, structured};
+use crate::support::client::{Client, structured};
+
+/// The unknown session the resume runs ask for (the same id as testkit's capture; the
+/// `real-unknown-resume` recording's session asks for it too).
+pub const UNKNOWN_SESSION: &str = "99999999-2222-4333-8444-555555555555";
 
 /// Bound on one real run (a few seconds normally; the machine is shared and slow).
 pub const RUN_BOUND: Duration = Duration::from_secs(120);

@@ -8,9 +8,9 @@ use serde_json::{Value, json};
 use testkit::procs;
 use testkit::standin::{Scenario, Standin, StreamOutcome};
 
+use super::UNKNOWN_SESSION;
 use super::{Real, check};
-use crate::replay::client::structured;
-use crate::replay::sessions::UNKNOWN_SESSION;
+use crate::support::client::structured;
 
 /// OUT-1: a plain text answer is a succeeded run whose final is the native result as received,
 /// with progress (T9), the events in a page (RUN-5) and the session transcript in the

@@ -11,7 +11,7 @@ use testkit::procs;
 use testkit::standin::{Scenario, Standin};
 
 use super::{Real, check};
-use crate::replay::client::structured;
+use crate::support::client::structured;
 
 /// Processes (zombies included) whose environment has `HOME=home` and that are not the adapter
 /// (or its supervisors, the same binary): the CLI and everything it started (each test has its

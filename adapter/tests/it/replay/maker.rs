@@ -16,10 +16,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 
-use super::client::{Client, base_env};
-use super::player::SETTLE_GRACE;
+use super::pacer::SETTLE_GRACE;
 use super::recording::Tail;
 use super::sessions::{Definition, Native, Step};
+use crate::support::client::{Client, base_env};
 use crate::support::fake_claude_bin;
 
 /// How long one call of a script may take (real runs included).

@@ -10,12 +10,10 @@
 //! replays it. The one
 //! command is [`maker::REMAKE`]; `recordings/README.md` documents the format.
 //!
-//! - `client`: a stdio client of the adapter with a cleared environment.
 //! - `recording`: the row format (`mcp_replay::recording`, re-exported).
 //! - `native`: recorded native runs → fake-claude scenarios.
-//! - `player`: the replay and its pacing.
-//! - `compare`: transcripts, normalisation, diffs (`mcp-replay`'s library, with the reference
-//!   adapter's rule subset).
+//! - `pacer`: the replay, an `mcp_replay::player` run with the adapter's pacer (its native side,
+//!   the native and agent rows of its `--record` file, the settle grace).
 //! - `sessions` / `maker`: the catalogue of sessions and the `BLESS` maker.
 //! - `acp` / `acp_sessions`: the ACP recordings (`recordings/acp/`, `--provider cursor`), whose
 //!   agent side fake-cursor-agent replays.
@@ -26,11 +24,9 @@
 pub mod acp;
 pub mod acp_sessions;
 mod canonical;
-pub mod client;
-pub mod compare;
 pub mod maker;
 pub mod native;
-pub mod player;
+pub mod pacer;
 mod record_file;
 mod recorder;
 pub mod recording;
@@ -110,6 +106,20 @@ recordings! {
     acp_hang_session_new => "acp/hang-session-new",
 }
 
+/// Every golden session: the claude ones, then the ACP ones.
+#[must_use]
+pub fn all_sessions() -> Vec<sessions::Definition> {
+    let mut all = sessions::claude();
+    all.extend(acp_sessions::all());
+    all
+}
+
+/// The session definition of the recording `name`.
+#[must_use]
+pub fn find_session(name: &str) -> Option<sessions::Definition> {
+    all_sessions().into_iter().find(|d| d.name == name)
+}
+
 fn golden_path(name: &str) -> PathBuf {
     maker::recordings_dir().join(format!("{name}.jsonl"))
 }
@@ -118,7 +128,7 @@ fn golden_path(name: &str) -> PathBuf {
 fn check(name: &str) {
     // `BLESS=1` (or `true`): remake the recording, then replay it as always.
     if testkit::golden::blessing() {
-        let def = sessions::find(name)
+        let def = find_session(name)
             .unwrap_or_else(|| panic!("no session definition for recording {name}"));
         maker::make(&def);
     }
@@ -138,22 +148,20 @@ fn check(name: &str) {
 /// the readable failure (a unified diff).
 pub fn verify(path: &Path) -> Result<(), String> {
     let rec = Recording::load(path).map_err(|e| e.to_string())?;
-    let replayed = player::replay(&rec);
+    let replayed = pacer::replay(&rec);
+    let (expected, actual) = (replayed.expected.to_string(), replayed.observed.to_string());
     let name = path
         .file_name()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let Some(diff) = mcp_replay::compare::unified(
-        &replayed.expected,
-        &replayed.actual,
-        &format!("golden {name}"),
-        "replay",
-    ) else {
+    let Some(diff) =
+        mcp_replay::compare::unified(&expected, &actual, &format!("golden {name}"), "replay")
+    else {
         let _ = std::fs::remove_file(path.with_extension("actual"));
         return Ok(());
     };
     let actual_path = path.with_extension("actual");
-    let _ = std::fs::write(&actual_path, &replayed.actual);
+    let _ = std::fs::write(&actual_path, &actual);
     let mut msg = format!(
         "replay of {} differs from the recording (- recorded, + replayed); the replayed \
          transcript is in {}.\nIf the change is intended, remake the recordings: {}\n\n{diff}",
@@ -225,7 +233,7 @@ fn every_recording_is_replayed_by_a_named_test() {
 fn every_recording_has_a_header_and_a_session_that_remakes_it() {
     for name in NAMES {
         assert!(
-            sessions::find(name).is_some(),
+            find_session(name).is_some(),
             "{name}: no session definition in sessions.rs"
         );
         let rec = Recording::load(&golden_path(name)).expect("load");
@@ -246,7 +254,7 @@ fn every_recording_has_a_header_and_a_session_that_remakes_it() {
             "{name}: a recording holds client, server and native rows"
         );
     }
-    for def in sessions::all() {
+    for def in all_sessions() {
         assert!(
             NAMES.contains(&def.name),
             "session {} has no recording test",

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::client::{Client, base_env, structured};
 use super::recording::{Body, Recording};
+use crate::support::client::{Client, base_env, structured};
 use crate::support::fake_claude_bin;
 
 /// A recorded session holds exactly what crossed the wire: the client's messages (a line that

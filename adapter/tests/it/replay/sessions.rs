@@ -12,8 +12,6 @@ use serde_json::{Value, json};
 pub const INVOCATION: &str = "0d7c3f6e-5b1a-4e2f-9c8d-7a6b5c4d3e2f";
 /// The working directory of every recorded run.
 pub const CWD: &str = "/tmp";
-/// The unknown session the resume recordings ask for (the same id as testkit's capture).
-pub const UNKNOWN_SESSION: &str = "99999999-2222-4333-8444-555555555555";
 
 /// Which native CLI a session runs.
 #[derive(Debug, Clone, Copy)]
@@ -186,16 +184,10 @@ macro_rules! fake {
     };
 }
 
-/// Every golden session: the claude ones below, then the ACP ones.
+/// The claude sessions (`recordings/*.jsonl`; the whole catalogue, with the ACP ones, is
+/// `replay::all_sessions`).
 #[must_use]
-pub fn all() -> Vec<Definition> {
-    let mut all = claude();
-    all.extend(super::acp_sessions::all());
-    all
-}
-
-/// The claude sessions (`recordings/*.jsonl`).
-fn claude() -> Vec<Definition> {
+pub fn claude() -> Vec<Definition> {
     vec![
         // The real claude 2.1.328 against the local Messages API stand-in.
         Definition {
@@ -255,7 +247,7 @@ fn claude() -> Vec<Definition> {
             adapter_args: &[],
             steps: || {
                 let mut args = run_args("say hi", 120);
-                args["resume_session_id"] = json!(UNKNOWN_SESSION);
+                args["resume_session_id"] = json!(crate::real_claude::UNKNOWN_SESSION);
                 blocking(args)
             },
         },
@@ -431,10 +423,4 @@ fn claude() -> Vec<Definition> {
             steps: || cancelled_request(run_args("say hi", 30), 3),
         },
     ]
-}
-
-/// The definition of `name`.
-#[must_use]
-pub fn find(name: &str) -> Option<Definition> {
-    all().into_iter().find(|d| d.name == name)
 }

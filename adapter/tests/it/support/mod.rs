@@ -29,6 +29,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+pub mod client;
 pub mod family;
 pub mod outputs;
 

@@ -12,7 +12,7 @@ use crate::acp::schema::conforms;
 use crate::core::case::case;
 use crate::core::checks::show;
 use crate::core::client::error_code;
-use crate::core::model::{Check, CheckResult, Level};
+use crate::core::model::{Check, CheckResult, Gap, Level};
 
 /// The cases of this section.
 pub const CASES: &[AcpCase] = &[
@@ -113,10 +113,13 @@ fn refused_with_invalid_params(answer: &Value, what: &str) -> CheckResult {
             return Ok(Check::Pass);
         }
         if needs_account(answer).is_some() {
-            return Err(Check::skip(format!(
-                "the agent answered {code} (it needs an account), so whether it validates {what} \
+            return Err(Check::ungraded(
+                Gap::Account,
+                format!(
+                    "the agent answered {code} (it needs an account), so whether it validates {what} \
                  cannot be seen"
-            )));
+                ),
+            ));
         }
         return Err(Check::fail(
             format!("error -32602 for {what}"),

@@ -4,11 +4,14 @@
 //! `<system-out>`. Stale baseline entries fail. Times are wall times: the run's (cases run in
 //! parallel, so their sum says nothing), each suite's from its first case's start to its last
 //! case's end. A run that ended early (a runner error before any case, an interrupt) has a
-//! `runner` suite whose one test case is that `<error>`, so the file exists on every exit.
+//! `runner` suite whose one test case is that `<error>`, so the file exists on every exit. A
+//! `coverage` suite says what went ungraded and why, its one test case a `<failure>` when the
+//! coverage misses `--min-coverage`.
 
 use std::fmt::Write as _;
 
 use super::{CaseResult, ProfileName, Report};
+use crate::core::coverage::Coverage;
 use crate::core::model::Outcome;
 
 /// Renders the report as JUnit XML.
@@ -19,12 +22,21 @@ pub fn render<P: ProfileName>(report: &Report<P>) -> String {
         .duration_ms
         .unwrap_or_else(|| span_ms(&report.cases.iter().collect::<Vec<_>>()));
     let runner_error = usize::from(report.error.is_some());
+    // A coverage suite when coverage is part of the verdict (`--min-coverage`) or applicable
+    // cases went ungraded; its one test case fails when the coverage misses the bound.
+    let coverage = report
+        .coverage
+        .as_ref()
+        .filter(|c| c.min_percent.is_some() || c.missing() > 0);
+    let coverage_tests = usize::from(coverage.is_some());
+    let coverage_failed = usize::from(coverage.is_some_and(|c| !c.met));
     let failures = report
         .cases
         .iter()
         .filter(|c| (c.outcome == Outcome::Fail && !c.baselined) || c.stale_baseline)
         .count()
-        + report.baseline.unknown.len();
+        + report.baseline.unknown.len()
+        + coverage_failed;
     let errors = report
         .cases
         .iter()
@@ -40,7 +52,7 @@ pub fn render<P: ProfileName>(report: &Report<P>) -> String {
         out,
         "<testsuites name=\"{}\" tests=\"{}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\" time=\"{}\">",
         esc(&report.runner.name),
-        report.cases.len() + report.baseline.unknown.len() + runner_error,
+        report.cases.len() + report.baseline.unknown.len() + runner_error + coverage_tests,
         secs(total_time)
     );
     if let Some(error) = &report.error {
@@ -104,8 +116,45 @@ pub fn render<P: ProfileName>(report: &Report<P>) -> String {
         }
         out.push_str("  </testsuite>\n");
     }
+    if let Some(c) = coverage {
+        coverage_suite(&mut out, &report.runner.name, c);
+    }
     out.push_str("</testsuites>\n");
     out
+}
+
+/// The `coverage` suite: one test case, a `<failure>` when the coverage misses
+/// `--min-coverage`, its body each reason cases went ungraded.
+fn coverage_suite(out: &mut String, runner: &str, c: &Coverage) {
+    let failed = usize::from(!c.met);
+    let mut body = String::new();
+    for g in &c.ungraded {
+        let _ = writeln!(
+            body,
+            "{}: {} ({} MUST): {}",
+            g.reason.name(),
+            g.count,
+            g.must.len(),
+            g.remedy
+        );
+        if g.reason.applicable() && !g.must.is_empty() {
+            let _ = writeln!(body, "  MUST: {}", g.must.join(", "));
+        }
+    }
+    let inner = if c.met {
+        format!("      <system-out>{}</system-out>\n", esc(&body))
+    } else {
+        format!(
+            "      <failure message=\"{}\" type=\"min-coverage\">{}</failure>\n",
+            esc(&c.line()),
+            esc(&body)
+        )
+    };
+    let _ = writeln!(
+        out,
+        "  <testsuite name=\"coverage\" tests=\"1\" failures=\"{failed}\" errors=\"0\" skipped=\"0\" time=\"0.000\">\n    <testcase classname=\"{}.coverage\" name=\"coverage\" time=\"0.000\">\n{inner}    </testcase>\n  </testsuite>",
+        esc(runner)
+    );
 }
 
 fn case(out: &mut String, runner: &str, c: &CaseResult) {
@@ -252,6 +301,7 @@ mod tests {
             actual: None,
             reason: None,
             blocked_by: None,
+            ungraded: None,
             duration_ms: ms,
             started_at,
             timed_out: false,

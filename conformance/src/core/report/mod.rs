@@ -9,7 +9,8 @@ pub mod pretty;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::core::model::{Level, Outcome};
+use crate::core::coverage::Coverage;
+use crate::core::model::{Gap, Level, Outcome};
 use crate::core::transcript::Entry;
 
 /// The version of the JSON report's schema. Bumped on any incompatible change; additions of
@@ -56,6 +57,10 @@ pub struct Report<P> {
     pub cases: Vec<CaseResult>,
     /// Counts.
     pub summary: Summary,
+    /// How much of what applies was graded, what was not and why, and whether that meets
+    /// `--min-coverage` (absent when no case ran: a runner error before any case).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<Coverage>,
     /// The runner's exit status (130: interrupted, with the verdicts reached so far).
     pub exit_code: u8,
     /// Wall time of the run, from the start to the report (absent in reports made without a
@@ -134,6 +139,10 @@ pub struct CaseResult {
     /// verdict. Absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub blocked_by: Option<String>,
+    /// Why the case was not graded (a `skip` or an `error`): the group it counts in under the
+    /// report's `coverage`. Absent on graded cases.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ungraded: Option<Gap>,
     /// Wall time of the case.
     pub duration_ms: u64,
     /// When the case started (for the JUnit suites' wall time; not in the JSON report).

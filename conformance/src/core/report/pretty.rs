@@ -1,5 +1,6 @@
 //! The human report: a tree by section, then failures again with Expected / Actual and the wire
-//! transcript, then warnings, and exactly one closing line `N passed, N failed, N skipped`
+//! transcript, then warnings, then the coverage (what was not graded and why), and exactly one
+//! closing line `N passed, N failed, N skipped`
 //! (warn, info and baselined counts on the line before). No colours: it must read the same in
 //! a CI log and a terminal. Everything a server can influence (serverInfo, expected / actual
 //! texts, reasons, transcripts) is shown without control characters, so a hostile server
@@ -8,6 +9,7 @@
 use std::fmt::Write as _;
 
 use super::{CaseResult, ProfileName, Report};
+use crate::core::coverage::Coverage;
 use crate::core::model::Outcome;
 
 /// The tag shown for a case.
@@ -133,10 +135,36 @@ pub fn render<P: ProfileName>(report: &Report<P>) -> String {
             detail(&mut out, c, false);
         }
     }
+    if let Some(coverage) = &report.coverage {
+        coverage_block(&mut out, coverage);
+    }
     out.push('\n');
     let _ = writeln!(out, "{}", report.summary.detail_line());
     let _ = writeln!(out, "{}", report.summary.last_line());
     out
+}
+
+/// The coverage and, when applicable cases went ungraded, each reason with its count, its MUST
+/// cases and what would grade them; the not-applicable count last.
+fn coverage_block(out: &mut String, c: &Coverage) {
+    let _ = writeln!(out, "\nCoverage\n  {}", c.line());
+    for g in &c.ungraded {
+        if !g.reason.applicable() {
+            let _ = writeln!(out, "  {} not applicable (not counted)", g.count);
+            continue;
+        }
+        let _ = writeln!(
+            out,
+            "  not graded, {}: {} ({} MUST): {}",
+            g.reason.name(),
+            g.count,
+            g.must.len(),
+            g.remedy
+        );
+        if !g.must.is_empty() {
+            let _ = writeln!(out, "        MUST: {}", g.must.join(", "));
+        }
+    }
 }
 
 fn detail(out: &mut String, c: &CaseResult, transcript: bool) {

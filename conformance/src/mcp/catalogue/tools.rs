@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use super::support::{call_tool, ensure, show, str_at, tool_answer};
 use crate::core::case::case;
 use crate::core::client::error_code;
-use crate::core::model::{Check, CheckResult, Level};
+use crate::core::model::{Check, CheckResult, Gap, Level};
 use crate::mcp::ctx::Ctx;
 use crate::mcp::gate::Case;
 use crate::mcp::profile::{Levels, Profile};
@@ -270,12 +270,43 @@ pub fn read_only(tool: &Value) -> bool {
     tool.get("annotations").and_then(|a| a.get("readOnlyHint")) == Some(&json!(true))
 }
 
-/// Picks a tool and a wrong-typed argument for it: `(tool, arguments, pointer)`. Outside the
-/// provider profile only tools annotated `readOnlyHint: true` are candidates, unless
-/// `--allow-tool-calls`: a server that does not validate would run the call, and on a server
-/// with real side effects that may act (schedule a task, write a file).
-fn wrong_typed_target(ctx: &Ctx) -> Option<(String, Value, String)> {
-    let only_read_only = ctx.profile != Profile::Provider && !ctx.allow_tool_calls;
+/// Whether the runner calls only tools annotated `readOnlyHint: true` (outside the provider
+/// profile, without `--allow-tool-calls`).
+fn only_read_only(ctx: &Ctx) -> bool {
+    ctx.profile != Profile::Provider && !ctx.allow_tool_calls
+}
+
+/// A skip of a case that grades tool calls, made [`Gap::NoSafeTool`] when the runner withheld
+/// a call that could have graded it: it calls only read-only tools, and a listed tool that
+/// `wanted` accepts is not annotated so (`--allow-tool-calls` would call it). Anything else is
+/// passed through.
+fn withheld(ctx: &Ctx, check: Check, wanted: impl Fn(&Value) -> bool) -> Check {
+    match check {
+        Check::Skip(reason)
+            if only_read_only(ctx)
+                && ctx
+                    .discovery
+                    .tools()
+                    .iter()
+                    .any(|t| !read_only(t) && wanted(t)) =>
+        {
+            Check::ungraded(
+                Gap::NoSafeTool,
+                format!(
+                    "{reason}; no tool it could call is annotated readOnlyHint: true: \
+                     --allow-tool-calls would grade this case"
+                ),
+            )
+        }
+        other => other,
+    }
+}
+
+/// Picks a tool and a wrong-typed argument for it: `(tool, arguments, pointer)`. With
+/// `only_read_only` (outside the provider profile, unless `--allow-tool-calls`) only tools
+/// annotated `readOnlyHint: true` are candidates: a server that does not validate would run the
+/// call, and on a server with real side effects that may act (schedule a task, write a file).
+fn wrong_typed_target(ctx: &Ctx, only_read_only: bool) -> Option<(String, Value, String)> {
     if let Some(name) = ctx.roles().name(Role::Result)
         && (!only_read_only || ctx.tool(name).is_some_and(read_only))
     {
@@ -325,12 +356,13 @@ fn wrong_typed_target(ctx: &Ctx) -> Option<(String, Value, String)> {
 
 async fn wrong_typed(ctx: Ctx) -> CheckResult {
     listing(&ctx)?;
-    let Some((tool, args, pointer)) = wrong_typed_target(&ctx) else {
-        if ctx.profile != Profile::Provider && !ctx.allow_tool_calls {
-            return Err(Check::skip(
+    let Some((tool, args, pointer)) = wrong_typed_target(&ctx, only_read_only(&ctx)) else {
+        if only_read_only(&ctx) && wrong_typed_target(&ctx, false).is_some() {
+            return Err(Check::ungraded(
+                Gap::NoSafeTool,
                 "no tool annotated readOnlyHint: true has a required argument of a simple type; \
                  the runner does not call tools that might act (a server that did not validate \
-                 would run the call): --allow-tool-calls opts in",
+                 would run the call): --allow-tool-calls would grade this case",
             ));
         }
         return Err(Check::skip(
@@ -409,14 +441,15 @@ async fn unknown_run(ctx: Ctx) -> CheckResult {
 }
 
 async fn result_shape(ctx: Ctx) -> CheckResult {
-    super::support::grade_rule(
+    let verdict = super::support::grade_rule(
         &ctx,
         crate::mcp::watch::Rule::ResultShape,
         "CallToolResult {content: [{type, ...}], isError?: boolean, structuredContent?: {...}} \
          (MCP server/tools)",
         "no tools/call was answered with a result (in plain and gateway, only tools annotated \
          readOnlyHint are called, see --allow-tool-calls)",
-    )
+    );
+    verdict.map_err(|c| withheld(&ctx, c, |_| true))
 }
 
 async fn structured_mirror(ctx: Ctx) -> CheckResult {
@@ -481,7 +514,15 @@ async fn output_schema(ctx: Ctx) -> CheckResult {
         expected,
         "no successful tools/call of a tool with an outputSchema to look at (in plain and \
          gateway, only tools annotated readOnlyHint are called, see --allow-tool-calls)",
-    );
+    )
+    .map_err(|c| {
+        withheld(&ctx, c, |t| {
+            t.get("outputSchema").is_some()
+                && t.get("inputSchema")
+                    .and_then(super::support::arguments_for)
+                    .is_some()
+        })
+    });
     // No structuredContent at all: where TOOL-4 applies, structured-mirror grades that defect.
     match (
         &verdict,

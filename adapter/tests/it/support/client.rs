@@ -1,5 +1,5 @@
-//! A stdio MCP client of the built adapter with a fully controlled environment, for the golden
-//! recordings (making and replaying them) and the real-claude tests.
+//! A stdio MCP client of the built adapter with a fully controlled environment, for making the
+//! golden recordings (`BLESS`) and the real-claude and model tests.
 //!
 //! It drives a [`Session`] (the spawn, reader threads and group kill of `support`) started with
 //! a *cleared* environment plus exactly the variables given: the adapter passes its environment
@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::support::{Adapter, Session, is_response_to};
+use super::{Adapter, Session, is_response_to};
 
 /// The variables of the test's own environment a fake-claude session keeps (everything else is
 /// cleared; `HOME` is set by the caller).
@@ -162,7 +162,7 @@ impl Client {
             .cloned()
             .unwrap_or_else(|| panic!("tools/call {tool} answered with a protocol error: {resp}"));
         // TOOL-6: the result conforms to the tool's outputSchema (real CLI runs included).
-        if let Err(e) = crate::support::outputs::check(tool, &result) {
+        if let Err(e) = super::outputs::check(tool, &result) {
             panic!("{e}");
         }
         result
