@@ -14,7 +14,8 @@
 //!   byte size, which the adapter's bounds look at): UUIDs (session ids, event uuids, the
 //!   adapter's `instance`, the work invocation), run ids (`run_` + 32 hex), event-cursor nonces
 //!   (`c1.<8 hex>.`), the Messages API stand-in's `msg_mock…`, `toolu_…`, `req_mock…` ids and
-//!   temporary folders (`/tmp/.tmpXXXXXX`, `cmk-claude-home-<32 hex>`). ISO timestamps all become
+//!   temporary folders (`/tmp/.tmpXXXXXX`; `cmk-claude-home-` and 32 hex digits or, since
+//!   testkit makes them with `tempfile`, six alphanumerics). ISO timestamps all become
 //!   one, and the CLI's messaging socket `/tmp/cc-socks/<pid>.sock` a five-digit number (how
 //!   many distinct milliseconds, how many pid digits: chance too).
 //! - Durations the real CLI measures (`duration_ms`, `ttft_ms`, …) are 0.
@@ -197,7 +198,16 @@ impl Names {
             ("cmk-claude-home-", "home"),
         ] {
             if boundary && rest.starts_with(prefix) {
-                let n = hex_run(&b[prefix.len()..]);
+                let tail = &b[prefix.len()..];
+                // testkit's home folders come from `tempfile` (six alphanumerics) since it
+                // dropped its own 32-hex names; both are a temporary folder's.
+                let n = match kind {
+                    "home" => tail
+                        .iter()
+                        .take_while(|c| c.is_ascii_alphanumeric())
+                        .count(),
+                    _ => hex_run(tail),
+                };
                 if n > 0 {
                     let len = prefix.len() + n;
                     let v = &rest[..len];
@@ -321,6 +331,10 @@ mod tests {
              {\"duration_ms\":0,\"x\":{\\\"ttft_ms\\\":0}}"
         );
         assert_eq!(n.text("run_short c1.zz"), "run_short c1.zz");
+        assert_eq!(
+            n.text("/tmp/cmk-claude-home-IOx5Tj/.claude /tmp/cmk-claude-home-IOx5Tj"),
+            "/tmp/cmk-claude-home-000002/.claude /tmp/cmk-claude-home-000002"
+        );
     }
 
     #[test]

@@ -37,6 +37,7 @@ pub struct RunResult {
     pub native_session_id: Option<String>,
     /// The native final result event, as the native CLI wrote it.
     #[serde(rename = "final")]
+    #[schemars(schema_with = "object_or_null")]
     pub final_event: Option<Value>,
     /// What the native side reported as its error.
     pub native_error: Option<NativeError>,
@@ -63,6 +64,7 @@ pub struct RunResult {
     /// The loop guard's state (LOOP-4).
     pub loop_guard: LoopGuard,
     /// The JSON object the run delivered for `json_schema` (JSONOUT-3).
+    #[schemars(schema_with = "object_or_null")]
     pub structured: Option<Value>,
 }
 
@@ -94,6 +96,7 @@ pub struct ListedRun {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct EventsPage {
     /// The events, as parsed; a line that is not JSON is a JSON string of its text.
+    #[schemars(schema_with = "any_values")]
     pub events: Vec<Value>,
     /// Where the next page starts.
     pub next_cursor: String,
@@ -141,4 +144,41 @@ pub struct Released {
 pub struct Failure<'a> {
     /// The error.
     pub error: &'a ToolError,
+}
+
+// The schemas of the fields that hold native JSON. schemars declares a `Value` as the schema
+// `true` (anything), which strict hosts flag as unportable (a bare boolean where a schema object
+// is expected) and which tells a reader nothing; these say what the adapter actually puts there.
+//
+// The same functions declare the tool-call and loop-guard reports' entries as objects, one level
+// deep: every `tools/list` carries each run tool's output schema into a model's context, and
+// those entries' members are diagnostics a host reads from `docs/results.md`, which renders
+// their types whole.
+
+/// An array of JSON objects (the reports' entries).
+pub(crate) fn objects(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"type": "array", "items": {"type": "object"}})
+}
+
+/// A JSON object (native tool arguments are always one).
+pub(crate) fn json_object(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"type": "object"})
+}
+
+/// A JSON object or `null` (the kept final is the first native final that parsed as an
+/// object; `structured` is the delivered object; arguments when known).
+pub(crate) fn object_or_null(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"anyOf": [{"type": "object"}, {"type": "null"}]})
+}
+
+/// An array of any JSON values, each type spelled as its own `anyOf` branch (a native line is
+/// whatever JSON it parsed as, or a string of its text).
+fn any_values(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "array",
+        "items": {"anyOf": [
+            {"type": "object"}, {"type": "array"}, {"type": "string"},
+            {"type": "number"}, {"type": "boolean"}, {"type": "null"}
+        ]}
+    })
 }

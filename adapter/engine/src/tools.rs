@@ -620,7 +620,8 @@ fn cut(s: &str, max: usize) -> String {
 /// `.tool_calls` (TOOLCALL-4).
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ToolCalls {
-    /// The calls, in order (bounded).
+    /// The calls, in order (bounded): `ToolCall` objects.
+    #[schemars(schema_with = "crate::results::objects")]
     pub calls: Vec<ToolCall>,
     /// Calls not listed.
     pub left_out: u64,
@@ -636,6 +637,7 @@ pub struct ToolCall {
     /// The native tool name.
     pub native_name: String,
     /// The canonical arguments (strings bounded).
+    #[schemars(schema_with = "crate::results::json_object")]
     pub arguments: Value,
     /// The outcome class.
     pub outcome: ToolOutcome,
@@ -644,7 +646,8 @@ pub struct ToolCall {
 /// `.permission_denials` (TOOLCALL-4).
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Denials {
-    /// The denials, in order (bounded).
+    /// The denials, in order (bounded): `Denial` objects.
+    #[schemars(schema_with = "crate::results::objects")]
     pub denials: Vec<Denial>,
     /// Denials not listed.
     pub left_out: u64,
@@ -660,6 +663,7 @@ pub struct Denial {
     /// The native tool name, when known.
     pub native_name: Option<String>,
     /// The canonical arguments, when known.
+    #[schemars(schema_with = "crate::results::object_or_null")]
     pub arguments: Option<Value>,
 }
 
@@ -672,9 +676,11 @@ pub struct LoopGuard {
     pub limit: u32,
     /// The limit of exploratory tools' coarse fingerprints.
     pub coarse_limit: u32,
-    /// The fingerprint nearest its limit so far.
+    /// The fingerprint nearest its limit so far: a `Highest`.
+    #[schemars(schema_with = "crate::results::object_or_null")]
     pub highest: Option<Highest>,
-    /// Why the guard stopped the run.
+    /// Why the guard stopped the run: a `TripSummary`.
+    #[schemars(schema_with = "crate::results::object_or_null")]
     pub tripped: Option<TripSummary>,
 }
 
@@ -686,6 +692,7 @@ pub struct Fingerprint {
     /// The canonical tool.
     pub tool: String,
     /// The canonical arguments (`null` for a coarse fingerprint).
+    #[schemars(schema_with = "crate::results::object_or_null")]
     pub arguments: Option<Value>,
     /// The outcome class.
     pub outcome: ToolOutcome,

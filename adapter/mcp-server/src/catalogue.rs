@@ -126,8 +126,8 @@ impl RoleExt for ToolKind {
                             "type": "integer",
                             "minimum": 1,
                             "maximum": max_timeout_s,
-                            "description": "Return the run's handle instead of waiting longer \
-                                than this many seconds (1 to timeout_s). The run goes on."
+                            "description": "Return the run_id after this many seconds; the \
+                                run goes on."
                         }),
                     );
                 }
@@ -140,12 +140,7 @@ impl RoleExt for ToolKind {
                     json!({
                         "type": "string",
                         "minLength": 1,
-                        "maxLength": RUN_ID_MAX,
-                        "description": format!(
-                            "The run's handle, as returned by {0}.run.start, {0}.run or \
-                             {0}.run.list.",
-                            provider.namespace()
-                        )
+                        "maxLength": RUN_ID_MAX
                     }),
                 );
                 required.push("run_id");
@@ -155,8 +150,7 @@ impl RoleExt for ToolKind {
                         json!({
                             "type": "string",
                             "maxLength": CURSOR_MAX,
-                            "description": "Opaque position from a previous page's \
-                                next_cursor; omit to start at the oldest retained event."
+                            "description": "A page's next_cursor; omit for the first page."
                         }),
                     );
                     props.insert(
@@ -165,18 +159,15 @@ impl RoleExt for ToolKind {
                             "type": "integer",
                             "minimum": 1,
                             "maximum": EVENTS_LIMIT_MAX,
-                            "default": EVENTS_LIMIT_DEFAULT,
-                            "description": "Largest number of events in the page."
+                            "default": EVENTS_LIMIT_DEFAULT
                         }),
                     );
                 }
             }
         }
+        // No `$schema`: MCP reads a schema without one as 2020-12, and every byte here is read
+        // into a model's context with `tools/list`.
         let mut schema = Map::new();
-        schema.insert(
-            "$schema".into(),
-            "https://json-schema.org/draft/2020-12/schema".into(),
-        );
         schema.insert("type".into(), "object".into());
         schema.insert("properties".into(), Value::Object(props));
         if !required.is_empty() {
@@ -226,8 +217,7 @@ fn run_properties(props: &mut Map<String, Value>, max_timeout_s: u64, provider: 
             "minLength": 1,
             "maxLength": CWD_MAX,
             "pattern": "^/[^\\u0000]*$",
-            "description": "Absolute path of an existing directory to run in; default the \
-                adapter's working directory."
+            "description": "Absolute; default the adapter's."
         }),
     );
     props.insert(
@@ -236,8 +226,7 @@ fn run_properties(props: &mut Map<String, Value>, max_timeout_s: u64, provider: 
             "type": "integer",
             "minimum": 1,
             "maximum": max_timeout_s,
-            "default": DEFAULT_TIMEOUT_S.min(max_timeout_s),
-            "description": "Seconds before the run is stopped and fails with `timeout`."
+            "default": DEFAULT_TIMEOUT_S.min(max_timeout_s)
         }),
     );
     // LOOP-4, JSONOUT-1: the engine's own, the same for every provider.
@@ -247,9 +236,8 @@ fn run_properties(props: &mut Map<String, Value>, max_timeout_s: u64, provider: 
             "type": "string",
             "enum": ["on", "off"],
             "default": "on",
-            "description": "The loop guard: `on` stops the run with `loop_detected` when the same \
-                native tool call (tool, arguments, outcome) repeats more than loop_limit times; \
-                it cannot undo what the agent already did."
+            "description": "`on`: fail `loop_detected` when one tool call repeats over \
+                loop_limit times."
         }),
     );
     props.insert(
@@ -258,9 +246,7 @@ fn run_properties(props: &mut Map<String, Value>, max_timeout_s: u64, provider: 
             "type": "integer",
             "minimum": LOOP_LIMIT_MIN,
             "maximum": LOOP_LIMIT_MAX,
-            "default": DEFAULT_LOOP_LIMIT,
-            "description": "How many times one tool-call fingerprint may repeat before the guard \
-                trips (exploratory tools failing with different arguments: this times 8)."
+            "default": DEFAULT_LOOP_LIMIT
         }),
     );
     props.insert(
@@ -268,9 +254,8 @@ fn run_properties(props: &mut Map<String, Value>, max_timeout_s: u64, provider: 
         json!({
             "type": "object",
             "description": format!(
-                "A JSON Schema (at most {SCHEMA_MAX_BYTES} bytes serialized): the run must end \
-                 with exactly one JSON object valid against it, delivered as `structured`, or \
-                 fail with `invalid_structured_output`."
+                "Schema (≤ {SCHEMA_MAX_BYTES} bytes) of the JSON object the run must end \
+                 with, returned as `structured`."
             )
         }),
     );

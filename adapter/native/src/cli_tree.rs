@@ -429,8 +429,7 @@ impl CliTree {
             }
             ValueRule::Uuid => json!({
                 "type": "string",
-                "format": "uuid",
-                "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
+                "pattern": "^[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}$"
             }),
             ValueRule::Switch => json!({"type": "boolean"}),
         })

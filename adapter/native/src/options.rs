@@ -42,7 +42,9 @@ pub fn tree_values(
 }
 
 /// The run tools' options derived from a cli tree (NAT-1): exactly what argv can carry, with the
-/// tree's value rules, string bounds in bytes and the descriptions `describe` gives.
+/// tree's value rules, string bounds in bytes and the descriptions `describe` gives, else the
+/// tree's own; an option whose name, type and bounds say what it is has none (every byte of a
+/// schema is read into a model's context).
 #[must_use]
 pub fn tree_options(tree: &CliTree, describe: fn(&str) -> Option<&'static str>) -> Vec<OptionDecl> {
     let mut out = Vec::new();
@@ -59,11 +61,12 @@ pub fn tree_options(tree: &CliTree, describe: fn(&str) -> Option<&'static str>) 
         if let Some(d) = &opt.default {
             schema.insert("default".into(), d.clone().into());
         }
-        let description = describe(&opt.name)
+        if let Some(description) = describe(&opt.name)
             .map(str::to_owned)
             .or_else(|| opt.description.clone())
-            .unwrap_or_else(|| format!("Forwarded as `{}`.", opt.flag));
-        schema.insert("description".into(), description.into());
+        {
+            schema.insert("description".into(), description.into());
+        }
         out.push(OptionDecl {
             name: opt.name.clone(),
             schema: Value::Object(schema),

@@ -20,55 +20,29 @@ impl Texts for ClaudeTexts {
         }
     }
 
+    // What a model needs to call each tool right; the rest is in docs/tools.md and the
+    // result fields' meanings in docs/results.md (every byte here is in a model's context).
     fn description(&self, role: Role) -> &'static str {
         match role {
             Role::Run => {
-                "Runs one prompt through Claude Code's print mode (`claude -p`) and waits until \
-                 the run has settled, its processes included, then returns the final result. \
-                 Claude Code can read and write files and run commands in `cwd` within its \
-                 permission mode: this is model execution with shell reach, not a sandbox. \
-                 `completed: true` means the run settled, not that it succeeded: `is_error` and \
-                 `state` say which, and a failed run is returned with isError. With \
-                 `detach_after_s`, a run still going after that many seconds is returned as a \
-                 handle (`run_id`, active `state`) to follow with claude.run.result / \
-                 claude.run.events. A `progressToken` gets progress notifications as native \
-                 events arrive. `resume_session_id`, `continue_previous` and `session_id` are \
-                 mutually exclusive; `no_session_persistence` excludes resuming and continuing."
+                "Runs a prompt with Claude Code (`claude -p`) in `cwd`; it edits files and runs \
+                 commands within `permission_mode`: no sandbox. Waits for the settled result: check \
+                 `is_error`. `detach_after_s` returns the run_id early for claude.run.result."
             }
             Role::Start => {
-                "Starts the same run as claude.run without waiting and returns `{run_id, state}` \
-                 at once. The run_id is this adapter's opaque handle (not a process id, not a \
-                 Claude session id); follow it with claude.run.result, claude.run.events, \
-                 claude.run.cancel and claude.run.release. At most 4 runs are active at a time \
-                 and 32 retained."
+                "Starts a claude.run and returns its run_id at once, for claude.run.result. At \
+                 most 4 runs active, 32 kept."
             }
-            Role::List => {
-                "Lists the runs this adapter process retains, each with run_id, state, \
-                 completed, is_error, native_session_id (when known) and acquired_by (when \
-                 bound). Reading never releases anything."
-            }
-            Role::Result => {
-                "Returns a run's current state, or its settled final result: state, completed, \
-                 is_error, native_session_id, the native final event as received, native_error, \
-                 error, cleanup outcome, exit status and event counts. Reading a failed run is a \
-                 successful read whose data says is_error."
-            }
+            Role::List => "Lists the runs this adapter keeps.",
+            Role::Result => "A run's state, or its settled result: check `is_error`.",
             Role::Events => {
-                "Returns one bounded page of a run's native stream-json events, oldest first. \
-                 Pass the returned `next_cursor` to continue; a cursor older than the retained \
-                 buffer reports `stale_cursor` and how many events were missed."
+                "A page of a run's native stream-json events, oldest first; pass `next_cursor` \
+                 for the next page."
             }
-            Role::Cancel => {
-                "Cancels a run: terminates its Claude Code process group and marks it \
-                 cancelled; cleanup completes in the background and shows on later result \
-                 reads. Cancelling a settled run changes nothing and says `already_settled`. \
-                 Never releases the run."
-            }
+            Role::Cancel => "Stops a run and its processes; the run stays listed.",
             Role::Release => {
-                "Discards a settled run whose process cleanup is confirmed, freeing its slot. \
-                 An active run is refused (`run_active`), as is a run whose cleanup is not \
-                 confirmed (`cleanup_unconfirmed`). The Claude Code session itself stays saved \
-                 and resumable."
+                "Forgets a settled run, freeing its slot; its Claude Code session stays \
+                 resumable."
             }
         }
     }
@@ -91,28 +65,20 @@ impl Texts for ClaudeTexts {
     }
 
     fn prompt_description(&self) -> &'static str {
-        "The prompt, passed after `--` (1 byte to 128 KiB of UTF-8, no NUL): \
-                a prompt starting with `-` stays a prompt."
+        "Up to 128 KiB of UTF-8."
     }
 }
 
-/// What a host needs to know about each native option the tree declares.
+/// What a model needs to know about a native option the tree declares, when its name, type
+/// and bounds do not say it.
 pub(crate) fn option_description(name: &str) -> Option<&'static str> {
     Some(match name {
         "permission_mode" => {
-            "Claude Code's permission mode, always passed explicitly. dontAsk denies what is \
-             not pre-approved; plan only plans; acceptEdits also allows file edits."
+            "dontAsk denies what is not pre-approved; plan only plans; acceptEdits also allows \
+             edits."
         }
-        "model" => "Model alias or name, forwarded only when given.",
-        "effort" => "Effort level, forwarded only when given.",
-        "append_system_prompt" => "Text appended to the system prompt (UTF-8, bounded in bytes).",
-        "max_budget_usd" => "Spending cap in US dollars, forwarded only when given.",
-        "resume_session_id" => {
-            "Resume this saved Claude Code session (its native session id, never a run_id)."
-        }
-        "continue_previous" => "Continue the most recent Claude Code session in cwd.",
-        "session_id" => "Use this UUID as the new Claude Code session's id.",
-        "no_session_persistence" => "Do not save the Claude Code session to disk.",
+        "resume_session_id" => "A Claude Code session id, not a run_id.",
+        "continue_previous" => "Continue the latest session in cwd.",
         _ => return None,
     })
 }

@@ -42,7 +42,7 @@ fn main() -> ExitCode {
         }
     };
     println!("cache: {}", root.display());
-    let results: [(&str, Result<String, PrereqError>); 9] = [
+    let results: [(&str, Result<String, PrereqError>); 10] = [
         (
             "claude",
             prereq::claude().map(|p| format!("{} ({})", p.display(), prereq::CLAUDE_VERSION_LINE)),
@@ -109,6 +109,16 @@ fn main() -> ExitCode {
                 format!(
                     "{cmd:?} (@modelcontextprotocol/inspector {})",
                     prereq::MCP_INSPECTOR_VERSION
+                )
+            }),
+        ),
+        (
+            "mcp-inspector-2-cli",
+            prereq::mcp_inspector_2_cli().map(|cmd| {
+                format!(
+                    "{cmd:?} (@modelcontextprotocol/inspector {} on Node.js {})",
+                    prereq::MCP_INSPECTOR_2_VERSION,
+                    prereq::INSPECTOR_NODE_VERSION
                 )
             }),
         ),

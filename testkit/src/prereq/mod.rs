@@ -15,7 +15,9 @@
 //!   ([`acp_claude_code`]), run without credentials by the ACP conformance gate;
 //! - two MCP hosts of the host matrix: the TypeScript SDK `@modelcontextprotocol/sdk@1.32.2` with
 //!   the host script `testkit/hosts/ts-client.mjs` ([`mcp_ts_client`]) and the MCP Inspector CLI
-//!   `@modelcontextprotocol/inspector@0.15.0` ([`mcp_inspector_cli`]); and generic hosts of any
+//!   `@modelcontextprotocol/inspector@0.15.0` ([`mcp_inspector_cli`]), and the Inspector CLI
+//!   `@modelcontextprotocol/inspector@2.12.0` on the Node.js 22.23.5 it needs, both from the npm
+//!   registry ([`mcp_inspector_2_cli`], its `--strict` schema lint); and generic hosts of any
 //!   server on both SDKs ([`mcp_ts_core_client`], [`python_core_client`]).
 //!
 //! Cache root: `CMK_CACHE`, else `$XDG_CACHE_HOME/claude-mcp-kit`, else
@@ -33,6 +35,7 @@ mod core_hosts;
 mod everything;
 mod install;
 mod mcp_inspector;
+mod mcp_inspector_2;
 mod mcp_ts_sdk;
 mod npm_pin;
 mod python_mcp;
@@ -56,6 +59,9 @@ pub use core_hosts::{
 pub use everything::{EVERYTHING_VERSION, everything_server, everything_server_entry};
 pub use install::{cache_root, peers_off};
 pub use mcp_inspector::{MCP_INSPECTOR_VERSION, mcp_inspector_cli, mcp_inspector_cli_entry};
+pub use mcp_inspector_2::{
+    INSPECTOR_NODE_VERSION, MCP_INSPECTOR_2_VERSION, mcp_inspector_2_cli, mcp_inspector_2_paths,
+};
 pub use mcp_ts_sdk::{MCP_TS_CLIENT_SCRIPT, MCP_TS_SDK_VERSION, mcp_ts_client, mcp_ts_sdk_dir};
 pub use python_mcp::{PYTHON_MCP_VERSION, python_mcp, python_mcp_command};
 

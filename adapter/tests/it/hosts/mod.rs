@@ -7,6 +7,7 @@
 //! |---|---|---|
 //! | `ts_sdk` | `@modelcontextprotocol/sdk` client (`testkit/hosts/ts-client.mjs`) | 1.32.2 |
 //! | `inspector` | MCP Inspector `--cli` | 0.15.0 |
+//! | `inspector_strict` | MCP Inspector CLI `--strict` (schema lint, TOOL-7) on Node.js 22.23.5 | 2.12.0 |
 //! | `python_sdk` | Python SDK `mcp` (`Client`, auto mode) | 2.3.0 |
 //! | `claude_code` | the real Claude Code as host (`--mcp-config`), model = Messages API stand-in | 2.1.328 |
 //!
@@ -18,6 +19,7 @@
 
 mod claude_code;
 mod inspector;
+mod inspector_strict;
 mod python_sdk;
 mod ts_sdk;
 

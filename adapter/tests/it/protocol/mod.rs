@@ -5,11 +5,13 @@
 mod batches;
 mod calls;
 mod cancellation;
+mod context_budget;
 mod framing;
 mod jsonrpc;
 mod lifecycle;
 mod meta;
 mod output_schema;
+mod portable_schemas;
 mod progress;
 pub(crate) mod resources;
 mod results;

@@ -62,8 +62,8 @@ fn the_suite_wide_check_rejects_a_result_its_schema_does_not_allow() {
     assert!(outputs::check("cursor.run.release", &missing).is_err());
     let bad_state = json!({"structuredContent": {"result": {"run_id": "r", "state": "done"}}});
     assert!(outputs::check("claude.run.start", &bad_state).is_err());
-    let bad_code =
-        json!({"structuredContent": {"result": {"error": {"code": "oops", "message": "m"}}}});
+    // TOOL-6: the code is a string (its set, TOOL-5's, is listed in docs/results.md).
+    let bad_code = json!({"structuredContent": {"result": {"error": {"code": 1, "message": "m"}}}});
     assert!(outputs::check("claude.run.result", &bad_code).is_err());
     assert!(outputs::check("claude.run.list", &json!({"content": []})).is_err());
     // Names that are none of the seven are not tool results of ours.
