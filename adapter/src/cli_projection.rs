@@ -13,17 +13,14 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use serde_json::Value;
 
-use cmk_engine::provider::Provider;
 use cmk_engine::{Engine, EngineConfig, ErrorCode, RunRequest, ToolError};
-use cmk_mcp_server::config::{DEFAULT_MAX_TIMEOUT_S, ProviderName};
+use cmk_mcp_server::config::DEFAULT_MAX_TIMEOUT_S;
 use cmk_native::binary::EnvDeny;
-use cmk_native::cli_tree::Mode;
-use cmk_provider_claude::ClaudeProvider;
-use cmk_provider_cursor::CursorProvider;
+
+use crate::providers;
 
 /// Exit status of a failed run.
 const EXIT_FAILED: u8 = 1;
@@ -48,10 +45,11 @@ pub struct CliRunArgs {
 /// projection cannot accept what an MCP run would refuse.
 #[derive(Debug, Clone, clap::Args)]
 pub struct RunOptions {
-    /// Which native CLI runs the prompt: claude (print mode, `--output-format json`) or cursor
-    /// (Cursor's agent over ACP, one turn; its final `{stopReason, sessionId, text}` is printed).
-    #[arg(long, value_enum, value_name = "NAME", default_value = "claude")]
-    pub provider: cmk_mcp_server::config::ProviderName,
+    /// Which native CLI runs the prompt (its one-shot mode: claude's `--output-format json`;
+    /// Cursor's one turn, its final `{stopReason, sessionId, text}` printed), and every
+    /// provider's `--NAME PATH` / `--NAME-cli-tree PATH`.
+    #[command(flatten)]
+    pub provider: providers::One,
     /// Native permission mode, passed explicitly (NAT-5): dontAsk, plan or acceptEdits.
     #[arg(long, value_name = "MODE", required = true)]
     pub permission_mode: String,
@@ -85,18 +83,6 @@ pub struct RunOptions {
     /// Run timeout in seconds (default 600, at most 1800).
     #[arg(long, value_name = "N")]
     pub timeout_s: Option<u64>,
-    /// The native claude binary (a path, or a name looked up on PATH).
-    #[arg(long, value_name = "PATH", default_value = "claude")]
-    pub claude: PathBuf,
-    /// A cli-tree.json to use instead of the one embedded at build time (NAT-1).
-    #[arg(long, value_name = "PATH")]
-    pub cli_tree: Option<PathBuf>,
-    /// The Cursor agent for `--provider cursor` (a path, or a name looked up on PATH).
-    #[arg(long, value_name = "PATH", default_value = "cursor-agent")]
-    pub cursor: PathBuf,
-    /// A cursor-cli-tree.json to use instead of the one embedded at build time (ACP-9).
-    #[arg(long, value_name = "PATH")]
-    pub cursor_cli_tree: Option<PathBuf>,
     /// Hold a variable back from the native process: a NAME, or a PREFIX* (repeatable; the
     /// other provider's keys are always held back, NAT-8).
     #[arg(long = "env-deny", value_name = "NAME|PREFIX*", value_parser = EnvDeny::parse_pattern)]
@@ -179,29 +165,10 @@ pub fn run(args: CliRunArgs) -> ExitCode {
     };
     let args = *args.run;
     let deny = EnvDeny::new(args.env_deny.iter().cloned());
-    let provider: Arc<dyn Provider> = match args.provider {
-        ProviderName::Claude => {
-            // The same tree an MCP run uses (`--cli-tree`, else a refreshed one, else embedded).
-            let tree = match cmk_provider_claude::tree(args.cli_tree.as_deref()) {
-                Ok(t) => Arc::new(t),
-                Err(e) => return fail(EXIT_USAGE, &e.to_string()),
-            };
-            // NAT-3: the projection's only difference from an MCP run is the json mode.
-            Arc::new(
-                ClaudeProvider::new(args.claude.clone(), tree)
-                    .with_mode(Mode::Json)
-                    .with_env_deny(&deny),
-            )
-        }
-        ProviderName::Cursor => {
-            match cmk_provider_cursor::tree(args.cursor_cli_tree.as_deref()) {
-                // The same turn as a cursor.run call (ACP has one mode).
-                Ok(t) => Arc::new(
-                    CursorProvider::new(args.cursor.clone(), Arc::new(t)).with_env_deny(&deny),
-                ),
-                Err(e) => return fail(EXIT_USAGE, &e.to_string()),
-            }
-        }
+    // The same tree an MCP run uses (`--NAME-cli-tree`, else a refreshed one, else embedded).
+    let provider = match args.provider.build(&deny) {
+        Ok(p) => p,
+        Err(e) => return fail(EXIT_USAGE, &e.to_string()),
     };
     let req = match args.request() {
         Ok(r) => r,

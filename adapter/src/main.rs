@@ -22,6 +22,8 @@ repeat --provider to serve both. An MCP host starts it and speaks JSON-RPC on it
 #[command(name = "claude-mcp-adapter", version, about = ABOUT, long_about = None)]
 struct Cli {
     #[command(flatten)]
+    providers: providers::Served,
+    #[command(flatten)]
     serve: ServeArgs,
     #[command(subcommand)]
     command: Option<Command>,
@@ -83,19 +85,19 @@ fn main() -> ExitCode {
                     "claude-mcp-adapter: waiting for an MCP client on stdin; see --help",
                 );
             }
-            serve(cli.serve)
+            serve(cli.serve, cli.providers)
         }
     }
 }
 
 /// The MCP server on a multi-threaded runtime.
-fn serve(args: ServeArgs) -> ExitCode {
+fn serve(args: ServeArgs, providers: providers::Served) -> ExitCode {
     match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
     {
-        Ok(rt) => rt.block_on(cmk_mcp_server::serve(args, providers::from_args)),
+        Ok(rt) => rt.block_on(cmk_mcp_server::serve(args, |a, r| providers.build(a, r))),
         Err(e) => {
             cmk_engine::diag::now(&format!(
                 "claude-mcp-adapter: cannot start the runtime: {e}"

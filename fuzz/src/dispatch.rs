@@ -21,6 +21,8 @@ use crate::runtime;
 #[derive(Parser)]
 struct Args {
     #[command(flatten)]
+    providers: claude_mcp_adapter::providers::Served,
+    #[command(flatten)]
     serve: ServeArgs,
 }
 
@@ -38,9 +40,11 @@ fn world() -> &'static World {
             reason = "the default configuration always builds"
         )]
         let built = runtime().block_on(async {
-            let args = Args::parse_from(["claude-mcp-adapter"]).serve;
-            let providers = claude_mcp_adapter::providers::from_args(&args, None)
-                .expect("the embedded cli tree");
+            let Args {
+                providers,
+                serve: args,
+            } = Args::parse_from(["claude-mcp-adapter"]);
+            let providers = providers.build(&args, None).expect("the embedded cli tree");
             let catalogue = Catalogue::new(args.tool_names, args.max_timeout_s, &providers)
                 .expect("the catalogue");
             let engine = Engine::new(

@@ -91,51 +91,8 @@ pub enum PreflightError {
     },
 }
 
-/// The seven tool roles (TOOL-1), named by their suffix after `<namespace>.run`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Role {
-    /// `<ns>.run` (RUN-1).
-    Run,
-    /// `<ns>.run.start` (RUN-2).
-    Start,
-    /// `<ns>.run.list` (RUN-3).
-    List,
-    /// `<ns>.run.result` (RUN-4).
-    Result,
-    /// `<ns>.run.events` (RUN-5).
-    Events,
-    /// `<ns>.run.cancel` (RUN-6).
-    Cancel,
-    /// `<ns>.run.release` (RUN-7).
-    Release,
-}
-
-impl Role {
-    /// All roles, in listing order.
-    pub const ALL: [Role; 7] = [
-        Role::Run,
-        Role::Start,
-        Role::List,
-        Role::Result,
-        Role::Events,
-        Role::Cancel,
-        Role::Release,
-    ];
-
-    /// The suffix after `<ns>.run`.
-    #[must_use]
-    pub fn suffix(self) -> &'static str {
-        match self {
-            Role::Run => "",
-            Role::Start => ".start",
-            Role::List => ".list",
-            Role::Result => ".result",
-            Role::Events => ".events",
-            Role::Cancel => ".cancel",
-            Role::Release => ".release",
-        }
-    }
-}
+/// The seven tool roles (TOOL-1), spelled once for the adapter and the gate.
+pub use cmk_contract::Role;
 
 /// One option a provider adds to the run tools' input schema (NAT-1, ACP-4).
 #[derive(Debug, Clone, PartialEq)]

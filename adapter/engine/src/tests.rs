@@ -31,30 +31,8 @@ async fn a_successful_run_has_exactly_the_run_4_shape() {
         .keys()
         .map(String::as_str)
         .collect();
-    assert_eq!(
-        keys,
-        [
-            "run_id",
-            "state",
-            "completed",
-            "is_error",
-            "native_session_id",
-            "final",
-            "native_error",
-            "error",
-            "cleanup_confirmed",
-            "cleanup_error",
-            "exit_code",
-            "signal",
-            "events_total",
-            "events_dropped",
-            "stderr_tail",
-            "tool_calls",
-            "permission_denials",
-            "loop_guard",
-            "structured"
-        ]
-    );
+    // RUN-4: every field, in the contract's order.
+    assert_eq!(keys, cmk_contract::RESULT_FIELDS);
     assert_eq!(r["state"], "succeeded");
     assert_eq!(r["completed"], true);
     assert_eq!(r["is_error"], false);

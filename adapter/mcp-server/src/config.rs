@@ -6,40 +6,16 @@ use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use cmk_engine::ToolNames;
 use cmk_native::binary::EnvDeny;
 
-/// A provider family the server exposes (PROV-2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ProviderName {
-    /// Claude Code's print mode: the `claude.run…` tools.
-    Claude,
-    /// Cursor's agent over ACP: the `cursor.run…` tools.
-    Cursor,
-}
-
 /// Default inbound frame bound (T6).
 pub(crate) const DEFAULT_MAX_FRAME_BYTES: usize = 4 * 1024 * 1024;
 /// Default configurable maximum of `timeout_s` (BND-4).
 pub const DEFAULT_MAX_TIMEOUT_S: u64 = 1800;
 
-/// `claude-mcp-adapter [OPTIONS]`: serve MCP over stdio.
+/// `claude-mcp-adapter [OPTIONS]`: serve MCP over stdio. The providers' own flags
+/// (`--provider`, `--NAME PATH`, `--NAME-cli-tree PATH`) are the binary's, derived from its
+/// registration table: this crate names no provider.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ServeArgs {
-    /// A provider whose seven tools to serve; repeat for several (one run table, one capacity
-    /// and one work snapshot hold them all, PROV-2).
-    #[arg(long = "provider", value_enum, value_name = "NAME", default_values_t = [ProviderName::Claude])]
-    pub providers: Vec<ProviderName>,
-    /// The native claude binary to run (default: `claude` found on PATH at each run).
-    #[arg(long, value_name = "PATH", default_value = "claude")]
-    pub claude: PathBuf,
-    /// A cli-tree.json to use instead of the one embedded at build time (NAT-1).
-    #[arg(long, value_name = "PATH")]
-    pub cli_tree: Option<PathBuf>,
-    /// The native Cursor agent to run for `--provider cursor` (default: `cursor-agent` found on
-    /// PATH at each run).
-    #[arg(long, value_name = "PATH", default_value = "cursor-agent")]
-    pub cursor: PathBuf,
-    /// A cursor-cli-tree.json to use instead of the one embedded at build time (ACP-9).
-    #[arg(long, value_name = "PATH")]
-    pub cursor_cli_tree: Option<PathBuf>,
     /// Hold a variable back from every provider's native process: a NAME, or a PREFIX* (repeat
     /// for several). Each provider already holds back the other providers' keys (claude never
     /// gets CURSOR_API_KEY; cursor-agent never gets ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN or

@@ -178,12 +178,19 @@ enum Stop {
 
 /// Builds the providers to serve from the server's arguments (the binary's registration table;
 /// this crate names no provider). A protocol provider may tee its wire into the recorder.
-pub(crate) type Registry =
-    fn(&ServeArgs, Option<&Recorder>) -> Result<Vec<Arc<dyn Provider>>, CliTreeError>;
+pub trait Registry:
+    FnOnce(&ServeArgs, Option<&Recorder>) -> Result<Vec<Arc<dyn Provider>>, CliTreeError>
+{
+}
+
+impl<F> Registry for F where
+    F: FnOnce(&ServeArgs, Option<&Recorder>) -> Result<Vec<Arc<dyn Provider>>, CliTreeError>
+{
+}
 
 /// Serves MCP on stdin/stdout until EOF or a signal (T8), with the providers `registry` builds.
 /// Exit 0 after a clean shutdown, 2 when the server could not start.
-pub async fn serve(args: ServeArgs, registry: Registry) -> ExitCode {
+pub async fn serve(args: ServeArgs, registry: impl Registry) -> ExitCode {
     match run(args, registry).await {
         Ok(code) => code,
         Err(e) => {
@@ -193,7 +200,7 @@ pub async fn serve(args: ServeArgs, registry: Registry) -> ExitCode {
     }
 }
 
-async fn run(args: ServeArgs, registry: Registry) -> Result<ExitCode, ServeError> {
+async fn run(args: ServeArgs, registry: impl Registry) -> Result<ExitCode, ServeError> {
     let recorder = match &args.record {
         None => None,
         Some(p) => Some(

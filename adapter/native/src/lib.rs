@@ -3,7 +3,7 @@
 //! tools' options derived from it ([`options`]), the version assertion, the environment scrub
 //! and the supervised start ([`binary`], NAT-2, NAT-8), the canonical tool vocabulary
 //! ([`tool_vocabulary`], TOOLCALL-2) and the maintainer's drift check of a tree against an
-//! installed CLI ([`drift`]).
+//! installed CLI ([`drift`]), and what a provider registers with the binary ([`registration`]).
 
 #![warn(unreachable_pub)]
 
@@ -12,4 +12,5 @@ pub mod cli_tree;
 pub mod drift;
 pub mod options;
 pub mod refresh;
+pub mod registration;
 pub mod tool_vocabulary;

@@ -28,6 +28,7 @@ use cmk_engine::provider::{
 use cmk_native::binary::{EnvDeny, NativeBinary};
 use cmk_native::cli_tree::{CliTree, CliTreeError, Mode, OptionValue};
 use cmk_native::options::{tree_options, tree_values};
+use cmk_native::registration::Registration;
 use cmk_supervisor as supervisor;
 
 /// The tree option that carries the engine's `json_schema` (JSONOUT-1).
@@ -167,6 +168,31 @@ impl Provider for ClaudeProvider {
         })
     }
 }
+
+/// claude's registration with the binary (PROV-2): `--provider claude`, `--claude PATH`,
+/// `--cli-tree PATH`; the one-shot projection runs the JSON mode (NAT-3).
+pub const REGISTRATION: Registration = Registration {
+    name: "claude",
+    summary: "Claude Code's print mode: the claude.run… tools",
+    native: "native claude binary",
+    default_binary: "claude",
+    tree_flag: "cli-tree",
+    tree_file: "cli-tree.json",
+    tree_rule: "NAT-1",
+    build: |setup| {
+        let tree = Arc::new(tree(setup.cli_tree)?);
+        let mode = if setup.one_shot {
+            Mode::Json
+        } else {
+            Mode::Stream
+        };
+        Ok(Arc::new(
+            ClaudeProvider::new(setup.binary.to_path_buf(), tree)
+                .with_mode(mode)
+                .with_env_deny(setup.env_deny),
+        ))
+    },
+};
 
 /// claude's tree: the embedded one, or `path`; it must declare the modes claude runs.
 pub fn tree(path: Option<&Path>) -> Result<CliTree, CliTreeError> {

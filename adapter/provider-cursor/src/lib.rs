@@ -39,6 +39,7 @@ use cmk_engine::record::{Dir, Recorder};
 use cmk_native::binary::{EnvDeny, NativeBinary};
 use cmk_native::cli_tree::{CliTree, CliTreeError, Mode, OptionValue};
 use cmk_native::options::{NO_NUL_PATTERN, tree_options};
+use cmk_native::registration::Registration;
 use cmk_supervisor::{self as supervisor, StdinMode};
 
 /// The permission modes a caller may choose (ACP-4); `dontAsk` is the default.
@@ -340,6 +341,29 @@ impl acp_client::WireTap for RecordTap {
             .extra(Dir::A2c, "oversized", serde_json::json!({ "len": len }));
     }
 }
+
+/// Cursor's registration with the binary (PROV-2): `--provider cursor`, `--cursor PATH`,
+/// `--cursor-cli-tree PATH`; the one-shot projection runs the same turn as a `cursor.run` call
+/// (ACP has one mode).
+pub const REGISTRATION: Registration = Registration {
+    name: "cursor",
+    summary: "Cursor's agent over ACP: the cursor.run… tools",
+    native: "native Cursor agent",
+    default_binary: "cursor-agent",
+    tree_flag: "cursor-cli-tree",
+    tree_file: "cursor-cli-tree.json",
+    tree_rule: "ACP-9",
+    build: |setup| {
+        let tree = Arc::new(tree(setup.cli_tree)?);
+        let mut provider = CursorProvider::new(setup.binary.to_path_buf(), tree)
+            .with_recorder(setup.recorder.cloned())
+            .with_env_deny(setup.env_deny);
+        if let Some(d) = setup.step_timeout {
+            provider = provider.with_step_timeout(d);
+        }
+        Ok(Arc::new(provider))
+    },
+};
 
 /// Cursor's tree (ACP-9): the embedded one, or `path`; it must declare `acp` and no prompt
 /// separator (the prompt goes over the protocol).

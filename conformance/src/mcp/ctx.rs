@@ -13,7 +13,7 @@ use crate::core::model::Check;
 use crate::core::schedule::Scope;
 use crate::mcp::discovery::{DEFAULT_VERSION, Discovery};
 use crate::mcp::profile::Profile;
-use crate::mcp::roles::{FakeKind, Family, Role, Roles};
+use crate::mcp::roles::{Expected, FakeKind, Family, Role, Roles};
 use crate::mcp::target::Target;
 use crate::mcp::watch::{Observer, Watch};
 

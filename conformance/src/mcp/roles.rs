@@ -6,54 +6,26 @@
 
 use serde_json::Value;
 
-/// The seven tool roles of TOOL-1.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Role {
-    /// `claude.run`: run and wait.
-    Run,
-    /// `claude.run.start`: start, return a handle.
-    Start,
-    /// `claude.run.list`.
-    List,
-    /// `claude.run.result`.
-    Result,
-    /// `claude.run.events`.
-    Events,
-    /// `claude.run.cancel`.
-    Cancel,
-    /// `claude.run.release`.
-    Release,
+/// The seven tool roles of TOOL-1, spelled once for the gate and the adapter (names only).
+pub use cmk_contract::Role;
+
+/// What the gate expects of each role: its own statement of the rules, never the adapter's
+/// (a judge must not be the code under test).
+pub trait Expected {
+    /// The default dotted name of the role (for messages only).
+    fn default_name(self) -> String;
+    /// The risk META-RISK-2 requires.
+    fn risk(self) -> &'static str;
+    /// Whether META-CONT-1 requires a continuation declaration (else META-CONT-2 forbids one).
+    fn continues(self) -> bool;
 }
 
-impl Role {
-    /// Every role, in contract order.
-    pub const ALL: [Role; 7] = [
-        Role::Run,
-        Role::Start,
-        Role::List,
-        Role::Result,
-        Role::Events,
-        Role::Cancel,
-        Role::Release,
-    ];
-
-    /// The default dotted name of the role (for messages only).
-    #[must_use]
-    pub fn default_name(self) -> &'static str {
-        match self {
-            Role::Run => "claude.run",
-            Role::Start => "claude.run.start",
-            Role::List => "claude.run.list",
-            Role::Result => "claude.run.result",
-            Role::Events => "claude.run.events",
-            Role::Cancel => "claude.run.cancel",
-            Role::Release => "claude.run.release",
-        }
+impl Expected for Role {
+    fn default_name(self) -> String {
+        format!("claude.run{}", self.suffix())
     }
 
-    /// The risk META-RISK-2 requires.
-    #[must_use]
-    pub fn risk(self) -> &'static str {
+    fn risk(self) -> &'static str {
         match self {
             Role::Run | Role::Start => "full-shell",
             Role::List | Role::Result | Role::Events => "read-only",
@@ -61,26 +33,18 @@ impl Role {
         }
     }
 
-    /// Whether META-CONT-1 requires a continuation declaration (else META-CONT-2 forbids one).
-    #[must_use]
-    pub fn continues(self) -> bool {
+    fn continues(self) -> bool {
         matches!(
             self,
             Role::Result | Role::Events | Role::Cancel | Role::Release
         )
     }
+}
 
-    fn suffix(self) -> &'static str {
-        match self {
-            Role::Run => "run",
-            Role::Start => "run_start",
-            Role::List => "run_list",
-            Role::Result => "run_result",
-            Role::Events => "run_events",
-            Role::Cancel => "run_cancel",
-            Role::Release => "run_release",
-        }
-    }
+/// The role's name suffix in the underscore projection (`run`, `run_start`, …), the form in
+/// which names are matched.
+fn name_suffix(role: Role) -> String {
+    format!("run{}", role.suffix().replace('.', "_"))
 }
 
 /// `name` with the separators hosts use (`.`, `-`, `/`, `:`) turned into `_`: the underscore
@@ -115,7 +79,7 @@ pub fn role_of(tool: &Value) -> Option<Role> {
     ]
     .into_iter()
     .find(|r| {
-        let s = r.suffix();
+        let s = name_suffix(*r);
         norm == s || norm.ends_with(&format!("_{s}"))
     });
     let props = tool
@@ -201,8 +165,8 @@ pub struct Family {
 /// The prefix of `name` before `role`'s suffix, separators trimmed; `None` when the name does
 /// not end with the suffix (a role found by metadata).
 fn family_prefix(name: &str, role: Role) -> Option<String> {
-    let suffix = role.suffix();
-    if !normalise(name).ends_with(suffix) {
+    let suffix = name_suffix(role);
+    if !normalise(name).ends_with(&suffix) {
         return None;
     }
     let cut = name.len().checked_sub(suffix.len())?;

@@ -3,9 +3,10 @@
 
 use std::time::{Duration, Instant};
 
+use predicates::prelude::*;
 use testkit::procs;
 
-use crate::support::{describe, outcome, run_json, runner, toy};
+use crate::support::{describe, gate, outcome, run_json, runner, toy};
 
 fn toy_str() -> String {
     toy().display().to_string()
@@ -62,22 +63,63 @@ fn usage_errors_exit_2() {
         &["--timeout-ms", "abc"],
         &["--out", "a.json", "--out", "b.json"],
     ] {
-        let out = runner().args(args).args(["--", "true"]).output().unwrap();
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", describe(&out));
+        gate("mcp-conformance")
+            .args(args)
+            .args(["--", "true"])
+            .assert()
+            .code(2)
+            .stdout(predicate::str::is_empty())
+            .stderr(predicate::str::is_empty().not());
     }
     // A selection that matches nothing is a usage error found before any server starts (the
     // server here cannot start at all, which would be reported otherwise).
-    let out = runner()
+    gate("mcp-conformance")
         .args(["--case", "no/such/case", "--", "/nonexistent/mcp-server"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("no case matches") && !stderr.contains("would not start"),
-        "{}",
-        describe(&out)
-    );
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("no case matches")
+                .and(predicate::str::contains("would not start").not()),
+        );
+}
+
+#[test]
+fn acp_conformance_usage_errors_exit_2_before_any_agent_starts() {
+    for (args, says) in [
+        (&["--jobs", "0", "--", "true"][..], "--jobs"),
+        (&["--format", "yaml", "--", "true"], "--format"),
+        (&["--cancel", "nope", "--client", "--", "true"], "--cancel"),
+        (&["--timeout-ms", "abc", "--", "true"], "--timeout-ms"),
+        (&[], "no agent command"),
+        (&["--"], "no agent command"),
+        (
+            &["--case", "no/such/case", "--", "/nonexistent/agent"],
+            "no case matches",
+        ),
+    ] {
+        gate("acp-conformance")
+            .args(args)
+            .assert()
+            .code(2)
+            .stdout(predicate::str::is_empty())
+            .stderr(predicate::str::contains(says));
+    }
+}
+
+#[test]
+fn both_gates_list_their_catalogue_and_exit_0() {
+    gate("mcp-conformance")
+        .args(["--list", "--profile", "plain"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("jsonrpc/malformed/parse-error"))
+        .stderr(predicate::str::is_empty());
+    gate("acp-conformance")
+        .arg("--list")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("initialize/"))
+        .stderr(predicate::str::is_empty());
 }
 
 #[test]

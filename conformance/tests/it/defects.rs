@@ -334,9 +334,11 @@ fn an_oversized_initialize_answer_says_so() {
 
 #[test]
 fn a_dangling_double_dash_is_a_usage_error() {
-    let out = runner().arg("--").output().expect("run");
-    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("no server command"));
+    crate::support::gate("mcp-conformance")
+        .arg("--")
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("no server command"));
 }
 
 #[test]

@@ -11,6 +11,18 @@ pub fn runner() -> Command {
     Command::new(env!("CARGO_BIN_EXE_mcp-conformance"))
 }
 
+/// One of the two gates (`mcp-conformance`, `acp-conformance`) for an `assert_cmd` check of its
+/// command line (usage errors, exit statuses, stderr); its stdin is an empty pipe closed at once
+/// (assert_cmd's own).
+pub fn gate(name: &str) -> assert_cmd::Command {
+    let bin = match name {
+        "mcp-conformance" => env!("CARGO_BIN_EXE_mcp-conformance"),
+        "acp-conformance" => env!("CARGO_BIN_EXE_acp-conformance"),
+        other => panic!("no gate {other}"),
+    };
+    assert_cmd::Command::new(bin)
+}
+
 /// The toy server example (`cargo test` builds examples next to the binaries).
 pub fn toy() -> PathBuf {
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_mcp-conformance"));

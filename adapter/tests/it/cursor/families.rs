@@ -2,12 +2,13 @@
 //! (14 tools) from one run table, one capacity (RUN-8) and one work snapshot; a run belongs to
 //! one namespace and the other's tools answer `unknown_run` naming it.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde_json::{Value, json};
 
 use super::{Cursor, args, assert_group_gone};
 use crate::protocol::resources::read_snapshot;
+use crate::support::family::{POLL, RUN_BOUND};
 
 const INVOCATION: &str = "io.github.computer-mcp/work-invocation";
 const HOST: &str = "0b5f2f3e-8a4d-4c0e-9b1a-2f6d7c8e9a01";
@@ -23,20 +24,6 @@ fn start_bound(h: &mut Cursor, tool: &str, args: Value) -> String {
     let (v, is_error) = super::split(&r);
     assert!(!is_error, "{tool}: {v}");
     v["run_id"].as_str().expect("run_id").to_owned()
-}
-
-/// Polls `<ns>.run.result` until the run settled.
-fn settled_in(h: &mut Cursor, ns: &str, run_id: &str) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let (r, is_error) = h.tool(&format!("{ns}.run.result"), json!({"run_id": run_id}));
-        assert!(!is_error, "{r}");
-        if r["completed"] == true {
-            return r;
-        }
-        assert!(Instant::now() < deadline, "{run_id} did not settle: {r}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 #[test]
@@ -151,10 +138,10 @@ fn one_capacity_and_one_work_snapshot_hold_both_kinds() {
         h.tool("cursor.run.cancel", json!({"run_id": id}));
     }
     for id in &claude_ids {
-        assert_eq!(settled_in(&mut h, "claude", id)["state"], "cancelled");
+        assert_eq!(h.settled_in("claude", id)["state"], "cancelled");
     }
     for id in &cursor_ids {
-        assert_eq!(settled_in(&mut h, "cursor", id)["state"], "cancelled");
+        assert_eq!(h.settled_in("cursor", id)["state"], "cancelled");
     }
     for s in h.log.agent_starts() {
         assert_group_gone(u32::try_from(s["pgid"].as_u64().expect("pgid")).expect("u32"));
@@ -245,14 +232,14 @@ impl Sent {
 
     /// Polls `<ns>_run_result` until the run settled.
     fn settled(&mut self, s: &mut crate::support::Session, ns: &str, run_id: &str) -> Value {
-        let deadline = Instant::now() + Duration::from_secs(60);
+        let deadline = Instant::now() + RUN_BOUND;
         loop {
             let (r, _) = self.tool(s, &format!("{ns}_run_result"), json!({"run_id": run_id}));
             if r["completed"] == true {
                 return r;
             }
             assert!(Instant::now() < deadline, "{run_id} did not settle: {r}");
-            std::thread::sleep(Duration::from_millis(50));
+            std::thread::sleep(POLL);
         }
     }
 

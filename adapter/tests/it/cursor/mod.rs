@@ -33,23 +33,39 @@ mod real_agent;
 mod sessions;
 mod updates;
 
-use std::time::{Duration, Instant};
+use std::ops::{Deref, DerefMut};
+use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use testkit::procs;
 
-pub use crate::runs::{code, split};
-use crate::support::{Adapter, FakeCursorLog, Session};
+use crate::support::family::{RUN_BOUND, RunFamily, with_prompt};
+pub use crate::support::family::{code, split};
+use crate::support::{Adapter, FakeCursorLog};
 
 /// Longest a fake agent may hang (`FAKE_CURSOR_MAX_LIFETIME_S`): a safety net only, far beyond
 /// any bound a test checks, so a leak the adapter caused still shows as a live group.
 const FAKE_LIFETIME_S: &str = "300";
 
-/// An initialized adapter serving `cursor.run…` with fake-cursor-agent as `cursor-agent` on PATH,
-/// and the fake's log.
+/// The `cursor.run…` family against an adapter with fake-cursor-agent as `cursor-agent` on
+/// PATH, and the fake's log.
 pub struct Cursor {
-    pub s: Session,
+    family: RunFamily,
     pub log: FakeCursorLog,
+}
+
+impl Deref for Cursor {
+    type Target = RunFamily;
+
+    fn deref(&self) -> &RunFamily {
+        &self.family
+    }
+}
+
+impl DerefMut for Cursor {
+    fn deref_mut(&mut self) -> &mut RunFamily {
+        &mut self.family
+    }
 }
 
 impl Cursor {
@@ -76,7 +92,10 @@ impl Cursor {
         }
         let mut s = f(a).spawn();
         s.init();
-        Self { s, log }
+        Self {
+            family: RunFamily::new(s, "cursor"),
+            log,
+        }
     }
 
     /// An adapter whose agents run the process scenario `scenario`.
@@ -84,90 +103,14 @@ impl Cursor {
         Self::with(scenario, |a| a)
     }
 
-    /// Calls a tool and returns `(structuredContent.result, isError)`.
-    pub fn tool(&mut self, name: &str, args: Value) -> (Value, bool) {
-        split(&self.s.call_tool(name, args, None))
-    }
-
     /// `cursor.run` with `args`; returns `(result, isError)`.
     pub fn run(&mut self, args: Value) -> (Value, bool) {
-        self.run_within(args, Duration::from_secs(60))
+        self.run_within(args, RUN_BOUND)
     }
 
     /// [`Cursor::run`] with an explicit bound on the answer.
     pub fn run_within(&mut self, args: Value, bound: Duration) -> (Value, bool) {
-        let id = self.s.request(
-            "tools/call",
-            Some(json!({"name": "cursor.run", "arguments": args})),
-        );
-        let resp = self.s.response_within(&id, bound).unwrap_or_else(|| {
-            panic!(
-                "cursor.run did not answer within {bound:?}; stderr:\n{}",
-                self.s.stderr_text()
-            )
-        });
-        let r = resp
-            .get("result")
-            .unwrap_or_else(|| panic!("cursor.run answered with a protocol error: {resp}"));
-        split(r)
-    }
-
-    /// `cursor.run.start`; returns the run id.
-    pub fn start(&mut self, args: Value) -> String {
-        let (r, is_error) = self.tool("cursor.run.start", args);
-        assert!(!is_error, "cursor.run.start failed: {r}");
-        r["run_id"].as_str().expect("run_id").to_owned()
-    }
-
-    /// `cursor.run.result` of a run (a successful read).
-    pub fn result(&mut self, run_id: &str) -> Value {
-        let (r, is_error) = self.tool("cursor.run.result", json!({"run_id": run_id}));
-        assert!(!is_error, "reading a run is a successful read: {r}");
-        r
-    }
-
-    /// Polls `cursor.run.result` until `cond` holds (bounded).
-    pub fn until(&mut self, run_id: &str, what: &str, cond: impl Fn(&Value) -> bool) -> Value {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            let r = self.result(run_id);
-            if cond(&r) {
-                return r;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "run {run_id}: {what} never happened: {r}"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    /// Polls until the run settled (bounded).
-    pub fn settled(&mut self, run_id: &str) -> Value {
-        self.until(run_id, "settling", |r| r["completed"] == true)
-    }
-
-    /// Every event the run still holds (all pages of `cursor.run.events`, oldest first) and the
-    /// `omitted_oversized` count of the first page.
-    pub fn events(&mut self, run_id: &str) -> (Vec<Value>, u64) {
-        let mut out = Vec::new();
-        let mut cursor = Value::Null;
-        let mut omitted = None;
-        loop {
-            let mut args = json!({"run_id": run_id, "limit": 256});
-            if !cursor.is_null() {
-                args["cursor"] = cursor.clone();
-            }
-            let (page, is_error) = self.tool("cursor.run.events", args);
-            assert!(!is_error, "cursor.run.events failed: {page}");
-            omitted.get_or_insert(page["omitted_oversized"].as_u64().unwrap_or(0));
-            out.extend(page["events"].as_array().expect("events").iter().cloned());
-            if page["has_more"] != true {
-                break;
-            }
-            cursor = page["next_cursor"].clone();
-        }
-        (out, omitted.unwrap_or(0))
+        split(&self.call_run(args, bound))
     }
 
     /// The client's own records (`{"acp_client": …}`) among the run's events (C-ACP-1).
@@ -208,13 +151,7 @@ pub fn prompt(scenario: &str) -> String {
 
 /// `{"prompt": …}` for a turn scenario, plus extra arguments.
 pub fn args(scenario: &str, extra: Value) -> Value {
-    let mut a = json!({"prompt": prompt(scenario)});
-    if let Value::Object(m) = extra {
-        for (k, v) in m {
-            a[k] = v;
-        }
-    }
-    a
+    with_prompt(prompt(scenario), extra)
 }
 
 /// SUP-3 / ACP-7: once a run settled with confirmed cleanup its agent's group is gone, at once

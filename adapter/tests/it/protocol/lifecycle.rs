@@ -416,3 +416,42 @@ fn help_covers_both_providers() {
         assert!(help.contains(needle), "{needle}: {help}");
     }
 }
+
+#[test]
+fn the_servers_usage_errors_exit_2_naming_the_flag() {
+    // Every flag the registration table derives (--provider, --NAME, --NAME-cli-tree) and the
+    // server's own: a bad value is refused before anything is served.
+    for (args, says) in [
+        (&["--provider", "nobody"][..], "--provider"),
+        (&["--max-frame-bytes", "10"], "--max-frame-bytes"),
+        (&["--max-timeout-s", "0"], "--max-timeout-s"),
+        (&["--tool-names", "camel"], "--tool-names"),
+        (&["--acp-step-timeout-s", "601"], "--acp-step-timeout-s"),
+        (&["--record-overwrite"], "--record"),
+        (
+            &["--cli-tree", "/nonexistent/tree.json"],
+            "/nonexistent/tree.json",
+        ),
+        (
+            &[
+                "--provider",
+                "cursor",
+                "--cursor-cli-tree",
+                "/nonexistent/c.json",
+            ],
+            "/nonexistent/c.json",
+        ),
+    ] {
+        crate::support::adapter_cli()
+            .args(args)
+            .assert()
+            .code(2)
+            .stdout(predicates::str::is_empty())
+            .stderr(predicates::str::contains(says));
+    }
+    crate::support::adapter_cli()
+        .arg("--version")
+        .assert()
+        .success()
+        .stdout(predicates::str::starts_with("claude-mcp-adapter "));
+}

@@ -12,17 +12,35 @@ mod native;
 mod outcome;
 mod spare;
 
+use std::ops::{Deref, DerefMut};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crate::support::family::{RUN_BOUND, RunFamily, with_prompt};
+pub use crate::support::family::{code, split};
 use crate::support::{Adapter, Session};
 
-/// A session against the adapter with fake-claude first on PATH and an invocation log.
+/// The `claude.run…` family against the adapter with fake-claude first on PATH, and the fake's
+/// invocation log.
 pub struct Harness {
-    pub s: Session,
+    family: RunFamily,
     pub dir: tempfile::TempDir,
+}
+
+impl Deref for Harness {
+    type Target = RunFamily;
+
+    fn deref(&self) -> &RunFamily {
+        &self.family
+    }
+}
+
+impl DerefMut for Harness {
+    fn deref_mut(&mut self) -> &mut RunFamily {
+        &mut self.family
+    }
 }
 
 impl Harness {
@@ -32,9 +50,12 @@ impl Harness {
         let a = Adapter::new()
             .fake_claude()
             .env("FAKE_CLAUDE_LOG", dir.path().join("invocations.jsonl"));
-        let mut s = f(a).spawn();
+        let mut s: Session = f(a).spawn();
         s.init();
-        Self { s, dir }
+        Self {
+            family: RunFamily::new(s, "claude"),
+            dir,
+        }
     }
 
     /// An initialized session with defaults.
@@ -62,92 +83,13 @@ impl Harness {
 
     /// `claude.run` with `args` (the prompt picks the scenario); returns the tool result.
     pub fn run(&mut self, args: Value) -> Value {
-        self.run_within(args, Duration::from_secs(60))
+        self.call_run(args, RUN_BOUND)
     }
 
     /// [`Harness::run`] with an explicit bound on the answer.
     pub fn run_within(&mut self, args: Value, bound: Duration) -> Value {
-        let id = self.s.request(
-            "tools/call",
-            Some(json!({"name": "claude.run", "arguments": args})),
-        );
-        let resp = self
-            .s
-            .response_within(&id, bound)
-            .unwrap_or_else(|| panic!("claude.run did not answer within {bound:?}"));
-        resp.get("result")
-            .cloned()
-            .unwrap_or_else(|| panic!("claude.run answered with a protocol error: {resp}"))
+        self.call_run(args, bound)
     }
-
-    /// Calls a tool and returns `(structuredContent.result, isError)`.
-    pub fn tool(&mut self, name: &str, args: Value) -> (Value, bool) {
-        let r = self.s.call_tool(name, args, None);
-        split(&r)
-    }
-
-    /// `claude.run.start`; returns the run id.
-    pub fn start(&mut self, args: Value) -> String {
-        let (r, is_error) = self.tool("claude.run.start", args);
-        assert!(!is_error, "claude.run.start failed: {r}");
-        r["run_id"].as_str().expect("run_id").to_owned()
-    }
-
-    /// `claude.run.result` of a run.
-    pub fn result(&mut self, run_id: &str) -> Value {
-        let (r, is_error) = self.tool("claude.run.result", json!({"run_id": run_id}));
-        assert!(!is_error, "reading a run is a successful read: {r}");
-        r
-    }
-
-    /// Polls `claude.run.result` until the run settled (bounded).
-    pub fn settled(&mut self, run_id: &str) -> Value {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            let r = self.result(run_id);
-            if r["completed"] == true {
-                return r;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "run {run_id} did not settle: {r}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// Polls until `cond` holds on the run's result (bounded).
-    pub fn until(&mut self, run_id: &str, what: &str, cond: impl Fn(&Value) -> bool) -> Value {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            let r = self.result(run_id);
-            if cond(&r) {
-                return r;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "run {run_id}: {what} never happened: {r}"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
-
-/// `(structuredContent.result, isError)` of a tool result, checking TOOL-4's mirror.
-pub fn split(tool_result: &Value) -> (Value, bool) {
-    let sc = &tool_result["structuredContent"];
-    let text = tool_result["content"][0]["text"]
-        .as_str()
-        .expect("text block");
-    let mirrored: Value = serde_json::from_str(text).expect("text is JSON");
-    assert_eq!(
-        &mirrored, sc,
-        "TOOL-4: the text block mirrors structuredContent"
-    );
-    (
-        sc["result"].clone(),
-        tool_result["isError"].as_bool().unwrap_or(false),
-    )
 }
 
 /// A prompt that selects a fake-claude scenario (by built-in name or file path).
@@ -157,18 +99,7 @@ pub fn prompt(scenario: &str) -> String {
 
 /// `{"prompt": …}` for a scenario, plus extra arguments.
 pub fn args(scenario: &str, extra: Value) -> Value {
-    let mut a = json!({"prompt": prompt(scenario)});
-    if let Value::Object(m) = extra {
-        for (k, v) in m {
-            a[k] = v;
-        }
-    }
-    a
-}
-
-/// The primary error code of a run result.
-pub fn code(r: &Value) -> &str {
-    r["error"]["code"].as_str().unwrap_or("<none>")
+    with_prompt(prompt(scenario), extra)
 }
 
 /// A scenario file of fake-claude's repository.

@@ -352,13 +352,11 @@ fn claude_never_gets_cursors_key_and_env_deny_holds_back_more() {
 #[test]
 fn an_env_deny_value_that_is_no_name_is_a_usage_error() {
     for bad in ["*", "A-B", ""] {
-        let out = std::process::Command::new(crate::support::adapter_bin())
+        crate::support::adapter_cli()
             .args(["--env-deny", bad])
-            .stdin(std::process::Stdio::null())
-            .output()
-            .expect("run the adapter");
-        assert_eq!(out.status.code(), Some(2), "{bad:?}: {out:?}");
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.contains("--env-deny"), "{bad:?}: {stderr}");
+            .assert()
+            .code(2)
+            .stdout(predicates::str::is_empty())
+            .stderr(predicates::str::contains("--env-deny"));
     }
 }

@@ -30,34 +30,13 @@ fn a_successful_run_succeeds_with_the_final_as_received() {
     assert_eq!(keys[0], "duration_api_ms");
     let type_at = keys.iter().position(|k| *k == "type").expect("type");
     assert!(type_at > keys.len() / 2, "{keys:?}");
-    let expected_keys = [
-        "run_id",
-        "state",
-        "completed",
-        "is_error",
-        "native_session_id",
-        "final",
-        "native_error",
-        "error",
-        "cleanup_confirmed",
-        "cleanup_error",
-        "exit_code",
-        "signal",
-        "events_total",
-        "events_dropped",
-        "stderr_tail",
-        "tool_calls",
-        "permission_denials",
-        "loop_guard",
-        "structured",
-    ];
     let got: Vec<&str> = r
         .as_object()
         .expect("obj")
         .keys()
         .map(String::as_str)
         .collect();
-    assert_eq!(got, expected_keys, "RUN-4's shape");
+    assert_eq!(got, cmk_contract::RESULT_FIELDS, "RUN-4's shape");
 }
 
 #[test]

@@ -347,24 +347,24 @@ async fn a_missing_cwd_is_a_spawn_error() {
 
 #[test]
 fn the_supervise_subcommand_refuses_to_run_without_its_control_socket_or_with_arguments() {
-    let out = std::process::Command::new(adapter_exe())
+    crate::support::adapter_cli()
         .arg("__supervise")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .expect("run");
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("control socket"));
+        .assert()
+        .code(2)
+        .stdout(predicates::str::is_empty())
+        .stderr(predicates::str::contains("control socket"));
     // Its job comes over the socket only: an argv is refused before anything is read.
     let (theirs, _ours) = std::os::unix::net::UnixStream::pair().expect("socket pair");
-    let out = std::process::Command::new(adapter_exe())
-        .args(["__supervise", "--", "true"])
+    let mut cmd = std::process::Command::new(adapter_exe());
+    cmd.args(["__supervise", "--", "true"])
         .stdin(std::process::Stdio::from(std::os::fd::OwnedFd::from(
             theirs,
-        )))
-        .output()
-        .expect("run");
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("unexpected arguments"));
+        )));
+    // The std command's own output, so the socket stays its stdin (assert_cmd's Command sets
+    // stdin itself).
+    assert_cmd::assert::OutputAssertExt::assert(cmd.output().expect("run"))
+        .code(2)
+        .stderr(predicates::str::contains("unexpected arguments"));
 }
 
 #[test]

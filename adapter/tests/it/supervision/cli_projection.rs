@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use predicates::prelude::*;
 use serde_json::Value;
 use testkit::procs::{alive, kill_pid, wait_group_gone, wait_group_size};
 
@@ -42,6 +43,16 @@ impl Projection {
     fn env(mut self, k: &str, v: &str) -> Self {
         self.cmd.env(k, v);
         self
+    }
+
+    /// Runs it to the end under `assert_cmd` (bounded), for checks of the exit status, stdout
+    /// and stderr; the fake's invocations come back too.
+    fn assert(self) -> (assert_cmd::assert::Assert, Vec<Value>) {
+        let assert = assert_cmd::Command::from_std(self.cmd)
+            .timeout(BOUND * 2)
+            .assert();
+        let log = invocations(&self.dir.path().join("invocations.jsonl"));
+        (assert, log)
     }
 
     fn output(mut self) -> (Output, Vec<Value>) {
@@ -340,11 +351,11 @@ fn usage_errors_exit_2_and_run_nothing() {
         (&["--permission-mode", "dontAsk", "--", ""], "PROMPT"),
     ];
     for (args, names) in cases {
-        let (out, log) = Projection::new("success").args(args).output();
-        let err = text(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-        assert!(err.contains(names), "{args:?} should name {names}: {err}");
-        assert!(out.stdout.is_empty(), "{args:?}");
+        let (assert, log) = Projection::new("success").args(args).assert();
+        assert
+            .code(2)
+            .stdout(predicate::str::is_empty())
+            .stderr(predicate::str::contains(*names));
         assert!(log.is_empty(), "{args:?} ran something: {log:#?}");
     }
 }
@@ -494,19 +505,25 @@ fn cursor_projection_fails_a_refusal_with_exit_one_and_keeps_the_final() {
 #[test]
 fn cursor_projection_refuses_claude_only_options_as_usage_errors() {
     // ACP-8: no continue / session persistence for Cursor; effort is claude's.
-    for extra in [
-        vec!["--permission-mode", "dontAsk", "--effort", "high"],
-        vec!["--permission-mode", "dontAsk", "--continue"],
-        vec!["--permission-mode", "bypassPermissions"],
+    for (extra, names) in [
+        (
+            vec!["--permission-mode", "dontAsk", "--effort", "high"],
+            "--effort",
+        ),
+        (
+            vec!["--permission-mode", "dontAsk", "--continue"],
+            "--continue",
+        ),
+        (
+            vec!["--permission-mode", "bypassPermissions"],
+            "--permission-mode",
+        ),
     ] {
         let (out, log) = cursor_projection("hello", &extra);
-        assert_eq!(
-            out.status.code(),
-            Some(2),
-            "{extra:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert!(out.stdout.is_empty(), "{extra:?}");
+        assert_cmd::assert::Assert::new(out)
+            .code(2)
+            .stdout(predicate::str::is_empty())
+            .stderr(predicate::str::contains(names));
         // A usage error starts nothing, not even the version check.
         assert!(log.records().is_empty(), "{extra:?}: {:?}", log.records());
     }

@@ -158,19 +158,20 @@ fn a_dropped_output_format_breaks_a_mode() {
 
 #[test]
 fn a_missing_cli_cannot_be_checked() {
-    let out = check(Path::new("/nonexistent/claude"))
-        .output()
-        .expect("run");
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot run /nonexistent/claude"));
+    check(Path::new("/nonexistent/claude"))
+        .assert()
+        .code(2)
+        .stdout(predicates::str::is_empty())
+        .stderr(predicates::str::contains("cannot run /nonexistent/claude"));
 }
 
 #[test]
 fn a_cli_without_an_options_section_cannot_be_checked() {
     let fake = FakeCli::new(VERSION_2_1_328, "Usage: claude\n");
-    let out = check(&fake.claude()).output().expect("run");
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("no Options: section"));
+    check(&fake.claude())
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("no Options: section"));
 }
 
 #[test]
@@ -178,13 +179,12 @@ fn an_invalid_cli_tree_cannot_be_checked() {
     let fake = FakeCli::new(VERSION_2_1_328, HELP_2_1_328);
     let tree = fake.dir.path().join("cli-tree.json");
     std::fs::write(&tree, "{\"format_version\": 1}").expect("write");
-    let out = check(&fake.claude())
+    check(&fake.claude())
         .arg("--cli-tree")
         .arg(&tree)
-        .output()
-        .expect("run");
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("schema"));
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("schema"));
 }
 
 #[test]

@@ -30,6 +30,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 pub mod client;
+pub mod family;
 pub mod outputs;
 
 /// Generous bound for anything a test waits on (shared, slow machine): only to avoid hangs.
@@ -42,6 +43,14 @@ const STDERR_KEEP: usize = 1 << 20;
 #[must_use]
 pub fn adapter_bin() -> &'static Path {
     Path::new(env!("CARGO_BIN_EXE_claude-mcp-adapter"))
+}
+
+/// The adapter binary for an `assert_cmd` check of its command line (usage errors, exit
+/// statuses, stderr). Its stdin is an empty pipe closed at once (assert_cmd's own), so the server
+/// mode ends at once too.
+#[must_use]
+pub fn adapter_cli() -> assert_cmd::Command {
+    assert_cmd::Command::new(adapter_bin())
 }
 
 /// The built fake-claude binary, next to the adapter binary. Panics with instructions when it has

@@ -10,6 +10,7 @@ use crate::core::model::{Check, CheckResult};
 use crate::mcp::ctx::Ctx;
 use crate::mcp::gate::Case;
 use crate::mcp::profile::Levels;
+use crate::mcp::roles::Expected;
 
 /// The cases of this section.
 pub const CASES: &[Case] = &[

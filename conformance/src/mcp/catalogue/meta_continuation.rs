@@ -8,6 +8,7 @@ use crate::core::model::{Check, CheckResult};
 use crate::mcp::ctx::Ctx;
 use crate::mcp::gate::Case;
 use crate::mcp::profile::{Levels, Profile};
+use crate::mcp::roles::Expected;
 use crate::mcp::roles::FakeKind;
 
 /// The continuation key.

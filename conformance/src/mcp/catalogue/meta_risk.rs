@@ -9,6 +9,7 @@ use crate::core::model::{Check, CheckResult};
 use crate::mcp::ctx::Ctx;
 use crate::mcp::gate::Case;
 use crate::mcp::profile::{Levels, Profile};
+use crate::mcp::roles::Expected;
 
 /// The risk key.
 pub const RISK_KEY: &str = "io.github.computer-mcp/risk";

@@ -21,23 +21,8 @@ const RUN_FACTOR: u32 = 3;
 
 use super::run_session::{ACTIVE_STATES, INVOCATION_KEY, Runs};
 
-/// The fields RUN-4 requires in a result.
-pub const RESULT_FIELDS: [&str; 14] = [
-    "run_id",
-    "state",
-    "completed",
-    "is_error",
-    "native_session_id",
-    "final",
-    "native_error",
-    "error",
-    "cleanup_confirmed",
-    "cleanup_error",
-    "exit_code",
-    "signal",
-    "events_total",
-    "events_dropped",
-];
+/// The fields RUN-4 requires in a result, in its order.
+pub use cmk_contract::RESULT_FIELDS;
 
 macro_rules! failing {
     ($id:literal, $req:literal, $scenario:literal, $code:literal) => {

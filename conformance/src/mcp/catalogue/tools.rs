@@ -12,7 +12,7 @@ use crate::core::model::{Check, CheckResult, Gap, Level};
 use crate::mcp::ctx::Ctx;
 use crate::mcp::gate::Case;
 use crate::mcp::profile::{Levels, Profile};
-use crate::mcp::roles::Role;
+use crate::mcp::roles::{Expected, Role};
 use crate::mcp::tool_result::compile;
 
 /// The cases of this section.
