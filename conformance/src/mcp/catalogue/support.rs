@@ -24,6 +24,17 @@ pub fn tool_answer(
     schema: Option<&jsonschema::Validator>,
 ) -> Result<(bool, Value, Value), Check> {
     let result = result_of(msg, what)?;
+    if result.get("isError").is_some_and(|v| !v.is_boolean()) {
+        // Not a CallToolResult at all (MCP server/tools: isError is a boolean): graded once, by
+        // tools/result/shape; whether the call failed cannot be told.
+        return Err(Check::blocked(
+            crate::mcp::watch::Rule::ResultShape.case_id(),
+            Check::fail(
+                format!("a result of {what} with a boolean isError (MCP server/tools)"),
+                show(msg),
+            ),
+        ));
+    }
     let is_error = result.get("isError").and_then(Value::as_bool);
     let inner = result
         .get("structuredContent")
