@@ -11,7 +11,8 @@
 //! can be read (JSON-RPC 2.0 §5's "e.g. Invalid Request" taken literally).
 //! `--batches-always` answers batches under every revision (JSON-RPC 2.0 §6), not only 2025-03-26.
 //! `--empty-resource` lists one resource whose read returns no contents (legal, if odd).
-//! `--wrong-id-method M` answers M (after initialize) with another id than the request's.
+//! `--wrong-id-method M` answers M (after initialize, or `initialize` itself) with another id
+//! than the request's.
 //! `--invalid-args-protocol-error` answers wrong-typed `echo` arguments -32602 instead of an
 //! `isError` result (what MCP 2025-06-18 allows, TOOL-3 forbids). `--ping-client` pings the client before answering `initialize` and writes a line that is not
 //! JSON-RPC (a T1 violation the runner reports) unless the client answers with the empty result
@@ -31,6 +32,10 @@
 //! `echo` declares an `outputSchema` (`{text: string}`) and answers with `structuredContent`;
 //! `--output-schema-mismatch` makes that `{text: <the length>}`, a number where its schema says
 //! string (MCP server/tools: structured results conform to the declared schema).
+//! `--is-error-string` writes every tool result's `isError` as a string (`"false"`, `"true"`),
+//! not a boolean; `--answer-notifications` answers every notification (`notifications/initialized`
+//! included) with a -32601 error under id null (JSON-RPC 2.0 §4.1: notifications are never
+//! answered).
 
 use std::io::{BufWriter, Read, Write};
 
@@ -67,6 +72,8 @@ struct Server {
     huge_initialize: bool,
     exit_on_method: Option<String>,
     batch_answers_notification: bool,
+    is_error_string: bool,
+    answer_notifications: bool,
     /// Raw lines to write before the next replies (the T1 defects).
     before: Vec<Vec<u8>>,
     /// Set when `--flood` starts: the main loop writes notifications for ever.
@@ -89,7 +96,9 @@ impl Server {
         if self.version.is_some() && self.exit_on_method.as_deref() == Some(method.as_str()) {
             std::process::exit(3);
         }
-        if self.version.is_some() && self.wrong_id_method.as_deref() == Some(method.as_str()) {
+        if (self.version.is_some() || method == "initialize")
+            && self.wrong_id_method.as_deref() == Some(method.as_str())
+        {
             return Some(response(&json!(format!("wrong-{id}")), json!({})));
         }
         let result = match method.as_str() {
@@ -238,6 +247,12 @@ impl Server {
                 ));
             }
         };
+        let mut result = result;
+        if self.is_error_string
+            && let Some(Value::Bool(b)) = result.get("isError").cloned()
+        {
+            result["isError"] = json!(b.to_string());
+        }
         Some(response(&id, result))
     }
 
@@ -269,6 +284,14 @@ impl Server {
             }
             Err(e) if !self.drop_malformed => vec![error_response(None, &e.error())],
             Err(_) => vec![],
+            Ok(Inbound::Single(Ok(Message::Notification { method, .. })))
+                if self.answer_notifications =>
+            {
+                vec![error_response(
+                    Some(&Value::Null),
+                    &ErrorObject::method_not_found(&method),
+                )]
+            }
             Ok(Inbound::Single(Ok(m))) => self.handle(m).into_iter().collect(),
             Ok(Inbound::Single(Err(inv))) if !self.drop_malformed => {
                 let id = if self.null_id_for_invalid {
@@ -372,6 +395,8 @@ fn main() {
         huge_initialize: has("--huge-initialize"),
         exit_on_method: value_of("--exit-on-method"),
         batch_answers_notification: has("--batch-answers-notification"),
+        is_error_string: has("--is-error-string"),
+        answer_notifications: has("--answer-notifications"),
         before: Vec::new(),
         ping_client: has("--ping-client"),
         invalid_args_protocol_error: has("--invalid-args-protocol-error"),

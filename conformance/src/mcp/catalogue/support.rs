@@ -97,6 +97,12 @@ pub fn grade_rule(
             expected,
             format!("{} (first seen in {})", f.evidence, f.case),
         )),
+        // Nothing to look at because discovery stopped at an answer under another id (no tool
+        // known, none called): blocked by the id rule.
+        None if looked == 0 && ctx.discovery.mislabelled.is_some() => Err(Check::blocked(
+            crate::core::watch::ID_RULE_CASE,
+            Check::skip(nothing),
+        )),
         None if looked == 0 => Err(Check::skip(nothing)),
         None => Ok(Check::Pass),
     }
