@@ -274,6 +274,30 @@ fn a_prompt_never_answered_after_well_formed_requests_blocks_their_shape_cases()
     );
 }
 
+// The agent gone mid-turn (exit 1 with a tool call pending; killed by SIGKILL): the turn never
+// ends, the same precondition as a prompt never answered.
+#[test]
+fn an_agent_exiting_mid_turn_fails_only_stop_reason() {
+    check_blocking(
+        "crash-midturn",
+        "5000",
+        ("prompt/stop-reason", "exited with status 1"),
+        NEED_AN_ANSWER,
+        &[],
+    );
+}
+
+#[test]
+fn an_agent_killed_mid_turn_fails_only_stop_reason() {
+    check_blocking(
+        "die-by-signal",
+        "5000",
+        ("prompt/stop-reason", "SIGKILL"),
+        NEED_AN_ANSWER,
+        &[],
+    );
+}
+
 // Schema PromptResponse: a result without stopReason, shown as missing (never as "").
 #[test]
 fn a_prompt_answer_without_stop_reason_fails_only_stop_reason() {
