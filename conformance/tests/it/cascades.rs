@@ -1,8 +1,10 @@
-//! One defect, one verdict, on the toy server (plain profile, `--strict`): a defect that removes
-//! other cases' precondition (an answer under another id, a tool result that is no
-//! `CallToolResult`) fails its own rule once; every case it blocks is a `skip` with
-//! `blocked_by` that rule, every other case keeps the conformant toy's verdict, and the run
-//! exits 1. Each test pins the exact set of verdicts that differ from the conformant toy's.
+//! One defect, one verdict, on the toy server (plain profile, `--strict`) and through the proxy's
+//! mutations (provider profile): a defect that removes other cases' precondition (an answer
+//! under another id, a tool result that is no `CallToolResult`, an unreadable work resource)
+//! fails its own rule once; every case it blocks is a `skip` with `blocked_by` that rule, every
+//! other case keeps the conformant server's verdict, and the run exits 1. Each toy test pins the
+//! exact set of verdicts that differ from the conformant toy's; each proxy test asserts the
+//! failing set and that every skip is blocked by it (as `mutants.rs` does).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::OnceLock;
@@ -240,4 +242,40 @@ fn answering_every_notification_fails_only_unknown_notification() {
         "an answer to a notification",
         &BTreeSet::new(),
     );
+}
+
+/// The whole provider suite through `mcp_proxy --mutate MUTATION`: exactly `own` fails, and
+/// every skip is blocked by it.
+fn proxy_blocking(mutation: &str, own: &str) {
+    let suite = crate::mutants::Suite::run("provider", &["--mutate", mutation]);
+    suite.assert_blocking(&format!("mutant {mutation}"), &[own], own);
+}
+
+// MCP server/resources: the listed work URI cannot be read (-32603). resources/read/listed,
+// which reads it, fails once; META-WORK-3's snapshot shape, and every case that needs a
+// snapshot, is blocked by it instead of failing on the error answer.
+#[test]
+fn an_unreadable_work_resource_fails_only_read_listed() {
+    proxy_blocking("work-resource-unreadable", "resources/read/listed");
+}
+
+// The same with "Resource not found" (-32002) for a URI the server lists.
+#[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+fn a_listed_work_resource_not_found_fails_only_read_listed() {
+    proxy_blocking("work-resource-not-found", "resources/read/listed");
+}
+
+// MCP server/tools: isError as a string in provider results. The result-shape rule fails once;
+// the output-schema rule (which cannot tell a successful call) and every case reading a result
+// are blocked by it, and TOOL-4's mirror leaves the boolean to it.
+#[test]
+fn a_provider_is_error_string_fails_only_result_shape() {
+    proxy_blocking("is-error-string", "tools/result/shape");
+}
+
+#[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+fn a_provider_is_error_number_fails_only_result_shape() {
+    proxy_blocking("is-error-number", "tools/result/shape");
 }

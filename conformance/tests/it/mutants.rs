@@ -769,41 +769,6 @@ mutant!(
     ["jsonrpc/unknown-notification"]
 );
 
-// MCP server/resources: the listed work URI cannot be read (-32603). resources/read/listed,
-// which reads it, fails once; META-WORK-3's snapshot shape, and every case that needs a
-// snapshot, is blocked by it instead of failing on the error answer.
-mutant!(
-    an_unreadable_work_resource_fails_only_read_listed,
-    "work-resource-unreadable",
-    ["resources/read/listed"],
-    blocked_by "resources/read/listed"
-);
-
-// The same with "Resource not found" (-32002) for a URI the server lists.
-mutant!(
-    full_tier a_listed_work_resource_not_found_fails_only_read_listed,
-    "work-resource-not-found",
-    ["resources/read/listed"],
-    blocked_by "resources/read/listed"
-);
-
-// MCP server/tools: isError as a string. The result-shape rule fails once; the output-schema
-// rule (which cannot tell a successful call) and every case reading a result are blocked by
-// it, and TOOL-4's mirror leaves the boolean to it.
-mutant!(
-    an_is_error_string_fails_only_result_shape,
-    "is-error-string",
-    ["tools/result/shape"],
-    blocked_by "tools/result/shape"
-);
-
-mutant!(
-    full_tier an_is_error_number_fails_only_result_shape,
-    "is-error-number",
-    ["tools/result/shape"],
-    blocked_by "tools/result/shape"
-);
-
 /// Runs one `--case` shard of the provider suite through `mcp_proxy --mutate MUTATION`; returns
 /// the ids of the cases that did not hold, and the report.
 fn shard(globs: &[&str], mutation: &str) -> (BTreeSet<String>, Value) {
