@@ -12,7 +12,8 @@
 //! `--batches-always` answers batches under every revision (JSON-RPC 2.0 §6), not only 2025-03-26.
 //! `--empty-resource` lists one resource whose read returns no contents (legal, if odd).
 //! `--wrong-id-method M` answers M (after initialize, or `initialize` itself) with another id
-//! than the request's.
+//! than the request's; `--huge-wrong-id-method M` answers M (after initialize) under the valid
+//! integer id 18446744073709551616, one above u64 (written as raw text).
 //! `--invalid-args-protocol-error` answers wrong-typed `echo` arguments -32602 instead of an
 //! `isError` result (what MCP 2025-06-18 allows, TOOL-3 forbids). `--ping-client` pings the client before answering `initialize` and writes a line that is not
 //! JSON-RPC (a T1 violation the runner reports) unless the client answers with the empty result
@@ -54,6 +55,8 @@ struct Server {
     hang_method: Option<String>,
     /// A method answered with a wrong id (after initialize).
     wrong_id_method: Option<String>,
+    /// A method answered under an integer id above u64 (after initialize).
+    huge_wrong_id_method: Option<String>,
     hang_initialize: bool,
     ping_client: bool,
     invalid_args_protocol_error: bool,
@@ -95,6 +98,11 @@ impl Server {
         }
         if self.version.is_some() && self.exit_on_method.as_deref() == Some(method.as_str()) {
             std::process::exit(3);
+        }
+        if self.version.is_some() && self.huge_wrong_id_method.as_deref() == Some(method.as_str()) {
+            return Some(Value::String(
+                r#"{"jsonrpc":"2.0","id":18446744073709551616,"result":{}}"#.to_owned(),
+            ));
         }
         if (self.version.is_some() || method == "initialize")
             && self.wrong_id_method.as_deref() == Some(method.as_str())
@@ -315,7 +323,13 @@ impl Server {
                                 &ErrorObject::method_not_found(&method),
                             ))
                         }
-                        Ok(m) => self.handle(m),
+                        // A raw-text reply (the huge id) goes into the batch as the JSON it is.
+                        Ok(m) => self.handle(m).map(|r| match r {
+                            Value::String(t) => {
+                                serde_json::from_str(&t).unwrap_or(Value::String(t))
+                            }
+                            other => other,
+                        }),
                         Err(inv) => Some(error_response(Some(&inv.reply_id()), &inv.error())),
                     })
                     .collect();
@@ -412,6 +426,10 @@ fn main() {
         wrong_id_method: args
             .iter()
             .position(|a| a == "--wrong-id-method")
+            .and_then(|i| args.get(i + 1).cloned()),
+        huge_wrong_id_method: args
+            .iter()
+            .position(|a| a == "--huge-wrong-id-method")
             .and_then(|i| args.get(i + 1).cloned()),
         version: None,
     };

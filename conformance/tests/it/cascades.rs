@@ -176,42 +176,58 @@ fn a_wrong_id_on_resources_list_fails_the_id_rule_and_blocks_the_rest() {
 // other id values; their probe comes back mislabelled too, so they are blocked by the id rule
 // (a server that mislabels only some id values still fails them, defects.rs and the
 // wrong-id-echo mutant), as is every case that waited for a ping's answer.
+/// What a ping answered under another id blocks: every case that waited for a ping's answer,
+/// and the ids/* cases whose plain probe ping came back mislabelled too.
+const PING_BLOCKED: &[&str] = &[
+    "lifecycle/ping/after-initialize",
+    "lifecycle/shutdown/stdin-eof",
+    "lifecycle/shutdown/sigterm",
+    "jsonrpc/ids/zero",
+    "jsonrpc/ids/negative",
+    "jsonrpc/ids/string",
+    "jsonrpc/ids/empty-string",
+    "jsonrpc/ids/i64-max",
+    "jsonrpc/ids/i64-min",
+    "jsonrpc/ids/u64-max",
+    "jsonrpc/unknown-notification",
+    "jsonrpc/malformed/parse-error",
+    "jsonrpc/malformed/invalid-utf8",
+    "jsonrpc/invalid/not-an-object",
+    "jsonrpc/invalid/wrong-version",
+    "jsonrpc/invalid/method-not-string",
+    "jsonrpc/invalid/params-not-structured",
+    "jsonrpc/invalid/null-id",
+    "jsonrpc/batch/2025-03-26",
+    "jsonrpc/batch/rejected-2025-06-18",
+    "jsonrpc/batch/rejected-2024-11-05",
+    "jsonrpc/batch/empty",
+    "jsonrpc/oversized/answered",
+    "jsonrpc/oversized/memory-bounded",
+    "liveness/after-malformed",
+    "liveness/after-oversized",
+    "liveness/in-flight-kept",
+    "cancellation/unknown-request",
+];
+
 #[test]
 fn a_wrong_id_on_ping_fails_the_id_rule_once() {
     assert_one_verdict(
         &["--wrong-id-method", "ping"],
         ID_RULE,
         "first seen in",
-        &set(&[
-            "lifecycle/ping/after-initialize",
-            "lifecycle/shutdown/stdin-eof",
-            "lifecycle/shutdown/sigterm",
-            "jsonrpc/ids/zero",
-            "jsonrpc/ids/negative",
-            "jsonrpc/ids/string",
-            "jsonrpc/ids/empty-string",
-            "jsonrpc/ids/i64-max",
-            "jsonrpc/ids/i64-min",
-            "jsonrpc/ids/u64-max",
-            "jsonrpc/unknown-notification",
-            "jsonrpc/malformed/parse-error",
-            "jsonrpc/malformed/invalid-utf8",
-            "jsonrpc/invalid/not-an-object",
-            "jsonrpc/invalid/wrong-version",
-            "jsonrpc/invalid/method-not-string",
-            "jsonrpc/invalid/params-not-structured",
-            "jsonrpc/invalid/null-id",
-            "jsonrpc/batch/2025-03-26",
-            "jsonrpc/batch/rejected-2025-06-18",
-            "jsonrpc/batch/rejected-2024-11-05",
-            "jsonrpc/batch/empty",
-            "jsonrpc/oversized/answered",
-            "jsonrpc/oversized/memory-bounded",
-            "liveness/after-malformed",
-            "liveness/after-oversized",
-            "liveness/in-flight-kept",
-            "cancellation/unknown-request",
-        ]),
+        &set(PING_BLOCKED),
+    );
+}
+
+// The same under 18446744073709551616, an integer one above u64: a valid id (MCP: a string or
+// integer), so the answers are JSON-RPC messages and T1 holds; only the id rule fails.
+#[test]
+fn a_wrong_integer_id_above_u64_on_ping_fails_the_id_rule_once() {
+    assert_one_verdict(
+        &["--huge-wrong-id-method", "ping"],
+        ID_RULE,
+        "which no request of the runner carried",
+        &set(PING_BLOCKED),
     );
 }
 
