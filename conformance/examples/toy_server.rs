@@ -11,7 +11,9 @@
 //! can be read (JSON-RPC 2.0 §5's "e.g. Invalid Request" taken literally).
 //! `--batches-always` answers batches under every revision (JSON-RPC 2.0 §6), not only 2025-03-26.
 //! `--empty-resource` lists one resource whose read returns no contents (legal, if odd).
-//! `--wrong-id-method M` answers M (after initialize) with another id than the request's.
+//! `--wrong-id-method M` answers M (after initialize, or `initialize` itself) with another id
+//! than the request's; `--huge-wrong-id-method M` answers M (after initialize) under the valid
+//! integer id 18446744073709551616, one above u64 (written as raw text).
 //! `--invalid-args-protocol-error` answers wrong-typed `echo` arguments -32602 instead of an
 //! `isError` result (what MCP 2025-06-18 allows, TOOL-3 forbids). `--ping-client` pings the client before answering `initialize` and writes a line that is not
 //! JSON-RPC (a T1 violation the runner reports) unless the client answers with the empty result
@@ -31,6 +33,10 @@
 //! `echo` declares an `outputSchema` (`{text: string}`) and answers with `structuredContent`;
 //! `--output-schema-mismatch` makes that `{text: <the length>}`, a number where its schema says
 //! string (MCP server/tools: structured results conform to the declared schema).
+//! `--is-error-string` writes every tool result's `isError` as a string (`"false"`, `"true"`),
+//! not a boolean; `--answer-notifications` answers every notification (`notifications/initialized`
+//! included) with a -32601 error under id null (JSON-RPC 2.0 §4.1: notifications are never
+//! answered).
 
 use std::io::{BufWriter, Read, Write};
 
@@ -49,6 +55,8 @@ struct Server {
     hang_method: Option<String>,
     /// A method answered with a wrong id (after initialize).
     wrong_id_method: Option<String>,
+    /// A method answered under an integer id above u64 (after initialize).
+    huge_wrong_id_method: Option<String>,
     hang_initialize: bool,
     ping_client: bool,
     invalid_args_protocol_error: bool,
@@ -67,6 +75,8 @@ struct Server {
     huge_initialize: bool,
     exit_on_method: Option<String>,
     batch_answers_notification: bool,
+    is_error_string: bool,
+    answer_notifications: bool,
     /// Raw lines to write before the next replies (the T1 defects).
     before: Vec<Vec<u8>>,
     /// Set when `--flood` starts: the main loop writes notifications for ever.
@@ -89,7 +99,14 @@ impl Server {
         if self.version.is_some() && self.exit_on_method.as_deref() == Some(method.as_str()) {
             std::process::exit(3);
         }
-        if self.version.is_some() && self.wrong_id_method.as_deref() == Some(method.as_str()) {
+        if self.version.is_some() && self.huge_wrong_id_method.as_deref() == Some(method.as_str()) {
+            return Some(Value::String(
+                r#"{"jsonrpc":"2.0","id":18446744073709551616,"result":{}}"#.to_owned(),
+            ));
+        }
+        if (self.version.is_some() || method == "initialize")
+            && self.wrong_id_method.as_deref() == Some(method.as_str())
+        {
             return Some(response(&json!(format!("wrong-{id}")), json!({})));
         }
         let result = match method.as_str() {
@@ -238,6 +255,12 @@ impl Server {
                 ));
             }
         };
+        let mut result = result;
+        if self.is_error_string
+            && let Some(Value::Bool(b)) = result.get("isError").cloned()
+        {
+            result["isError"] = json!(b.to_string());
+        }
         Some(response(&id, result))
     }
 
@@ -269,6 +292,14 @@ impl Server {
             }
             Err(e) if !self.drop_malformed => vec![error_response(None, &e.error())],
             Err(_) => vec![],
+            Ok(Inbound::Single(Ok(Message::Notification { method, .. })))
+                if self.answer_notifications =>
+            {
+                vec![error_response(
+                    Some(&Value::Null),
+                    &ErrorObject::method_not_found(&method),
+                )]
+            }
             Ok(Inbound::Single(Ok(m))) => self.handle(m).into_iter().collect(),
             Ok(Inbound::Single(Err(inv))) if !self.drop_malformed => {
                 let id = if self.null_id_for_invalid {
@@ -292,7 +323,13 @@ impl Server {
                                 &ErrorObject::method_not_found(&method),
                             ))
                         }
-                        Ok(m) => self.handle(m),
+                        // A raw-text reply (the huge id) goes into the batch as the JSON it is.
+                        Ok(m) => self.handle(m).map(|r| match r {
+                            Value::String(t) => {
+                                serde_json::from_str(&t).unwrap_or(Value::String(t))
+                            }
+                            other => other,
+                        }),
                         Err(inv) => Some(error_response(Some(&inv.reply_id()), &inv.error())),
                     })
                     .collect();
@@ -372,6 +409,8 @@ fn main() {
         huge_initialize: has("--huge-initialize"),
         exit_on_method: value_of("--exit-on-method"),
         batch_answers_notification: has("--batch-answers-notification"),
+        is_error_string: has("--is-error-string"),
+        answer_notifications: has("--answer-notifications"),
         before: Vec::new(),
         ping_client: has("--ping-client"),
         invalid_args_protocol_error: has("--invalid-args-protocol-error"),
@@ -387,6 +426,10 @@ fn main() {
         wrong_id_method: args
             .iter()
             .position(|a| a == "--wrong-id-method")
+            .and_then(|i| args.get(i + 1).cloned()),
+        huge_wrong_id_method: args
+            .iter()
+            .position(|a| a == "--huge-wrong-id-method")
             .and_then(|i| args.get(i + 1).cloned()),
         version: None,
     };

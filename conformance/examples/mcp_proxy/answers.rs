@@ -15,6 +15,16 @@ impl Proxy {
             if self.is(Mutation::MissingIsError) {
                 return result.remove("isError").is_some();
             }
+            if let Some(Value::Bool(b)) = result.get("isError").cloned() {
+                if self.is(Mutation::IsErrorString) {
+                    result.insert("isError".into(), json!(b.to_string()));
+                    return true;
+                }
+                if self.is(Mutation::IsErrorNumber) {
+                    result.insert("isError".into(), json!(u8::from(b)));
+                    return true;
+                }
+            }
         }
         if self.is(Mutation::IserrorForProtocolError)
             && error_code(m) == Some(-32602)
@@ -117,6 +127,20 @@ impl Proxy {
                 return true;
             }
             return false;
+        }
+        let refused = [
+            (Mutation::WorkResourceUnreadable, -32603, "Internal error"),
+            (Mutation::WorkResourceNotFound, -32002, "Resource not found"),
+        ];
+        if let Some((_, code, message)) = refused.iter().find(|(mu, ..)| self.is(*mu))
+            && let Some(obj) = m.as_object_mut()
+        {
+            obj.remove("result");
+            obj.insert(
+                "error".into(),
+                json!({"code": code, "message": message, "data": {"uri": uri}}),
+            );
+            return true;
         }
         if error_code(m) == Some(-32000) {
             let last = m

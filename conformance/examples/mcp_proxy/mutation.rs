@@ -102,6 +102,16 @@ pub(crate) enum Mutation {
     NoStructuredContent,
     /// Tool results lose `isError` (TOOL-4: a boolean on every result).
     MissingIsError,
+    /// Tool results carry `isError` as a string, `"true"` or `"false"` (MCP server/tools:
+    /// a boolean).
+    IsErrorString,
+    /// Tool results carry `isError` as a number, 1 or 0 (MCP server/tools: a boolean).
+    IsErrorNumber,
+    /// Reads of the work URI are answered -32603 (MCP server/resources: a listed resource is
+    /// readable; META-WORK-3 has nothing to grade).
+    WorkResourceUnreadable,
+    /// Reads of the work URI are answered -32002 "Resource not found" although it is listed.
+    WorkResourceNotFound,
     /// A text log line is written on stdout before every tools/call answer (T1).
     LogOnCall,
     /// Answers to `claude.run.list` calls come back under another id (JSON-RPC 2.0 §5).

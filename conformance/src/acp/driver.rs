@@ -77,6 +77,49 @@ impl Turn {
             .pointer("/result/stopReason")
             .and_then(Value::as_str)
     }
+
+    /// A case whose own subject is how a turn ends needs a turn that ends with a `stopReason`.
+    /// A result without one is the defect of [`PROMPT_RULE`] (which grades every prompt's
+    /// answer): blocked by it, failing as `expected` when that rule holds in the run. An error
+    /// answer, or a result with a `stopReason`, is the case's to grade (`Ok`).
+    pub fn ended(&self, expected: impl Into<String>) -> Result<(), Check> {
+        without_stop_reason(&self.answer, expected)
+    }
+}
+
+/// The case that grades the answer to every `session/prompt`: a result with a `stopReason` of
+/// the enum (schema PromptResponse). A case that needs an ended turn as its precondition is
+/// blocked by it (one defect, one verdict).
+pub const PROMPT_RULE: &str = "prompt/stop-reason";
+
+/// `Err` (blocked by [`PROMPT_RULE`], else `expected`) when `answer` is a result without a
+/// string `stopReason`; shown as missing, never as an empty reason.
+pub fn without_stop_reason(answer: &Value, expected: impl Into<String>) -> Result<(), Check> {
+    match answer.get("result") {
+        Some(result) if result.get("stopReason").and_then(Value::as_str).is_none() => {
+            let what = match result.get("stopReason") {
+                None | Some(Value::Null) => "a result with no stopReason".to_owned(),
+                Some(other) => format!("a stopReason that is not a string ({other})"),
+            };
+            Err(Check::blocked(
+                PROMPT_RULE,
+                Check::fail(expected, format!("{what}: {}", show(answer))),
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// A turn that never ended (no answer to `session/prompt` before the case's deadline, or the
+/// agent gone): the defect of [`PROMPT_RULE`], so a case that needed the turn is blocked by it
+/// rather than failed on a subject it never saw. Runner errors stay errors.
+#[must_use]
+pub fn unanswered(check: Check) -> Check {
+    if check.is_fail() {
+        Check::blocked(PROMPT_RULE, check)
+    } else {
+        check
+    }
 }
 
 /// A started agent.
@@ -184,7 +227,11 @@ impl Agent {
     /// every update kept. An answer saying the agent needs an account is a skip.
     pub async fn prompt(&mut self, session: &str, prompt: Value) -> Result<Turn, Check> {
         let id = self.send_prompt(session, prompt).await?;
-        let answer = self.client.response_to(&id, "session/prompt").await?;
+        let answer = self
+            .client
+            .response_to(&id, "session/prompt")
+            .await
+            .map_err(|e| unanswered(e.into()))?;
         if let Some(skip) = needs_account(&answer) {
             return Err(skip);
         }

@@ -494,7 +494,9 @@ pub trait Blockable {
 
 /// One defect, one verdict: a case blocked by another stays a `skip` (with `blocked_by`) only
 /// when that case ran and failed in this run; otherwise (not selected, passed, skipped) it is
-/// graded by the failure it would have been, so a selection never turns a defect green.
+/// graded by the failure it would have been, so a selection never turns a defect green. A case
+/// blocked by a case that is itself blocked names the failure at the end of the chain (the one
+/// whose fix grades both), and is graded by its own fallback when that chain ends elsewhere.
 pub fn resolve_blocked<T: Blockable>(ran: &mut [T]) {
     // A case blocked by itself is the one that grades the missing precondition: its fallback
     // is its verdict (a shared precondition check names one case for all).
@@ -507,21 +509,74 @@ pub fn resolve_blocked<T: Blockable>(ran: &mut [T]) {
             *r.verdict() = fallback;
         }
     }
-    let mut failed = std::collections::HashSet::new();
-    for r in ran.iter_mut() {
-        if r.verdict().is_fail() {
-            failed.insert(r.case_id());
+    // Until nothing changes: a case blocked by a failure stays blocked; one blocked by a case
+    // that neither failed nor is blocked takes its fallback (which may be a failure blocking
+    // others); one blocked by a blocked case waits for that one.
+    loop {
+        let (failed, blocker) = blocking_state(ran);
+        let mut changed = false;
+        for r in ran.iter_mut() {
+            if let Check::Blocked { by, fallback } = r.verdict()
+                && !failed.contains(&*by)
+                && !blocker.contains_key(&*by)
+            {
+                let fallback = (**fallback).clone();
+                *r.verdict() = fallback;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
         }
     }
+    // What is left blocked leads, through blocked cases, to a failure (named instead), or is a
+    // cycle of cases blocking each other (each graded by its fallback).
+    let (failed, blocker) = blocking_state(ran);
     for r in ran.iter_mut() {
-        while let Check::Blocked { by, fallback } = r.verdict() {
-            if failed.contains(&*by) {
+        let Check::Blocked { by, fallback } = r.verdict() else {
+            continue;
+        };
+        let mut at: &'static str = by;
+        for _ in 0..=blocker.len() {
+            if failed.contains(at) {
                 break;
             }
+            match blocker.get(at) {
+                Some(next) => at = next,
+                None => break,
+            }
+        }
+        if failed.contains(at) {
+            *by = at;
+        } else {
             let fallback = (**fallback).clone();
             *r.verdict() = fallback;
         }
     }
+}
+
+/// The failed cases, and each blocked case's blocker.
+fn blocking_state<T: Blockable>(
+    ran: &mut [T],
+) -> (
+    std::collections::HashSet<&'static str>,
+    std::collections::HashMap<&'static str, &'static str>,
+) {
+    let mut failed = std::collections::HashSet::new();
+    let mut blocker = std::collections::HashMap::new();
+    for r in ran.iter_mut() {
+        let id = r.case_id();
+        match r.verdict() {
+            Check::Blocked { by, .. } => {
+                blocker.insert(id, *by);
+            }
+            v if v.is_fail() => {
+                failed.insert(id);
+            }
+            _ => {}
+        }
+    }
+    (failed, blocker)
 }
 
 #[cfg(test)]
@@ -583,6 +638,41 @@ mod tests {
         resolve_blocked(&mut ran);
         assert!(ran[0].1.is_fail(), "{:?}", ran[0].1);
         assert!(matches!(ran[1].1, Check::Blocked { by: "p", .. }));
+    }
+
+    #[test]
+    fn a_chain_of_blocked_cases_names_the_failure_at_its_end() {
+        let blocked = |by| Check::blocked(by, Check::fail("x", "y"));
+        // x waits on y, which waits on the failure z: both are blocked by z.
+        let mut ran = [
+            R("x", blocked("y")),
+            R("y", blocked("z")),
+            R("z", Check::fail("e", "z")),
+        ];
+        resolve_blocked(&mut ran);
+        assert!(
+            matches!(ran[0].1, Check::Blocked { by: "z", .. }),
+            "{:?}",
+            ran[0].1
+        );
+        assert!(matches!(ran[1].1, Check::Blocked { by: "z", .. }));
+        // x waits on y, which waits on a pass: y fails by its fallback and blocks x.
+        let mut ran = [
+            R("x", blocked("y")),
+            R("y", blocked("z")),
+            R("z", Check::Pass),
+        ];
+        resolve_blocked(&mut ran);
+        assert!(ran[1].1.is_fail(), "{:?}", ran[1].1);
+        assert!(
+            matches!(ran[0].1, Check::Blocked { by: "y", .. }),
+            "{:?}",
+            ran[0].1
+        );
+        // A cycle blocks nothing: each is graded by its fallback.
+        let mut ran = [R("x", blocked("y")), R("y", blocked("x"))];
+        resolve_blocked(&mut ran);
+        assert!(ran[0].1.is_fail() && ran[1].1.is_fail());
     }
 
     /// A gate whose cases pass only when another runs at the same time.

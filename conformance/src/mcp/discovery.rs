@@ -1,6 +1,9 @@
 //! The shared discovery session: one server started before the cases, initialized, its tools and
 //! resources listed (following pagination). Metadata cases read it instead of starting servers of
-//! their own; a server that cannot get this far makes the runner exit 2.
+//! their own; a server that cannot get this far makes the runner exit 2, except one that answers
+//! under another id than the request's: that is the id rule's finding (`jsonrpc/response-ids`,
+//! graded on discovery's exchanges like any case's), and every case that needs discovery is
+//! blocked by it ([`Discovery::mislabelled`]).
 
 use std::time::{Duration, Instant};
 
@@ -61,6 +64,21 @@ pub struct Discovery {
     pub stdout_problems: Vec<String>,
     /// The wire transcript of the discovery session.
     pub transcript: Vec<Entry>,
+    /// Discovery stopped at a request answered under another id (the timeout's text): what it
+    /// holds is incomplete, and the cases are blocked by the id rule.
+    pub mislabelled: Option<String>,
+}
+
+/// The text of a wait that ended at an answer under another id (JSON-RPC 2.0 §5).
+fn mislabelled(e: &ClientError) -> Option<String> {
+    matches!(
+        e,
+        ClientError::Timeout {
+            foreign_id: true,
+            ..
+        }
+    )
+    .then(|| e.to_string())
 }
 
 impl Discovery {
@@ -92,6 +110,10 @@ impl Discovery {
             )?;
             match initialize(&mut client, DEFAULT_VERSION).await {
                 Ok(init) => break (client, init),
+                Err(e) if let Some(why) = mislabelled(&e) => {
+                    let discovery = Self::incomplete(Value::Null, None, None, &client, &transcript);
+                    return Ok((discovery.with_mislabelled(why), client));
+                }
                 Err(ClientError::Timeout {
                     foreign_id: false, ..
                 }) if attempt == 1 => {
@@ -115,12 +137,26 @@ impl Discovery {
         client.notify("notifications/initialized", None).await?;
         let caps = result.get("capabilities").cloned().unwrap_or(Value::Null);
         let tools = if caps.get("tools").is_some() {
-            Some(list_all(&mut client, "tools/list", "tools").await?)
+            match list_all(&mut client, "tools/list", "tools").await {
+                Ok(l) => Some(l),
+                Err(e) if let Some(why) = mislabelled(&e) => {
+                    let discovery = Self::incomplete(result, None, None, &client, &transcript);
+                    return Ok((discovery.with_mislabelled(why), client));
+                }
+                Err(e) => return Err(e.into()),
+            }
         } else {
             None
         };
         let resources = if caps.get("resources").is_some() {
-            Some(list_all(&mut client, "resources/list", "resources").await?)
+            match list_all(&mut client, "resources/list", "resources").await {
+                Ok(l) => Some(l),
+                Err(e) if let Some(why) = mislabelled(&e) => {
+                    let discovery = Self::incomplete(result, tools, None, &client, &transcript);
+                    return Ok((discovery.with_mislabelled(why), client));
+                }
+                Err(e) => return Err(e.into()),
+            }
         } else {
             None
         };
@@ -150,9 +186,40 @@ impl Discovery {
                 roles,
                 stdout_problems,
                 transcript: transcript.entries(),
+                mislabelled: None,
             },
             client,
         ))
+    }
+
+    /// What discovery holds when it stopped early (`init` Null when `initialize` itself was
+    /// not answered under its id).
+    fn incomplete(
+        init: Value,
+        tools: Option<Listing>,
+        resources: Option<Listing>,
+        client: &Client,
+        transcript: &Transcript,
+    ) -> Self {
+        Self {
+            protocol_version: init
+                .get("protocolVersion")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            server_info: init.get("serverInfo").cloned(),
+            roles: Roles::find(tools.as_ref().map_or(&[], |l| l.items.as_slice())),
+            init,
+            tools,
+            resources,
+            stdout_problems: client.stdout_problems(),
+            transcript: transcript.entries(),
+            mislabelled: None,
+        }
+    }
+
+    fn with_mislabelled(mut self, why: String) -> Self {
+        self.mislabelled = Some(why);
+        self
     }
 }
 

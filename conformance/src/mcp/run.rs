@@ -60,6 +60,20 @@ impl Runner for McpRunner {
     }
 
     fn context(&self, case: &Case, scope: Scope) -> Result<(Ctx, Box<dyn Send>), Check> {
+        // Discovery stopped at an answer under another id: no case but the cross-cutting ones
+        // (which grade discovery's exchanges too) has what it needs, and the id rule grades the
+        // defect once.
+        if let Some(why) = &self.discovery.mislabelled
+            && case.needs != Needs::Crosscut
+        {
+            return Err(Check::blocked(
+                crate::core::watch::ID_RULE_CASE,
+                Check::fail(
+                    "discovery's requests answered under their own ids (JSON-RPC 2.0 §5)",
+                    why.clone(),
+                ),
+            ));
+        }
         let ctx = Ctx {
             profile: self.settings.profile,
             drive_fake: self.settings.drive_fake,

@@ -49,11 +49,15 @@ pub enum Rule {
     /// because where TOOL-4 applies, `tools/result/structured-mirror` grades a missing
     /// `structuredContent` (one defect, one verdict).
     OutputSchemaAbsent,
+    /// A result of such a tool whose `isError` is no boolean: whether the schema applies (a
+    /// successful call) cannot be told. `tools/result/shape` grades the `isError`; the
+    /// output-schema case is blocked by it (one defect, one verdict).
+    OutputSchemaUnknown,
 }
 
 impl Rule {
     /// Every rule.
-    pub const ALL: [Rule; 8] = [
+    pub const ALL: [Rule; 9] = [
         Rule::Stdout,
         Rule::IdEcho,
         Rule::NotificationAnswered,
@@ -62,6 +66,7 @@ impl Rule {
         Rule::ErrorSplit,
         Rule::OutputSchema,
         Rule::OutputSchemaAbsent,
+        Rule::OutputSchemaUnknown,
     ];
 
     /// The case that grades this rule.
@@ -74,7 +79,9 @@ impl Rule {
             Rule::ResultShape => "tools/result/shape",
             Rule::Mirror => "tools/result/structured-mirror",
             Rule::ErrorSplit => "tools/result/error-split",
-            Rule::OutputSchema | Rule::OutputSchemaAbsent => "tools/result/output-schema",
+            Rule::OutputSchema | Rule::OutputSchemaAbsent | Rule::OutputSchemaUnknown => {
+                "tools/result/output-schema"
+            }
         }
     }
 
@@ -108,7 +115,8 @@ impl Rule {
             | Rule::ResultShape
             | Rule::Mirror
             | Rule::OutputSchema
-            | Rule::OutputSchemaAbsent => true,
+            | Rule::OutputSchemaAbsent
+            | Rule::OutputSchemaUnknown => true,
         }
     }
 }
@@ -402,8 +410,19 @@ impl Observer {
         result: &Value,
         shown: &str,
     ) {
-        if result.get("isError") == Some(&Value::Bool(true)) {
-            return;
+        match result.get("isError") {
+            Some(Value::Bool(true)) => return,
+            // No boolean (tools/result/shape's finding): whether the call failed, and so
+            // whether the schema applies, cannot be told.
+            Some(v) if !v.is_boolean() => {
+                self.offend(
+                    Rule::OutputSchemaUnknown,
+                    line,
+                    format!("an isError that is not a boolean ({v}): {shown}"),
+                );
+                return;
+            }
+            _ => {}
         }
         self.looked(Rule::OutputSchema);
         if result.get("structuredContent").is_none() {

@@ -17,9 +17,15 @@ type Verdicts = (Option<i32>, BTreeMap<String, String>, Value);
 /// but waits out the fake's measured ~0.5 s idle exit after EOF (Cursor's), so the gate is
 /// bound by waiting, not by the machine's two cores.
 fn verdicts(scenario: &str) -> Verdicts {
+    verdicts_within(scenario, "20000")
+}
+
+/// [`verdicts`] with another `--timeout-ms` (an agent that never answers holds each case that
+/// long).
+fn verdicts_within(scenario: &str, timeout_ms: &str) -> Verdicts {
     let mut agent = Command::new(fake_cursor_agent());
     agent.arg("acp").env("FAKE_CURSOR_SCENARIO", scenario);
-    let (out, report) = run_acp(&["--jobs", "8", "--timeout-ms", "20000"], &agent);
+    let (out, report) = run_acp(&["--jobs", "8", "--timeout-ms", timeout_ms], &agent);
     let all: BTreeMap<String, String> = report["cases"]
         .as_array()
         .expect("cases")
@@ -155,6 +161,165 @@ mutant!(
     "capabilities/terminal-requests",
     "fail"
 );
+
+/// Runs `scenario` (each case bounded by `timeout_ms`) and asserts its non-pass verdicts are
+/// exactly: `own` failing with an `actual` containing `says`, every case of `blocked` a `skip`
+/// blocked by `own`, and every other case as under `conformance-clean` (its skips keep their
+/// own reasons, no `blocked_by`) but `now_pass`, which this scenario gives their subject; the
+/// exit status is 1. One defect, one verdict: a case whose precondition the defect removed is
+/// not failed on a subject it never saw.
+fn check_blocking(
+    scenario: &str,
+    timeout_ms: &str,
+    (own, says): (&str, &str),
+    blocked: &[&str],
+    now_pass: &[&str],
+) {
+    let clean = clean();
+    let (code, _, report) = verdicts_within(scenario, timeout_ms);
+    let mut want: BTreeMap<String, String> = clean
+        .iter()
+        .filter(|(id, o)| o.as_str() != "pass" && !blocked.contains(&id.as_str()))
+        .filter(|(id, _)| !now_pass.contains(&id.as_str()))
+        .map(|(id, o)| (id.clone(), o.clone()))
+        .collect();
+    want.insert(own.to_owned(), "fail".to_owned());
+    for id in blocked {
+        want.insert((*id).to_owned(), "skip".to_owned());
+    }
+    assert_eq!(
+        non_pass(&report),
+        want,
+        "{scenario}: {}",
+        serde_json::to_string_pretty(&report["cases"]).unwrap_or_default()
+    );
+    for c in report["cases"].as_array().expect("cases") {
+        let id = c["id"].as_str().expect("id");
+        let by = if blocked.contains(&id) {
+            Value::from(own)
+        } else {
+            Value::Null
+        };
+        assert_eq!(c["blocked_by"], by, "{scenario}: {id}: {c}");
+    }
+    let rule = crate::support::case(&report, own);
+    let actual = rule["actual"].as_str().unwrap_or_default();
+    assert!(actual.contains(says), "{scenario}: {own}: {actual}");
+    assert_eq!(code, Some(1), "{scenario}");
+    crate::docs::assert_matches_schema(&report);
+}
+
+/// What an agent that never ends a turn removes: every case that needs an answered prompt.
+const NEED_AN_ANSWER: &[&str] = &[
+    "session/several-prompts",
+    "prompt/update-shape",
+    "prompt/tool-call-shape",
+    "cancel/mid-turn",
+    "cancel/pending-permission",
+    "permission/request-shape",
+    "permission/selected-accepted",
+    "permission/cancelled-accepted",
+    "extensions/method-names",
+    "extensions/meta-only",
+    "exit/eof-after-turn",
+    "content/resource-link",
+    "content/image/advertised",
+    "content/audio/unadvertised",
+    "content/resource/unadvertised",
+    "capabilities/unadvertised-fs-terminal",
+    "capabilities/fs-requests",
+    "capabilities/terminal-requests",
+];
+
+/// What a prompt answer without a `stopReason` removes: the cases whose subject is a turn
+/// that ends with one (content accepted, a second prompt).
+const NEED_A_STOP_REASON: &[&str] = &[
+    "session/several-prompts",
+    "content/resource-link",
+    "content/image/advertised",
+    "content/audio/unadvertised",
+    "content/resource/unadvertised",
+];
+
+// ACP prompt-turn: session/prompt is never answered. The shape cases saw well-formed messages
+// (or none) and are blocked, not failed on "an answer to session/prompt".
+#[test]
+fn a_prompt_never_answered_fails_only_stop_reason_and_blocks_every_turn_case() {
+    check_blocking(
+        "mutant-prompt-unanswered",
+        "5000",
+        ("prompt/stop-reason", "no answer within"),
+        NEED_AN_ANSWER,
+        &[],
+    );
+}
+
+// The same, after a well-formed tool call, permission request and fs read: their shape cases
+// have what they grade but no ended turn, and are blocked too. A cancel sent while the
+// permission request is pending does end this turn (the fake answers it cancelled), so
+// cancel/pending-permission has its subject and passes.
+#[test]
+fn a_prompt_never_answered_after_well_formed_requests_blocks_their_shape_cases() {
+    let blocked: Vec<&str> = NEED_AN_ANSWER
+        .iter()
+        .copied()
+        .filter(|id| *id != "cancel/pending-permission")
+        .collect();
+    check_blocking(
+        "mutant-prompt-unanswered-after-tools",
+        "5000",
+        ("prompt/stop-reason", "no answer within"),
+        &blocked,
+        &["cancel/pending-permission"],
+    );
+}
+
+// The agent gone mid-turn (exit 1 with a tool call pending; killed by SIGKILL): the turn never
+// ends, the same precondition as a prompt never answered.
+#[test]
+fn an_agent_exiting_mid_turn_fails_only_stop_reason() {
+    check_blocking(
+        "crash-midturn",
+        "5000",
+        ("prompt/stop-reason", "exited with status 1"),
+        NEED_AN_ANSWER,
+        &[],
+    );
+}
+
+#[test]
+fn an_agent_killed_mid_turn_fails_only_stop_reason() {
+    check_blocking(
+        "die-by-signal",
+        "5000",
+        ("prompt/stop-reason", "SIGKILL"),
+        NEED_AN_ANSWER,
+        &[],
+    );
+}
+
+// Schema PromptResponse: a result without stopReason, shown as missing (never as "").
+#[test]
+fn a_prompt_answer_without_stop_reason_fails_only_stop_reason() {
+    check_blocking(
+        "mutant-no-stop-reason",
+        "20000",
+        ("prompt/stop-reason", "a result with no stopReason"),
+        NEED_A_STOP_REASON,
+        &[],
+    );
+}
+
+#[test]
+fn a_null_stop_reason_fails_only_stop_reason() {
+    check_blocking(
+        "mutant-stop-reason-null",
+        "20000",
+        ("prompt/stop-reason", "a result with no stopReason"),
+        NEED_A_STOP_REASON,
+        &[],
+    );
+}
 
 /// The fixture that uses terminals correctly when (and only when) they are advertised passes
 /// the terminal case and is nowhere worse than `conformance-clean`.

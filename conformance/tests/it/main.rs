@@ -6,6 +6,7 @@ mod acp_agents;
 mod acp_client;
 mod acp_mutants;
 mod action;
+mod cascades;
 mod cli;
 mod coverage;
 mod default_target;

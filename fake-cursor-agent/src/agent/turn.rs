@@ -244,6 +244,7 @@ impl<'a> Turn<'a> {
         match a {
             Answer::Stop(reason) => self.agent.reply(&id, json!({"stopReason": reason})),
             Answer::Error(e) => self.agent.reply_error(&id, fill(e, &self.vars)),
+            Answer::Result(r) => self.agent.reply(&id, fill(r, &self.vars)),
         }
         self.agent.turns_answered += 1;
     }

@@ -146,6 +146,8 @@ pub enum Answer {
     Stop(String),
     /// A JSON-RPC error object.
     Error(Value),
+    /// A result as it is (placeholders filled): a `PromptResponse` or not (an injection).
+    Result(Value),
 }
 
 /// A scenario that cannot be loaded: the fake's own failure (exit 2).

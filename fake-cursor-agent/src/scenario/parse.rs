@@ -201,6 +201,9 @@ fn step(v: &Value) -> Result<Step, String> {
         if let Some(e) = a.get("error") {
             return Ok(Step::Answer(Answer::Error(e.clone())));
         }
+        if let Some(r) = a.get("result") {
+            return Ok(Step::Answer(Answer::Result(r.clone())));
+        }
         return Ok(Step::Answer(Answer::Stop(str_of(
             a.get("stopReason"),
             "answer.stopReason",

@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::acp::ctx::Ctx;
-use crate::acp::driver::{Agent, Caps, needs_account};
+use crate::acp::driver::{Agent, Caps, needs_account, unanswered, without_stop_reason};
 use crate::acp::gate::AcpCase;
 use crate::acp::responder::Permission;
 use crate::core::case::case;
@@ -43,6 +43,16 @@ pub const CASES: &[AcpCase] = &[
     ),
 ];
 
+/// No answer within 5 s of the cancel. An agent that answers no prompt at all fails
+/// prompt/stop-reason, and this case is blocked by it; one that answers prompts but not a
+/// cancelled one fails here.
+fn never_answered() -> Check {
+    unanswered(Check::fail(
+        "the prompt answered stopReason \"cancelled\" within 5 s of session/cancel",
+        "no answer within 5 s",
+    ))
+}
+
 /// Sends the cancel and grades the prompt's answer.
 async fn cancel_and_grade(agent: &mut Agent, session: &str, id: &Value) -> CheckResult {
     agent
@@ -53,17 +63,13 @@ async fn cancel_and_grade(agent: &mut Agent, session: &str, id: &Value) -> Check
         .answer_within(id, "session/prompt after session/cancel", CANCEL_BOUND)
         .await?
     else {
-        return Err(Check::fail(
-            "the prompt answered stopReason \"cancelled\" within 5 s of session/cancel",
-            "no answer within 5 s",
-        ));
+        return Err(never_answered());
     };
+    let expected = "a result with stopReason \"cancelled\" (not an error, not another reason)";
+    without_stop_reason(&answer, expected)?;
     match answer.pointer("/result/stopReason").and_then(Value::as_str) {
         Some("cancelled") => Ok(Check::Pass),
-        _ => Err(Check::fail(
-            "a result with stopReason \"cancelled\" (not an error, not another reason)",
-            show(&answer),
-        )),
+        _ => Err(Check::fail(expected, show(&answer))),
     }
 }
 
@@ -78,9 +84,12 @@ async fn mid_turn(ctx: Ctx) -> CheckResult {
     let took = started.elapsed();
     if took < SHORTEST {
         return Err(Check::skip(format!(
-            "an uncancelled turn took {} ms (stopReason {:?}): too short to cancel mid-turn",
+            "an uncancelled turn took {} ms ({}): too short to cancel mid-turn",
             took.as_millis(),
-            first.stop_reason().unwrap_or("-")
+            first.stop_reason().map_or_else(
+                || "no stopReason".to_owned(),
+                |r| format!("stopReason {r:?}")
+            )
         )));
     }
     // Hold permission requests: an answer could end the turn before the cancel.
@@ -109,9 +118,12 @@ async fn pending_permission(ctx: Ctx) -> CheckResult {
         if let Some(r) = agent.request_seen("session/request_permission") {
             break r;
         }
+        // A turn that neither asks nor ends before the case's deadline never answered its
+        // prompt: prompt/stop-reason's defect, not this case's.
         if let Some(answer) = agent
             .answer_within(&id, "session/prompt", Duration::from_millis(100))
-            .await?
+            .await
+            .map_err(unanswered)?
         {
             if let Some(skip) = needs_account(&answer) {
                 return Err(skip);
@@ -138,16 +150,12 @@ async fn pending_permission(ctx: Ctx) -> CheckResult {
         .answer_within(&id, "session/prompt after session/cancel", CANCEL_BOUND)
         .await?
     else {
-        return Err(Check::fail(
-            "the prompt answered stopReason \"cancelled\" within 5 s of session/cancel",
-            "no answer within 5 s",
-        ));
+        return Err(never_answered());
     };
+    let expected = "a result with stopReason \"cancelled\"";
+    without_stop_reason(&answer, expected)?;
     match answer.pointer("/result/stopReason").and_then(Value::as_str) {
         Some("cancelled") => Ok(Check::Pass),
-        _ => Err(Check::fail(
-            "a result with stopReason \"cancelled\"",
-            show(&answer),
-        )),
+        _ => Err(Check::fail(expected, show(&answer))),
     }
 }

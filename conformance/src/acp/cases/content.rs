@@ -105,6 +105,11 @@ async fn prompt_with(ctx: Ctx, kind: &str, advertised: Option<bool>) -> CheckRes
         block(kind, &ctx)
     ]);
     let turn = agent.prompt(&session, prompt).await?;
+    turn.ended(if advertised == Some(false) {
+        format!("an error refusing a {kind} block the agent did not advertise")
+    } else {
+        format!("a stopReason for a prompt with a {kind} block")
+    })?;
     let accepted = turn.stop_reason().is_some();
     match advertised {
         Some(false) if accepted => Err(Check::fail(

@@ -84,13 +84,12 @@ async fn request_shape(ctx: Ctx) -> CheckResult {
 async fn ends(ctx: Ctx, p: Permission, answered: &str) -> CheckResult {
     let (agent, turn) = turn_with(&ctx, p).await?;
     permission_requests(&agent)?;
+    let expected = format!("a stopReason after the permission request was answered {answered}");
+    turn.ended(expected.clone())?;
     if turn.stop_reason().is_some() {
         Ok(Check::Pass)
     } else {
-        Err(Check::fail(
-            format!("a stopReason after the permission request was answered {answered}"),
-            show(&turn.answer),
-        ))
+        Err(Check::fail(expected, show(&turn.answer)))
     }
 }
 

@@ -56,6 +56,9 @@ pub async fn one_turn(ctx: &Ctx) -> Result<(Agent, String, Turn), Check> {
 
 async fn stop_reason(ctx: Ctx) -> CheckResult {
     let (_agent, _, turn) = one_turn(&ctx).await?;
+    // A result without a stopReason is named as such (blocked by this very case, which the
+    // runner turns into this case's failure).
+    turn.ended("a session/prompt result with a stopReason of the StopReason enum")?;
     let Some(result) = turn.answer.get("result") else {
         return Err(Check::fail(
             "a session/prompt result with a stopReason",

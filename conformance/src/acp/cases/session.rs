@@ -169,11 +169,10 @@ async fn several_prompts(ctx: Ctx) -> CheckResult {
                 Agent::text(&format!("Prompt {n} of 2: say hello.")),
             )
             .await?;
+        let expected = format!("prompt {n} of 2 to end with a stopReason");
+        turn.ended(expected.clone())?;
         if turn.stop_reason().is_none() {
-            return Err(Check::fail(
-                format!("prompt {n} of 2 to end with a stopReason"),
-                show(&turn.answer),
-            ));
+            return Err(Check::fail(expected, show(&turn.answer)));
         }
     }
     Ok(Check::Pass)

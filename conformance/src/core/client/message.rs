@@ -138,7 +138,16 @@ pub fn message_problem(msg: &Value) -> Option<String> {
     if obj.get("jsonrpc") != Some(&json!("2.0")) {
         return Some("no \"jsonrpc\": \"2.0\"".into());
     }
-    let id_ok = |id: &Value| id.is_string() || id.is_i64() || id.is_u64();
+    // An integer beyond 64 bits is still an integer (MCP: a string or integer id); serde_json
+    // holds it as a float, so a float without a fractional part counts.
+    let id_ok = |id: &Value| {
+        id.is_string()
+            || id.is_i64()
+            || id.is_u64()
+            || id
+                .as_f64()
+                .is_some_and(|f| f.is_finite() && f.fract() == 0.0)
+    };
     if let Some(method) = obj.get("method") {
         if !method.is_string() {
             return Some("a method that is not a string".into());

@@ -146,19 +146,25 @@ async fn echo_id(ctx: Ctx, id_text: &'static str) -> CheckResult {
     c.send(&mcp_wire::request(&probe, "ping", None)).await?;
     match c.response_to(&probe, "a ping sent after the id test").await {
         Ok(_) => {}
-        // The probe came back under another id too: the server does not echo ids at all.
+        // The probe came back under another id too: the server does not echo ids at all,
+        // whatever their value. That is the id rule's finding (graded on every other case's
+        // exchanges), so this case is blocked by it; it fails only when the id rule holds
+        // elsewhere (a server that mislabels only these pings).
         Err(crate::core::client::ClientError::Timeout {
             foreign_id: true,
             unmatched,
             ..
         }) => {
-            return Err(Check::Violation {
-                expected: format!(
-                    "a ping result with id {id_text} (JSON-RPC 2.0 §5: a response carries the \
-                     request's id)"
-                ),
-                actual: format!("answers under other ids: {}", unmatched.join(" | ")),
-            });
+            return Err(Check::blocked(
+                crate::core::watch::ID_RULE_CASE,
+                Check::Violation {
+                    expected: format!(
+                        "a ping result with id {id_text} (JSON-RPC 2.0 §5: a response carries \
+                         the request's id)"
+                    ),
+                    actual: format!("answers under other ids: {}", unmatched.join(" | ")),
+                },
+            ));
         }
         Err(e) => return Err(e.into()),
     }

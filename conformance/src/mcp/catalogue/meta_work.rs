@@ -130,20 +130,27 @@ pub async fn read_snapshot(c: &mut Client) -> Result<Result<Value, Value>, Check
     Ok(Ok(snap))
 }
 
+/// A read of the work URI answered with an error: the resource is not readable, which the case
+/// reading listed resources grades (MCP server/resources); this case's subject is the snapshot
+/// a read returns, so it is blocked by that one (and fails when that one holds).
+fn unreadable(answer: &Value) -> Check {
+    Check::blocked(
+        "resources/read/listed",
+        Check::fail(format!("a snapshot read from {WORK_URI}"), show(answer)),
+    )
+}
+
 async fn snapshot_shape(ctx: Ctx) -> CheckResult {
     if ctx.profile != Profile::Provider && ctx.discovery.resources.is_none() {
-        return Err(Check::fail(
-            format!("a readable {WORK_URI}"),
-            "no resources capability",
+        // No resources at all: META-WORK-2's defect (the work URI is not listed).
+        return Err(Check::blocked(
+            "meta-work/resource-listed",
+            Check::fail(format!("a readable {WORK_URI}"), "no resources capability"),
         ));
     }
     let mut c = ctx.session().await?;
-    let first = read_snapshot(&mut c)
-        .await?
-        .map_err(|a| Check::fail("a snapshot", show(&a)))?;
-    let second = read_snapshot(&mut c)
-        .await?
-        .map_err(|a| Check::fail("a snapshot", show(&a)))?;
+    let first = read_snapshot(&mut c).await?.map_err(|a| unreadable(&a))?;
+    let second = read_snapshot(&mut c).await?.map_err(|a| unreadable(&a))?;
     ensure(
         first.get("instance") == second.get("instance"),
         "the same instance on every read",
@@ -256,10 +263,16 @@ fn entry<'a>(snap: &'a Value, run_id: &str) -> Option<&'a Value> {
         .find(|e| str_at(e, "run_id") == Some(run_id))
 }
 
+/// The snapshot once every run is bound. A refused read is this case's finding, unless reads
+/// of the work URI fail anyway: then `meta-work/snapshot-shape` (a fresh server's read) fails
+/// or is blocked too, and this case is blocked by it.
 async fn snapshot_ok(r: &mut Runs) -> Result<Value, Check> {
-    read_snapshot(&mut r.c)
-        .await?
-        .map_err(|a| Check::fail("a snapshot (every run is bound)", show(&a)))
+    read_snapshot(&mut r.c).await?.map_err(|a| {
+        Check::blocked(
+            "meta-work/snapshot-shape",
+            Check::fail("a snapshot (every run is bound)", show(&a)),
+        )
+    })
 }
 
 async fn invocation_recorded(ctx: Ctx) -> CheckResult {
@@ -309,14 +322,19 @@ async fn unbound_refusal(ctx: Ctx) -> CheckResult {
         .and_then(|e| e.get("data"))
         .cloned()
         .unwrap_or(Value::Null);
+    let expected = "error -32000 with data {unbound_runs: 1, last_revision}";
+    if error_code(&answer) != Some(mcp_wire::code::SERVER_ERROR) {
+        // Another error: a refusal, or reads of the work URI failing anyway (then
+        // meta-work/snapshot-shape is not graded either, and blocks this case).
+        return Err(Check::blocked(
+            "meta-work/snapshot-shape",
+            Check::fail(expected, show(&answer)),
+        ));
+    }
     let ok = error_code(&answer) == Some(mcp_wire::code::SERVER_ERROR)
         && data.get("unbound_runs").and_then(Value::as_u64) == Some(1)
         && data.get("last_revision").is_some_and(Value::is_u64);
-    ensure(
-        ok,
-        "error -32000 with data {unbound_runs: 1, last_revision}",
-        show(&answer),
-    )?;
+    ensure(ok, expected, show(&answer))?;
     // META-WORK-5: every tool stays usable for the unbound client.
     r.list().await?;
     Ok(Check::Pass)

@@ -24,6 +24,17 @@ pub fn tool_answer(
     schema: Option<&jsonschema::Validator>,
 ) -> Result<(bool, Value, Value), Check> {
     let result = result_of(msg, what)?;
+    if result.get("isError").is_some_and(|v| !v.is_boolean()) {
+        // Not a CallToolResult at all (MCP server/tools: isError is a boolean): graded once, by
+        // tools/result/shape; whether the call failed cannot be told.
+        return Err(Check::blocked(
+            crate::mcp::watch::Rule::ResultShape.case_id(),
+            Check::fail(
+                format!("a result of {what} with a boolean isError (MCP server/tools)"),
+                show(msg),
+            ),
+        ));
+    }
     let is_error = result.get("isError").and_then(Value::as_bool);
     let inner = result
         .get("structuredContent")
@@ -85,6 +96,12 @@ pub fn grade_rule(
         Some(f) => Err(Check::fail(
             expected,
             format!("{} (first seen in {})", f.evidence, f.case),
+        )),
+        // Nothing to look at because discovery stopped at an answer under another id (no tool
+        // known, none called): blocked by the id rule.
+        None if looked == 0 && ctx.discovery.mislabelled.is_some() => Err(Check::blocked(
+            crate::core::watch::ID_RULE_CASE,
+            Check::skip(nothing),
         )),
         None if looked == 0 => Err(Check::skip(nothing)),
         None => Ok(Check::Pass),

@@ -401,6 +401,13 @@ async fn wrong_typed(ctx: Ctx) -> CheckResult {
     }
     if !provider {
         let result = super::support::result_of(&answer, "tools/call")?;
+        if result.get("isError").is_some_and(|v| !v.is_boolean()) {
+            // Whether the call failed cannot be told: tools/result/shape grades that isError.
+            return Err(Check::blocked(
+                crate::mcp::watch::Rule::ResultShape.case_id(),
+                Check::fail(expected, shown),
+            ));
+        }
         let is_error = result.get("isError") == Some(&Value::Bool(true));
         ensure(is_error, expected, shown)?;
         return Ok(Check::Pass);
@@ -523,6 +530,23 @@ async fn output_schema(ctx: Ctx) -> CheckResult {
                     .is_some()
         })
     });
+    // Results whose isError is no boolean could not be graded: blocked by the shape rule,
+    // unless this rule failed on other results.
+    if let (Ok(_) | Err(Check::Skip(_) | Check::Ungraded { .. }), Some(f)) = (
+        &verdict,
+        ctx.watch
+            .result(crate::mcp::watch::Rule::OutputSchemaUnknown)
+            .0,
+    ) {
+        return Err(Check::blocked(
+            crate::mcp::watch::Rule::ResultShape.case_id(),
+            Check::skip(format!(
+                "{} (first seen in {}): whether the call succeeded, and so whether its \
+                 outputSchema applies, cannot be told",
+                f.evidence, f.case
+            )),
+        ));
+    }
     // No structuredContent at all: where TOOL-4 applies, structured-mirror grades that defect.
     match (
         &verdict,
