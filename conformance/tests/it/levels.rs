@@ -1,7 +1,8 @@
-//! Grades at the specification's own level: one-defect toy servers whose only deviation is a
-//! rule no MCP or JSON-RPC text makes a MUST. Each run asserts the exact set of non-passing
+//! Grades at the specification's own level. MCP: one-defect toy servers whose only deviation is
+//! a rule no MCP or JSON-RPC text makes a MUST; each run asserts the exact set of non-passing
 //! verdicts under plain (the profile without the provider's metadata), the level the case is
 //! graded at, and that the provider profile, whose contract does make it a MUST, still fails it.
+//! ACP: a rule is graded on the party the specification binds.
 
 use std::collections::BTreeSet;
 
@@ -172,4 +173,34 @@ fn a_batch_left_unanswered_under_a_revision_without_batches_is_info_under_plain(
             "jsonrpc/batch/rejected-2024-11-05",
         ],
     );
+}
+
+#[test]
+fn an_agent_accepting_content_it_did_not_advertise_is_info_not_a_warning() {
+    // conformance-clean accepts every content block and advertises neither audio nor embedded
+    // context. The MUST is the client's ("The Client MUST adapt its interface according to
+    // PromptCapabilities", schema PromptRequest.prompt): the agent is only reported on.
+    let mut agent = std::process::Command::new(crate::acp_agents::fake_cursor_agent());
+    agent
+        .arg("acp")
+        .env("FAKE_CURSOR_SCENARIO", "conformance-clean");
+    let (out, report) = crate::acp_agents::run_acp(&["--strict", "--case", "content"], &agent);
+    for id in [
+        "content/audio/unadvertised",
+        "content/resource/unadvertised",
+    ] {
+        let c = case(&report, id);
+        assert_eq!(
+            (c["outcome"].as_str(), c["level"].as_str()),
+            (Some("info"), Some("INFO")),
+            "{id}: {c}"
+        );
+        assert!(
+            c["requirement"]
+                .as_str()
+                .is_some_and(|r| r.contains("The Client MUST adapt")),
+            "{c}"
+        );
+    }
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
 }
