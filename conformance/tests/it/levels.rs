@@ -2,7 +2,8 @@
 //! a rule no MCP or JSON-RPC text makes a MUST; each run asserts the exact set of non-passing
 //! verdicts under plain (the profile without the provider's metadata), the level the case is
 //! graded at, and that the provider profile, whose contract does make it a MUST, still fails it.
-//! ACP: a rule is graded on the party the specification binds.
+//! ACP: a rule is graded on the party the specification binds, and the kit's Cursor policy only
+//! under the `cursor` client profile.
 
 use std::collections::BTreeSet;
 
@@ -203,4 +204,30 @@ fn an_agent_accepting_content_it_did_not_advertise_is_info_not_a_warning() {
         );
     }
     assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+}
+
+#[test]
+fn the_cursor_policy_cases_are_listed_only_under_the_cursor_profile() {
+    let list = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_acp-conformance"))
+            .args(args)
+            .output()
+            .expect("run");
+        assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let any = list(&["--client", "--list"]);
+    let cursor = list(&["--client", "--profile", "cursor", "--list"]);
+    for id in [
+        "client/permission-never-allow-always",
+        "client/no-unprompted-authenticate",
+    ] {
+        assert!(!any.contains(id), "{id} graded for any client:\n{any}");
+        assert!(cursor.contains(id), "{id} missing under cursor:\n{cursor}");
+    }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_acp-conformance"))
+        .args(["--client", "--profile", "editor", "--list"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
 }

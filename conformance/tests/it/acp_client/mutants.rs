@@ -3,29 +3,52 @@
 //! fails exactly its own case and passes the rest.
 
 use mcp_conformance::acp::client::{CancelDriver, ClientModeConfig, run_client_mode};
+use mcp_conformance::acp::gate::AcpProfile;
 use nix::sys::signal::Signal;
 
-use super::{all_pass_except, assert_pinned, script_client, sibling};
+use super::{all_pass_except_in, assert_pinned, script_client, sibling};
 
-fn cfg(flags: &[&str]) -> ClientModeConfig {
+fn cfg_in(profile: AcpProfile, flags: &[&str]) -> ClientModeConfig {
     let mut all = vec!["--think-ms", "1500"];
     all.extend_from_slice(flags);
     let mut cfg = ClientModeConfig::new(script_client(&all), sibling("fake-cursor-agent"));
     cfg.cancel = CancelDriver::Signal(Signal::SIGINT);
+    cfg.profile = profile;
     cfg
 }
 
+/// The script client under the Cursor profile: every case of the catalogue.
+fn cfg(flags: &[&str]) -> ClientModeConfig {
+    cfg_in(AcpProfile::Cursor, flags)
+}
+
+async fn check_in(profile: AcpProfile, flags: &[&str], overrides: &[(&str, &str, &str)]) {
+    let results = run_client_mode(&cfg_in(profile, flags)).await;
+    assert_pinned(&results, &all_pass_except_in(profile, overrides));
+}
+
 async fn check(flags: &[&str], failing: Option<(&str, &str)>) {
-    let results = run_client_mode(&cfg(flags)).await;
     let overrides: Vec<(&str, &str, &str)> = failing
         .map(|(id, text)| vec![(id, "fail", text)])
         .unwrap_or_default();
-    assert_pinned(&results, &all_pass_except(&overrides));
+    check_in(AcpProfile::Cursor, flags, &overrides).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_well_behaved_client_passes_every_case() {
     check(&[], None).await;
+}
+
+/// The kit's Cursor policy (ACP-2, ACP-4) is not ACP's: under the default profile a client
+/// that selects `allow_always` or authenticates unprompted passes (those cases are not run).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cursor_policy_is_not_graded_for_any_client() {
+    check_in(
+        AcpProfile::Client,
+        &["--select-kind", "allow_always", "--authenticate"],
+        &[],
+    )
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -102,9 +125,20 @@ async fn a_client_ending_its_agent_right_after_cancelling_is_graded_on_all_it_wr
 /// Every case of a run whose client ended (or hung) before its turn: `by` fails with `text`, and
 /// every other case is a skip blocked by it (never a runner `error`).
 fn blocked_by_one(results: &[mcp_conformance::core::report::CaseResult], by: &str, text: &str) {
+    blocked_by_one_in(AcpProfile::Cursor, results, by, text);
+}
+
+/// [`blocked_by_one`] over the cases of `profile`.
+fn blocked_by_one_in(
+    profile: AcpProfile,
+    results: &[mcp_conformance::core::report::CaseResult],
+    by: &str,
+    text: &str,
+) {
     let blocked = format!("blocked by {by}");
     let pinned: Vec<(&str, &str, &str)> = mcp_conformance::acp::client::CASES
         .iter()
+        .filter(|c| c.level(profile).is_some())
         .map(|c| {
             if c.id == by {
                 (c.id, "fail", text)
@@ -125,6 +159,15 @@ async fn a_client_crashing_after_an_unprompted_authenticate_fails_that_rule_only
         &results,
         "client/no-unprompted-authenticate",
         "authenticate sent",
+    );
+    // For any client authenticating is no defect: the missing turn is the finding.
+    let results =
+        run_client_mode(&cfg_in(AcpProfile::Client, &["--crash-after-authenticate"])).await;
+    blocked_by_one_in(
+        AcpProfile::Client,
+        &results,
+        "client/answers-agent-requests",
+        "the client sent no session/prompt",
     );
 }
 
