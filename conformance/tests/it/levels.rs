@@ -225,6 +225,7 @@ fn the_cursor_policy_cases_are_listed_only_under_the_cursor_profile() {
         assert!(!any.contains(id), "{id} graded for any client:\n{any}");
         assert!(cursor.contains(id), "{id} missing under cursor:\n{cursor}");
     }
+    assert!(any.contains("client/supports-request-permission"), "{any}");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_acp-conformance"))
         .args(["--client", "--profile", "editor", "--list"])
         .output()

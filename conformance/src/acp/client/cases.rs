@@ -34,6 +34,18 @@ pub const CASES: &[ClientCase] = &[
         }
     ),
     case!(
+        "client/supports-request-permission",
+        "ACP docs protocol/overview#client: session/request_permission is the client's one Baseline Method (no RFC 2119 keyword: SHOULD); the schema's cancelled outcome presumes it (\"it MUST respond to all pending session/request_permission requests\")",
+        ClientLevel::any(Level::Should),
+        Server,
+        "session/request_permission is answered with a RequestPermissionResponse (an outcome), not an error such as -32601 (method not found)",
+        client_check[permission::supports_request_permission];
+        variant Script {
+            scenario: include_str!("scenarios/answers.json"),
+            drives_cancel: false,
+        }
+    ),
+    case!(
         "client/permission-echoes-offered-option",
         "ACP schema RequestPermissionOutcome: selected.optionId is an offered option's id (kit ACP-4)",
         ClientLevel::any(Level::Must),

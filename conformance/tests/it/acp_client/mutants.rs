@@ -51,6 +51,47 @@ async fn the_cursor_policy_is_not_graded_for_any_client() {
     .await;
 }
 
+/// Every ACP client supports `session/request_permission` (its Baseline Method): one that
+/// answers it -32601 is flagged at the docs' level (SHOULD: a warning), in either profile.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_refusing_request_permission_warns_on_that_rule() {
+    let results = run_client_mode(&cfg_in(
+        AcpProfile::Client,
+        &["--refuse-method", "session/request_permission"],
+    ))
+    .await;
+    assert_pinned(
+        &results,
+        &all_pass_except_in(
+            AcpProfile::Client,
+            &[
+                (
+                    "client/supports-request-permission",
+                    "warn",
+                    "session/request_permission (id 0): error -32601",
+                ),
+                // Selecting nothing and leaving nothing pending follow from the same answer:
+                // not applicable, never a second failure.
+                (
+                    "client/permission-echoes-offered-option",
+                    "skip",
+                    "the client selected no option",
+                ),
+                (
+                    "client/cancel-answers-pending-permission",
+                    "skip",
+                    "nothing was pending at the cancel",
+                ),
+            ],
+        ),
+    );
+    let r = results
+        .iter()
+        .find(|r| r.id == "client/supports-request-permission")
+        .expect("case");
+    assert_eq!(r.level.name(), "SHOULD");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_selecting_allow_always_fails_only_that_case() {
     check(
