@@ -18,6 +18,9 @@ use crate::core::model::Check;
 /// subject is the exchange every turn needs. The other cases are blocked by it.
 pub const TURN_CASE: &str = "client/answers-agent-requests";
 
+/// The case that grades a client refusing `session/request_permission`.
+pub const SUPPORTS_PERMISSION_CASE: &str = "client/supports-request-permission";
+
 /// The case that grades an unprompted `authenticate`.
 pub const AUTHENTICATE_CASE: &str = "client/no-unprompted-authenticate";
 
