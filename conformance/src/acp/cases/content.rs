@@ -4,7 +4,8 @@
 //! breaks the rule, not the agent: the schema binds the client ("The Client MUST adapt its
 //! interface according to `PromptCapabilities`", `PromptRequest.prompt`) and asks nothing of an
 //! agent that meets such a block, so the `*/unadvertised` cases only report (`info`) whether the
-//! agent refused it or dropped it silently.
+//! agent refused it or dropped it silently; client mode grades the client on it
+//! (`client/prompt-content-advertised`).
 
 use serde_json::{Value, json};
 

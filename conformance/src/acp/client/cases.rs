@@ -2,7 +2,7 @@
 //! scenario the scripted agent plays for it (`scenarios/*.json`, a fresh client per case), and
 //! its check.
 
-use crate::acp::client::checks::{cancel, lifecycle, permission, requests};
+use crate::acp::client::checks::{cancel, lifecycle, permission, prompt, requests};
 use crate::acp::client::gate::{AUTHENTICATE_LEVEL, ClientCase, ClientLevel, Script, client_check};
 use crate::core::case::case;
 use crate::core::model::Level;
@@ -64,6 +64,18 @@ pub const CASES: &[ClientCase] = &[
         Server,
         "the client never sends authenticate although the agent advertises authMethods (the agent needs no login)",
         client_check[lifecycle::no_unprompted_authenticate];
+        variant Script {
+            scenario: include_str!("scenarios/plain_turn.json"),
+            drives_cancel: false,
+        }
+    ),
+    case!(
+        "client/prompt-content-advertised",
+        "ACP schema PromptRequest.prompt: \"The Client MUST adapt its interface according to PromptCapabilities\"; ContentBlock image, audio, resource: \"Requires the ... prompt capability when included in prompts\"",
+        ClientLevel::any(Level::Must),
+        Server,
+        "the client's session/prompt carries image, audio or embedded resource blocks only when the agent advertised them in promptCapabilities",
+        client_check[prompt::content_advertised];
         variant Script {
             scenario: include_str!("scenarios/plain_turn.json"),
             drives_cancel: false,

@@ -103,6 +103,22 @@ async fn a_client_refusing_request_permission_warns_on_that_rule() {
     );
 }
 
+/// ACP's MUST on prompt content binds the client ("The Client MUST adapt its interface according
+/// to PromptCapabilities"): an audio block the scripted agent did not advertise fails that rule.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_sending_content_the_agent_did_not_advertise_fails_only_that_case() {
+    check_in(
+        AcpProfile::Client,
+        &["--prompt-block", "audio"],
+        &[(
+            "client/prompt-content-advertised",
+            "fail",
+            "session/prompt carried: audio block (promptCapabilities.audio not advertised)",
+        )],
+    )
+    .await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_selecting_allow_always_fails_only_that_case() {
     check(

@@ -5,6 +5,7 @@
 pub mod cancel;
 pub mod lifecycle;
 pub mod permission;
+pub mod prompt;
 pub mod requests;
 
 use serde_json::Value;
