@@ -30,6 +30,11 @@
 //! case; `--batch-answers-notification` answers a batch's notification element too.
 //! `--no-read-only-hint` lists `echo` without `readOnlyHint: true` (a server that marks no tool
 //! read-only, so outside the provider profile the runner calls none).
+//! Grade levels: `--unknown-method-code N` answers every unknown method (`server/discover`
+//! included) with error code N instead of -32601; `--discover-code N` does so for
+//! `server/discover` only; `--missing-proposal-code N` answers an `initialize` without
+//! `protocolVersion` with error code N; `--drop-batches` leaves batches unanswered under the
+//! revisions without batches (2024-11-05, 2025-06-18).
 //! `echo` declares an `outputSchema` (`{text: string}`) and answers with `structuredContent`;
 //! `--output-schema-mismatch` makes that `{text: <the length>}`, a number where its schema says
 //! string (MCP server/tools: structured results conform to the declared schema).
@@ -77,6 +82,13 @@ struct Server {
     batch_answers_notification: bool,
     is_error_string: bool,
     answer_notifications: bool,
+    /// `--unknown-method-code N`: the error code of every unknown method.
+    unknown_method_code: Option<i64>,
+    /// `--discover-code N`: the error code of `server/discover`.
+    discover_code: Option<i64>,
+    /// `--missing-proposal-code N`: the error code of an `initialize` without a proposal.
+    missing_proposal_code: Option<i64>,
+    drop_batches: bool,
     /// Raw lines to write before the next replies (the T1 defects).
     before: Vec<Vec<u8>>,
     /// Set when `--flood` starts: the main loop writes notifications for ever.
@@ -113,6 +125,14 @@ impl Server {
             "initialize" => {
                 if self.hang_initialize {
                     return None;
+                }
+                if let (Some(code), None) =
+                    (self.missing_proposal_code, params.get("protocolVersion"))
+                {
+                    return Some(error_response(
+                        Some(&id),
+                        &ErrorObject::new(code, "protocolVersion is required"),
+                    ));
                 }
                 let asked = params
                     .get("protocolVersion")
@@ -249,10 +269,15 @@ impl Server {
                 }
             }
             other => {
-                return Some(error_response(
-                    Some(&id),
-                    &ErrorObject::method_not_found(other),
-                ));
+                let code = match other {
+                    "server/discover" => self.discover_code.or(self.unknown_method_code),
+                    _ => self.unknown_method_code,
+                };
+                let error = code.map_or_else(
+                    || ErrorObject::method_not_found(other),
+                    |c| ErrorObject::new(c, "no such method"),
+                );
+                return Some(error_response(Some(&id), &error));
             }
         };
         let mut result = result;
@@ -335,6 +360,7 @@ impl Server {
                     .collect();
                 vec![Value::Array(out)]
             }
+            Ok(Inbound::Batch(items)) if self.drop_batches && !items.is_empty() => vec![],
             Ok(_) if self.drop_malformed => vec![],
             Ok(_) => vec![error_response(
                 None,
@@ -411,6 +437,10 @@ fn main() {
         batch_answers_notification: has("--batch-answers-notification"),
         is_error_string: has("--is-error-string"),
         answer_notifications: has("--answer-notifications"),
+        unknown_method_code: value_of("--unknown-method-code").and_then(|v| v.parse().ok()),
+        discover_code: value_of("--discover-code").and_then(|v| v.parse().ok()),
+        missing_proposal_code: value_of("--missing-proposal-code").and_then(|v| v.parse().ok()),
+        drop_batches: has("--drop-batches"),
         before: Vec::new(),
         ping_client: has("--ping-client"),
         invalid_args_protocol_error: has("--invalid-args-protocol-error"),

@@ -22,8 +22,13 @@ use crate::core::transcript::{Peer, Transcript};
 pub enum AcpProfile {
     /// Agent mode: the runner is the client, the command is the agent.
     Agent,
-    /// Client mode (`--client`): the runner is the agent, the command is the client.
+    /// Client mode (`--client`): the runner is the agent, the command is the client, held to
+    /// what ACP asks of any client.
     Client,
+    /// Client mode held to the kit's Cursor policy too (`--client --profile cursor`): the
+    /// client cases plus the rules a Cursor client keeps beyond ACP (never `allow_always`,
+    /// ACP-4; no `authenticate`, ACP-2).
+    Cursor,
 }
 
 impl crate::core::report::ProfileName for AcpProfile {
@@ -31,6 +36,7 @@ impl crate::core::report::ProfileName for AcpProfile {
         match self {
             AcpProfile::Agent => "agent",
             AcpProfile::Client => "client",
+            AcpProfile::Cursor => "cursor",
         }
     }
     fn protocol(&self) -> Option<&'static str> {
@@ -39,13 +45,13 @@ impl crate::core::report::ProfileName for AcpProfile {
     fn peer(&self) -> &'static str {
         match self {
             AcpProfile::Agent => "agent",
-            AcpProfile::Client => "client",
+            AcpProfile::Client | AcpProfile::Cursor => "client",
         }
     }
     fn info_key(&self) -> &'static str {
         match self {
             AcpProfile::Agent => "agentInfo",
-            AcpProfile::Client => "clientInfo",
+            AcpProfile::Client | AcpProfile::Cursor => "clientInfo",
         }
     }
 }

@@ -46,6 +46,15 @@ struct Cli {
     /// Client mode: text written to the client's stdin (then closed); default /dev/null.
     #[arg(long, value_name = "TEXT", requires = "client")]
     client_stdin: Option<String>,
+    /// Client mode: which clients the client is held to: client (what ACP asks of any
+    /// client) or cursor (also the kit's Cursor policy: never allow_always, no authenticate).
+    #[arg(
+        long,
+        value_name = "PROFILE",
+        default_value = "client",
+        requires = "client"
+    )]
+    profile: String,
     /// The options both runners share.
     #[command(flatten)]
     common: CommonArgs<20_000, 2>,
@@ -138,13 +147,19 @@ fn runtime() -> Result<tokio::runtime::Runtime, ExitCode> {
 }
 
 /// `--client`: the client catalogue on the one scheduler (`jobs` clients at once), graded and
-/// reported like agent mode's (profile `client`).
+/// reported like agent mode's (profile `client`, or `cursor` with `--profile cursor`).
 fn client_mode(cli: &Cli, outputs: &Outputs, jobs: usize) -> ExitCode {
     use mcp_conformance::acp::client::{
         CASES, CancelDriver, ClientModeConfig, run_client_cases, selected,
     };
+    let profile = match cli.profile.as_str() {
+        "client" => AcpProfile::Client,
+        "cursor" => AcpProfile::Cursor,
+        other => return usage(&format!("unknown --profile {other:?} (client, cursor)")),
+    };
     let ids: Vec<String> = CASES
         .iter()
+        .filter(|c| c.level(profile).is_some())
         .filter(|c| {
             cli.common.cases.is_empty()
                 || cli
@@ -210,13 +225,14 @@ fn client_mode(cli: &Cli, outputs: &Outputs, jobs: usize) -> ExitCode {
     cfg.jobs = jobs;
     cfg.strict = cli.common.strict;
     cfg.baseline = baseline;
+    cfg.profile = profile;
     cfg.case_timeout = Duration::from_millis(cli.common.timeout_ms.max(30_000));
     let rt = match runtime() {
         Ok(rt) => rt,
         Err(code) => return code,
     };
     let started = Instant::now();
-    let info = run_info(cli, AcpProfile::Client, None, None, started);
+    let info = run_info(cli, profile, None, None, started);
     let cases = selected(&cfg);
     let partial = Partial::default();
     partial.start(
@@ -230,7 +246,7 @@ fn client_mode(cli: &Cli, outputs: &Outputs, jobs: usize) -> ExitCode {
         let (tx, printer) = cli::progress_printer(
             cases.len(),
             progress_to_stdout,
-            AcpProfile::Client,
+            profile,
             cfg.strict,
             &cfg.baseline,
             partial.clone(),
@@ -253,7 +269,7 @@ fn client_mode(cli: &Cli, outputs: &Outputs, jobs: usize) -> ExitCode {
     let known: BTreeSet<&str> = CASES.iter().map(|c| c.id).collect();
     let graded = ran
         .iter()
-        .map(|r| verdict::grade(r, AcpProfile::Client, cfg.strict, &cfg.baseline))
+        .map(|r| verdict::grade(r, profile, cfg.strict, &cfg.baseline))
         .collect();
     let report = verdict::assemble(info, graded, &cfg.baseline, &known);
     if let Err(e) = cli::write_reports(&report, outputs, progress_to_stdout) {

@@ -50,8 +50,9 @@ impl Levels {
         }
     }
 
-    /// A rule the contract makes MUST for providers, which the MCP spec leaves at SHOULD for
-    /// other servers (T4, T6 answering: real servers drop malformed lines silently).
+    /// A rule the contract makes MUST for providers, which the MCP spec or JSON-RPC 2.0 state
+    /// without a MUST for other servers (T4's error codes, T3's -32601 for an unknown method:
+    /// JSON-RPC 2.0 §5.1 defines the codes; real servers drop malformed lines silently).
     pub const CONTRACT_MUST: Self = Self {
         plain: Some(Level::Should),
         provider: Some(Level::Must),
@@ -59,8 +60,10 @@ impl Levels {
     };
 
     /// A rule only the kit's contract makes (T6's frame bound, T4's liveness after bad input,
-    /// invalid UTF-8): MCP and JSON-RPC say nothing of it, so a plain server's deviation is
-    /// informational; a gateway in front of a provider should keep it.
+    /// invalid UTF-8, T5's batch rejection outside 2025-03-26, T2's answer to a missing
+    /// proposal, T3's `server/discover` fallback): MCP and JSON-RPC say nothing of it, so a
+    /// plain server's deviation is informational; a gateway in front of a provider should keep
+    /// it.
     pub const KIT_ONLY: Self = Self {
         plain: Some(Level::Info),
         provider: Some(Level::Must),

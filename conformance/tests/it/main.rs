@@ -15,6 +15,7 @@ mod docs;
 mod families;
 mod gateway;
 mod golden;
+mod levels;
 mod mutants;
 mod real_servers;
 mod reports;

@@ -1,7 +1,11 @@
 //! Prompt content: `text` and `resource_link` every agent MUST accept (docs content: "All Agents
 //! MUST support text and resource links"); `image`, `audio` and embedded `resource` accepted when
-//! `promptCapabilities` advertises them, and refused (an error, not silently dropped) when not
-//! (schema PromptCapabilities: "the Client MUST NOT send" them; an agent SHOULD say so).
+//! `promptCapabilities` advertises them. Sent although not advertised, the runner (as client)
+//! breaks the rule, not the agent: the schema binds the client ("The Client MUST adapt its
+//! interface according to `PromptCapabilities`", `PromptRequest.prompt`) and asks nothing of an
+//! agent that meets such a block, so the `*/unadvertised` cases only report (`info`) whether the
+//! agent refused it or dropped it silently; client mode grades the client on it
+//! (`client/prompt-content-advertised`).
 
 use serde_json::{Value, json};
 
@@ -37,8 +41,8 @@ pub const CASES: &[AcpCase] = &[
     ),
     case!(
         "content/image/unadvertised",
-        "schema PromptCapabilities.image (not advertised: refuse, do not drop silently)",
-        Level::Should,
+        "schema PromptRequest.prompt (\"The Client MUST adapt its interface according to PromptCapabilities\"): binds the client; nothing binds the agent (info)",
+        Level::Info,
         Server,
         "without promptCapabilities.image, a prompt with an image block is refused with an error",
         image_unadvertised[]
@@ -53,8 +57,8 @@ pub const CASES: &[AcpCase] = &[
     ),
     case!(
         "content/audio/unadvertised",
-        "schema PromptCapabilities.audio (not advertised: refuse, do not drop silently)",
-        Level::Should,
+        "schema PromptRequest.prompt (\"The Client MUST adapt its interface according to PromptCapabilities\"): binds the client; nothing binds the agent (info)",
+        Level::Info,
         Server,
         "without promptCapabilities.audio, a prompt with an audio block is refused with an error",
         audio_unadvertised[]
@@ -69,8 +73,8 @@ pub const CASES: &[AcpCase] = &[
     ),
     case!(
         "content/resource/unadvertised",
-        "schema PromptCapabilities.embeddedContext (not advertised: refuse, do not drop silently)",
-        Level::Should,
+        "schema PromptRequest.prompt (\"The Client MUST adapt its interface according to PromptCapabilities\"): binds the client; nothing binds the agent (info)",
+        Level::Info,
         Server,
         "without promptCapabilities.embeddedContext, a prompt with an embedded resource is refused with an error",
         resource_unadvertised[]

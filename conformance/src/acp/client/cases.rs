@@ -2,8 +2,8 @@
 //! scenario the scripted agent plays for it (`scenarios/*.json`, a fresh client per case), and
 //! its check.
 
-use crate::acp::client::checks::{cancel, lifecycle, permission, requests};
-use crate::acp::client::gate::{ClientCase, Script, client_check};
+use crate::acp::client::checks::{cancel, lifecycle, permission, prompt, requests};
+use crate::acp::client::gate::{AUTHENTICATE_LEVEL, ClientCase, ClientLevel, Script, client_check};
 use crate::core::case::case;
 use crate::core::model::Level;
 
@@ -12,7 +12,7 @@ pub const CASES: &[ClientCase] = &[
     case!(
         "client/answers-agent-requests",
         "JSON-RPC 2.0 §4 (every request gets a response); ACP: answer every agent request, Cursor's cursor/* included (kit ACP-5)",
-        Level::Must,
+        ClientLevel::any(Level::Must),
         Server,
         "every agent request (session/request_permission, the five cursor/* requests, an _ extension) gets a result or an error within the answer bound",
         client_check[requests::answers_every_request];
@@ -23,8 +23,8 @@ pub const CASES: &[ClientCase] = &[
     ),
     case!(
         "client/permission-never-allow-always",
-        "kit ACP-4 (allow_always is never selected: Cursor writes it into the user's global config)",
-        Level::Must,
+        "kit ACP-4 (\"allow_always and reject_always are never selected\": Cursor writes allow-always into the user's global config); the kit's Cursor policy, not ACP's: --profile cursor only",
+        ClientLevel::cursor(Level::Must),
         Server,
         "no permission answer selects the option of kind allow_always",
         client_check[permission::never_allow_always];
@@ -34,9 +34,21 @@ pub const CASES: &[ClientCase] = &[
         }
     ),
     case!(
+        "client/supports-request-permission",
+        "ACP docs protocol/overview#client: session/request_permission is the client's one Baseline Method (no RFC 2119 keyword: SHOULD); the schema's cancelled outcome presumes it (\"it MUST respond to all pending session/request_permission requests\")",
+        ClientLevel::any(Level::Should),
+        Server,
+        "session/request_permission is answered with a RequestPermissionResponse (an outcome), not an error such as -32601 (method not found)",
+        client_check[permission::supports_request_permission];
+        variant Script {
+            scenario: include_str!("scenarios/answers.json"),
+            drives_cancel: false,
+        }
+    ),
+    case!(
         "client/permission-echoes-offered-option",
         "ACP schema RequestPermissionOutcome: selected.optionId is an offered option's id (kit ACP-4)",
-        Level::Must,
+        ClientLevel::any(Level::Must),
         Server,
         "a selected optionId is one the request offered (ids that are not the usual names)",
         client_check[permission::echoes_offered_option];
@@ -47,8 +59,8 @@ pub const CASES: &[ClientCase] = &[
     ),
     case!(
         "client/no-unprompted-authenticate",
-        "ACP initialization: authenticate only when the agent requires it (session/new auth_required); kit ACP-2",
-        Level::Must,
+        "kit ACP-2 (\"authenticate is never sent\": a logged-out cursor-agent starts a browser login); ACP asks nothing of the kind: --profile cursor only",
+        AUTHENTICATE_LEVEL,
         Server,
         "the client never sends authenticate although the agent advertises authMethods (the agent needs no login)",
         client_check[lifecycle::no_unprompted_authenticate];
@@ -58,9 +70,21 @@ pub const CASES: &[ClientCase] = &[
         }
     ),
     case!(
+        "client/prompt-content-advertised",
+        "ACP schema PromptRequest.prompt: \"The Client MUST adapt its interface according to PromptCapabilities\"; ContentBlock image, audio, resource: \"Requires the ... prompt capability when included in prompts\"",
+        ClientLevel::any(Level::Must),
+        Server,
+        "the client's session/prompt carries image, audio or embedded resource blocks only when the agent advertised them in promptCapabilities",
+        client_check[prompt::content_advertised];
+        variant Script {
+            scenario: include_str!("scenarios/plain_turn.json"),
+            drives_cancel: false,
+        }
+    ),
+    case!(
         "client/tolerates-unknown-session-update",
         "ACP schema SessionUpdate: unknown variants are ignored, never a failure (kit ACP-3)",
-        Level::Must,
+        ClientLevel::any(Level::Must),
         Server,
         "after non-standard and future sessionUpdate variants the client still answers the next agent request",
         client_check[lifecycle::tolerates_unknown_update];
@@ -72,7 +96,7 @@ pub const CASES: &[ClientCase] = &[
     case!(
         "client/colliding-request-ids",
         "JSON-RPC 2.0: ids correlate within one sender; ACP: route by message shape, agent ids may collide with the client's (kit ACP-1)",
-        Level::Must,
+        ClientLevel::any(Level::Must),
         Server,
         "an agent request under the id of the client's own pending session/prompt is answered",
         client_check[requests::answers_colliding_id];
@@ -84,7 +108,7 @@ pub const CASES: &[ClientCase] = &[
     case!(
         "client/cancel-sends-session-cancel",
         "ACP prompt turn, cancellation: the client cancels with the session/cancel {sessionId} notification (kit ACP-7)",
-        Level::Should,
+        ClientLevel::any(Level::Should),
         Server,
         "told to cancel mid-turn (its documented interrupt or its own turn timeout), the client sends session/cancel for the session",
         client_check[cancel::sends_session_cancel];
@@ -96,7 +120,7 @@ pub const CASES: &[ClientCase] = &[
     case!(
         "client/cancel-answers-pending-permission",
         "ACP schema session/request_permission: after session/cancel the client MUST answer it with the cancelled outcome (kit ACP-7)",
-        Level::Must,
+        ClientLevel::any(Level::Must),
         Server,
         "a permission request still pending when the client cancels is answered {outcome: cancelled}",
         client_check[cancel::answers_pending_cancelled];
@@ -108,7 +132,7 @@ pub const CASES: &[ClientCase] = &[
     case!(
         "client/ends-agent-after-turn",
         "kit ACP-7 (after every turn the client ends the agent's process group; Cursor never exits on stdin EOF after a turn)",
-        Level::Should,
+        ClientLevel::any(Level::Should),
         Server,
         "once the turn is answered and the client is done, the agent process is gone",
         client_check[lifecycle::ends_agent];

@@ -54,6 +54,10 @@ pub struct ClientModeConfig {
     pub strict: bool,
     /// Expected failures (`--baseline`), graded as in agent mode; empty by default.
     pub baseline: crate::core::baseline::Baseline,
+    /// Which clients the run holds the client to:
+    /// [`crate::acp::gate::AcpProfile::Client`] (what ACP asks of any client, the default) or
+    /// [`crate::acp::gate::AcpProfile::Cursor`] (the kit's Cursor policy too).
+    pub profile: crate::acp::gate::AcpProfile,
     /// Where each case's folder (scripted agent, scenario, wire log) is made; the system's
     /// temporary folder when `None`. Folders are removed after the case.
     pub work_dir: Option<PathBuf>,
@@ -61,7 +65,8 @@ pub struct ClientModeConfig {
 
 impl ClientModeConfig {
     /// A configuration with the default bounds (answers within 5 s, 30 s per case, 3 s for the
-    /// agent to be gone after the client exits), no cancel driver, stdin `/dev/null`.
+    /// agent to be gone after the client exits), no cancel driver, stdin `/dev/null`, profile
+    /// `client`.
     #[must_use]
     pub fn new(client_command: Vec<String>, agent_program: PathBuf) -> Self {
         Self {
@@ -76,6 +81,7 @@ impl ClientModeConfig {
             jobs: 1,
             strict: false,
             baseline: crate::core::baseline::Baseline::default(),
+            profile: crate::acp::gate::AcpProfile::Client,
             work_dir: None,
         }
     }

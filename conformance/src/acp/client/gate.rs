@@ -23,21 +23,58 @@ pub struct Script {
     pub drives_cancel: bool,
 }
 
+/// A client-mode case's level, and which clients are held to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClientLevel {
+    /// MUST / SHOULD as the ACP schema or docs say (or the kit's rule, for `cursor_only`).
+    pub level: Level,
+    /// A rule of the kit's Cursor policy, not of ACP: graded only under `--profile cursor`.
+    pub cursor_only: bool,
+}
+
+impl ClientLevel {
+    /// A rule of ACP's, for every client.
+    #[must_use]
+    pub const fn any(level: Level) -> Self {
+        Self {
+            level,
+            cursor_only: false,
+        }
+    }
+
+    /// A rule of the kit's Cursor policy (ACP-2, ACP-4): only under `--profile cursor`.
+    #[must_use]
+    pub const fn cursor(level: Level) -> Self {
+        Self {
+            level,
+            cursor_only: true,
+        }
+    }
+
+    /// `MUST`, `SHOULD` or `INFO`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        self.level.name()
+    }
+}
+
 /// The ACP gate in client mode (`acp-conformance --client -- CLIENT…`).
 #[derive(Debug, Clone, Copy)]
 pub struct ClientMode;
 
 impl Gate for ClientMode {
     type Ctx = ClientCtx;
-    /// MUST / SHOULD as the ACP schema, docs or the kit's rule say.
-    type Levels = Level;
+    type Levels = ClientLevel;
     type Variant = Script;
     type Profile = AcpProfile;
 
-    fn level(levels: &Level, _profile: AcpProfile) -> Option<Level> {
-        Some(*levels)
+    fn level(levels: &ClientLevel, profile: AcpProfile) -> Option<Level> {
+        (!levels.cursor_only || profile == AcpProfile::Cursor).then_some(levels.level)
     }
 }
+
+/// The level of [`checks::AUTHENTICATE_CASE`] (the kit's Cursor policy, ACP-2).
+pub const AUTHENTICATE_LEVEL: ClientLevel = ClientLevel::cursor(Level::Must);
 
 /// One client-mode case.
 pub type ClientCase = crate::core::case::Case<ClientMode>;
@@ -77,6 +114,18 @@ pub async fn client_check(
         ctx.scope.mark_timed_out();
     }
     let mut verdict = check(&ran, &ctx.cfg);
+    // A client that authenticated unprompted and then ended before its turn is blocked by the
+    // authenticate rule only where that rule is graded (the Cursor profile); for any other
+    // client authenticating is no defect, and the turn case grades the missing turn.
+    if let Check::Blocked { by, fallback } = &verdict
+        && *by == checks::AUTHENTICATE_CASE
+        && ClientMode::level(&AUTHENTICATE_LEVEL, ctx.cfg.profile).is_none()
+    {
+        verdict = Check::Blocked {
+            by: checks::TURN_CASE,
+            fallback: fallback.clone(),
+        };
+    }
     if ran.wire.dropped > 0 && matches!(verdict, Check::Pass) {
         verdict = Check::Error(format!(
             "{} wire events over the bound were not kept: the verdict cannot be trusted",

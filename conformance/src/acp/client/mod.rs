@@ -27,12 +27,11 @@ use std::sync::Arc;
 
 pub use cases::CASES;
 pub use config::{AGENT_ENV, AGENT_PLACEHOLDER, CancelDriver, ClientModeConfig};
-pub use gate::ClientCase;
+pub use gate::{ClientCase, ClientLevel};
 
 use tokio::sync::mpsc::UnboundedSender;
 
 use crate::acp::client::gate::{ClientMode, ClientRunner};
-use crate::acp::gate::AcpProfile;
 use crate::core::report::CaseResult;
 use crate::core::schedule::{self, Ran, Settings};
 
@@ -42,15 +41,16 @@ pub async fn run_client_mode(cfg: &ClientModeConfig) -> Vec<CaseResult> {
     run_client_cases(cfg, None)
         .await
         .iter()
-        .map(|ran| crate::core::verdict::grade(ran, AcpProfile::Client, cfg.strict, &cfg.baseline))
+        .map(|ran| crate::core::verdict::grade(ran, cfg.profile, cfg.strict, &cfg.baseline))
         .collect()
 }
 
-/// The selected cases of client mode, in report order.
+/// The selected cases of client mode under the run's profile, in report order.
 #[must_use]
 pub fn selected(cfg: &ClientModeConfig) -> Vec<ClientCase> {
     CASES
         .iter()
+        .filter(|c| c.level(cfg.profile).is_some())
         .filter(|c| cfg.cases.is_empty() || cfg.cases.iter().any(|id| id == c.id))
         .copied()
         .collect()

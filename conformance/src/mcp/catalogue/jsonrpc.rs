@@ -81,8 +81,11 @@ pub const CASES: &[Case] = &[
     case!("jsonrpc/response-ids", "JSON-RPC 2.0 §5", Levels::all(Level::Must), Crosscut,
         "Every response of every case carries the id of a request the runner sent on that connection, and answers it once",
         ids_echoed[]),
-    case!("jsonrpc/unknown-method", "T3", Levels::all(Level::Must), Server,
-        "An unknown method is answered -32601 with the request's id", unknown_method[]),
+    case!("jsonrpc/unknown-method",
+        "T3 (\"Anything else: -32601\"); JSON-RPC 2.0 §5.1 defines -32601 \"Method not found\" with no MUST, §5 \"the Server MUST reply with a Response\"",
+        Levels::CONTRACT_MUST, Server,
+        "An unknown method is answered -32601 with the request's id (outside provider another error code warns; no answer fails)",
+        unknown_method[]),
     case!("jsonrpc/unknown-notification", "T3", Levels::all(Level::Must), Crosscut,
         "No notification of any case gets an answer, an unknown one included, and the server keeps serving",
         unknown_notification[]),
@@ -111,18 +114,18 @@ pub const CASES: &[Case] = &[
         batch_accepted[]),
     case!(
         "jsonrpc/batch/rejected-2025-06-18",
-        "T5",
-        Levels::CONTRACT_MUST,
+        "T5 (\"under the other dates a batch is answered -32600\": the kit's rule; MCP 2025-06-18 has no batch and says nothing of one)",
+        Levels::KIT_ONLY,
         Server,
-        "Under 2025-06-18 a batch is answered -32600 (outside provider, a batch answer is info)",
+        "Under 2025-06-18 a batch is answered -32600 (outside provider, a batch answer or none is info)",
         batch_rejected["2025-06-18"]
     ),
     case!(
         "jsonrpc/batch/rejected-2024-11-05",
-        "T5",
-        Levels::CONTRACT_MUST,
+        "T5 (\"under the other dates a batch is answered -32600\": the kit's rule; MCP 2024-11-05 has no batch and says nothing of one)",
+        Levels::KIT_ONLY,
         Server,
-        "Under 2024-11-05 a batch is answered -32600 (outside provider, a batch answer is info)",
+        "Under 2024-11-05 a batch is answered -32600 (outside provider, a batch answer or none is info)",
         batch_rejected["2024-11-05"]
     ),
     case!("jsonrpc/batch/empty", "T4", Levels::CONTRACT_MUST, Server,
@@ -231,12 +234,33 @@ async fn ids_echoed(ctx: Ctx) -> CheckResult {
 
 async fn unknown_method(ctx: Ctx) -> CheckResult {
     let mut c = ctx.session().await?;
-    let answer = c.request("conformance/no-such-method", None).await?;
+    // No answer at all breaks JSON-RPC 2.0 §5's MUST ("When a rpc call is made, the Server MUST
+    // reply with a Response"): a failure in every profile, whatever the case's level.
+    let answer = c
+        .request("conformance/no-such-method", None)
+        .await
+        .map_err(|e| match Check::from(e) {
+            Check::Fail { expected, actual } => Check::Violation {
+                expected: format!(
+                    "{expected} (JSON-RPC 2.0 §5: the Server MUST reply with a Response)"
+                ),
+                actual,
+            },
+            other => other,
+        })?;
     // An error without a message is no valid JSON-RPC message: T1 grades it, once.
     super::support::well_formed(&answer, "an unknown method")?;
+    // The code: JSON-RPC 2.0 §5.1 defines -32601 "Method not found" (the method does not exist
+    // / is not available) but no MUST and no MCP revision requires it; only the contract (T3)
+    // does. So another code is a SHOULD deviation outside the provider profile.
     ensure(
         error_code(&answer) == Some(mcp_wire::code::METHOD_NOT_FOUND),
-        "error -32601 (T3; JSON-RPC 2.0 §5.1)",
+        if ctx.profile == Profile::Provider {
+            "error -32601 (T3: \"Anything else: -32601\")"
+        } else {
+            "error -32601 (JSON-RPC 2.0 §5.1: \"Method not found\", the code defined for a method \
+             that does not exist; no MUST requires it)"
+        },
         show(&answer),
     )?;
     Ok(Check::Pass)
@@ -390,8 +414,9 @@ async fn batch_rejected(ctx: Ctx, version: &'static str) -> CheckResult {
     };
     // Only the contract (T5) requires the rejection: MCP's schema for these revisions has no
     // batch, but every message follows JSON-RPC 2.0, whose §6 answers a batch with an array.
-    // Outside the provider profile a batch answered as one is an allowed choice, reported; a
-    // batch left without any answer is not (JSON-RPC: every request gets a response).
+    // Outside the provider profile a batch answered as one is an allowed choice, reported as
+    // such; any other answer, or none, is graded at the case's level, which is `info` under
+    // plain (a kit-only rule) and SHOULD for a gateway in front of a provider.
     let accepted = answers.iter().any(|m| {
         m.as_array().is_some_and(|arr| {
             arr.iter()

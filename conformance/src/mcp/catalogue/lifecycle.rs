@@ -25,7 +25,9 @@ pub const SIGTERM_EXIT_WAIT: Duration = Duration::from_secs(5);
 
 /// The cases of this section.
 pub const CASES: &[Case] = &[
-    case!("lifecycle/server-discover/probe", "T3", Levels::CONTRACT_MUST, Server,
+    case!("lifecycle/server-discover/probe",
+        "T3 (\"real hosts probe server/discover first and fall back on -32601\": the kit's rule; no MCP revision the runner negotiates defines server/discover)",
+        Levels::KIT_ONLY, Server,
         "A `server/discover` probe as real hosts send first is answered -32601 (outside provider, a discover result also passes), and initialize still works",
         server_discover[]),
     case!("lifecycle/initialize/result-shape", "MCP basic/lifecycle", Levels::all(Level::Must), Discovery,
@@ -89,8 +91,8 @@ pub const CASES: &[Case] = &[
     ),
     case!(
         "lifecycle/initialize/missing-proposal",
-        "T2",
-        Levels::CONTRACT_MUST,
+        "T2 (\"Any other proposal (… missing) is answered with a supported date\": the kit's rule; MCP's initialize requires protocolVersion and says nothing of a request without one)",
+        Levels::KIT_ONLY,
         Server,
         "An initialize without protocolVersion gets a supported date (a provider: 2025-06-18) or -32602",
         unsupported_version[None]

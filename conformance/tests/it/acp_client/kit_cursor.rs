@@ -7,7 +7,9 @@
 use mcp_conformance::acp::client::{CancelDriver, ClientModeConfig, run_client_mode};
 use nix::sys::signal::Signal;
 
-use super::{all_pass_except, assert_pinned, config, sibling};
+use mcp_conformance::acp::gate::AcpProfile;
+
+use super::{all_pass_except_in, assert_pinned, config, sibling};
 
 fn adapter_run(extra: &[&str]) -> ClientModeConfig {
     let adapter = sibling("claude-mcp-adapter").display().to_string();
@@ -24,7 +26,10 @@ fn adapter_run(extra: &[&str]) -> ClientModeConfig {
     ];
     argv.extend_from_slice(extra);
     argv.extend_from_slice(&["--", "Say hello"]);
-    config(&argv)
+    // The kit's Cursor provider keeps the kit's Cursor policy (ACP-2, ACP-4): its profile.
+    let mut cfg = config(&argv);
+    cfg.profile = AcpProfile::Cursor;
+    cfg
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -34,18 +39,21 @@ async fn the_kit_cursor_provider_passes_client_mode() {
     let results = run_client_mode(&cfg).await;
     assert_pinned(
         &results,
-        &all_pass_except(&[
-            // A race of the client's own: dontAsk answers a permission request at once
-            // (reject_once, ACP-4), so the SIGINT sent as the request goes out finds it either
-            // already answered (skip: nothing pending) or still pending, and then the cancel
-            // answers it `cancelled` (ACP-7, pass). Both are true; neither is a failure.
-            (
-                "client/cancel-answers-pending-permission",
-                "pass|skip",
-                "nothing was pending at the cancel: the client answered \
+        &all_pass_except_in(
+            AcpProfile::Cursor,
+            &[
+                // A race of the client's own: dontAsk answers a permission request at once
+                // (reject_once, ACP-4), so the SIGINT sent as the request goes out finds it either
+                // already answered (skip: nothing pending) or still pending, and then the cancel
+                // answers it `cancelled` (ACP-7, pass). Both are true; neither is a failure.
+                (
+                    "client/cancel-answers-pending-permission",
+                    "pass|skip",
+                    "nothing was pending at the cancel: the client answered \
                  session/request_permission (id 0) (selected \"reject-once\")",
-            ),
-        ]),
+                ),
+            ],
+        ),
     );
     assert!(
         results.iter().all(|r| !r.counts_as_failed()),

@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use mcp_conformance::acp::client::ClientModeConfig;
+use mcp_conformance::acp::gate::AcpProfile;
 use mcp_conformance::core::report::CaseResult;
 
 /// A workspace binary next to the runner.
@@ -117,12 +118,21 @@ pub fn assert_pinned(results: &[CaseResult], pinned: &[(&str, &str, &str)]) {
     }
 }
 
-/// Each catalogue id once, all passing, except `overrides`.
+/// Each catalogue id of the default profile (`client`) once, all passing, except `overrides`.
 pub fn all_pass_except<'a>(
+    overrides: &[(&'a str, &'a str, &'a str)],
+) -> Vec<(&'a str, &'a str, &'a str)> {
+    all_pass_except_in(AcpProfile::Client, overrides)
+}
+
+/// Each catalogue id of `profile` once, all passing, except `overrides`.
+pub fn all_pass_except_in<'a>(
+    profile: AcpProfile,
     overrides: &[(&'a str, &'a str, &'a str)],
 ) -> Vec<(&'a str, &'a str, &'a str)> {
     mcp_conformance::acp::client::CASES
         .iter()
+        .filter(|c| c.level(profile).is_some())
         .map(|c| {
             overrides
                 .iter()

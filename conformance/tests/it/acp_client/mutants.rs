@@ -3,29 +3,120 @@
 //! fails exactly its own case and passes the rest.
 
 use mcp_conformance::acp::client::{CancelDriver, ClientModeConfig, run_client_mode};
+use mcp_conformance::acp::gate::AcpProfile;
 use nix::sys::signal::Signal;
 
-use super::{all_pass_except, assert_pinned, script_client, sibling};
+use super::{all_pass_except_in, assert_pinned, script_client, sibling};
 
-fn cfg(flags: &[&str]) -> ClientModeConfig {
+fn cfg_in(profile: AcpProfile, flags: &[&str]) -> ClientModeConfig {
     let mut all = vec!["--think-ms", "1500"];
     all.extend_from_slice(flags);
     let mut cfg = ClientModeConfig::new(script_client(&all), sibling("fake-cursor-agent"));
     cfg.cancel = CancelDriver::Signal(Signal::SIGINT);
+    cfg.profile = profile;
     cfg
 }
 
+/// The script client under the Cursor profile: every case of the catalogue.
+fn cfg(flags: &[&str]) -> ClientModeConfig {
+    cfg_in(AcpProfile::Cursor, flags)
+}
+
+async fn check_in(profile: AcpProfile, flags: &[&str], overrides: &[(&str, &str, &str)]) {
+    let results = run_client_mode(&cfg_in(profile, flags)).await;
+    assert_pinned(&results, &all_pass_except_in(profile, overrides));
+}
+
 async fn check(flags: &[&str], failing: Option<(&str, &str)>) {
-    let results = run_client_mode(&cfg(flags)).await;
     let overrides: Vec<(&str, &str, &str)> = failing
         .map(|(id, text)| vec![(id, "fail", text)])
         .unwrap_or_default();
-    assert_pinned(&results, &all_pass_except(&overrides));
+    check_in(AcpProfile::Cursor, flags, &overrides).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_well_behaved_client_passes_every_case() {
     check(&[], None).await;
+}
+
+/// The kit's Cursor policy (ACP-2, ACP-4) is not ACP's: under the default profile a client
+/// that selects `allow_always` or authenticates unprompted passes (those cases are not run).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cursor_policy_is_not_graded_for_any_client() {
+    check_in(
+        AcpProfile::Client,
+        &["--select-kind", "allow_always", "--authenticate"],
+        &[],
+    )
+    .await;
+}
+
+/// Every ACP client supports `session/request_permission` (its Baseline Method): one that
+/// answers it -32601 is flagged at the docs' level (SHOULD: a warning), in either profile.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_refusing_request_permission_warns_on_that_rule() {
+    let results = run_client_mode(&cfg_in(
+        AcpProfile::Client,
+        &["--refuse-method", "session/request_permission"],
+    ))
+    .await;
+    assert_pinned(
+        &results,
+        &all_pass_except_in(
+            AcpProfile::Client,
+            &[
+                (
+                    "client/supports-request-permission",
+                    "warn",
+                    "session/request_permission (id 0): error -32601",
+                ),
+                // Selecting nothing follows from the same answer: not applicable, never a
+                // second failure. The cancel case races the SIGINT against the permission
+                // request: answered before the cancel, nothing was pending (skip); read after
+                // it, the -32601 answer is this same defect (skip, blocked by the rule above).
+                (
+                    "client/permission-echoes-offered-option",
+                    "skip",
+                    "the client selected no option",
+                ),
+                ("client/cancel-answers-pending-permission", "skip", ""),
+            ],
+        ),
+    );
+    let r = results
+        .iter()
+        .find(|r| r.id == "client/supports-request-permission")
+        .expect("case");
+    assert_eq!(r.level.name(), "SHOULD");
+    let cancel = results
+        .iter()
+        .find(|r| r.id == "client/cancel-answers-pending-permission")
+        .expect("case");
+    assert!(
+        cancel.blocked_by.as_deref() == Some("client/supports-request-permission")
+            || cancel
+                .reason
+                .as_deref()
+                .is_some_and(|r| r.contains("nothing was pending at the cancel")),
+        "{}",
+        super::describe(std::slice::from_ref(cancel))
+    );
+}
+
+/// ACP's MUST on prompt content binds the client ("The Client MUST adapt its interface according
+/// to PromptCapabilities"): an audio block the scripted agent did not advertise fails that rule.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_sending_content_the_agent_did_not_advertise_fails_only_that_case() {
+    check_in(
+        AcpProfile::Client,
+        &["--prompt-block", "audio"],
+        &[(
+            "client/prompt-content-advertised",
+            "fail",
+            "session/prompt carried: audio block (promptCapabilities.audio not advertised)",
+        )],
+    )
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -102,9 +193,20 @@ async fn a_client_ending_its_agent_right_after_cancelling_is_graded_on_all_it_wr
 /// Every case of a run whose client ended (or hung) before its turn: `by` fails with `text`, and
 /// every other case is a skip blocked by it (never a runner `error`).
 fn blocked_by_one(results: &[mcp_conformance::core::report::CaseResult], by: &str, text: &str) {
+    blocked_by_one_in(AcpProfile::Cursor, results, by, text);
+}
+
+/// [`blocked_by_one`] over the cases of `profile`.
+fn blocked_by_one_in(
+    profile: AcpProfile,
+    results: &[mcp_conformance::core::report::CaseResult],
+    by: &str,
+    text: &str,
+) {
     let blocked = format!("blocked by {by}");
     let pinned: Vec<(&str, &str, &str)> = mcp_conformance::acp::client::CASES
         .iter()
+        .filter(|c| c.level(profile).is_some())
         .map(|c| {
             if c.id == by {
                 (c.id, "fail", text)
@@ -125,6 +227,15 @@ async fn a_client_crashing_after_an_unprompted_authenticate_fails_that_rule_only
         &results,
         "client/no-unprompted-authenticate",
         "authenticate sent",
+    );
+    // For any client authenticating is no defect: the missing turn is the finding.
+    let results =
+        run_client_mode(&cfg_in(AcpProfile::Client, &["--crash-after-authenticate"])).await;
+    blocked_by_one_in(
+        AcpProfile::Client,
+        &results,
+        "client/answers-agent-requests",
+        "the client sent no session/prompt",
     );
 }
 

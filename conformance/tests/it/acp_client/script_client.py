@@ -9,7 +9,9 @@ One turn: initialize, session/new, session/prompt "hello"; answers every agent r
 anything else: -32601); SIGINT cancels the turn (session/cancel, then every pending permission
 request answered cancelled); after the prompt's answer it ends the agent and exits 0.
 
-Defects: --select-kind allow_always; --ignore-method M (never answers M); --authenticate (calls
+Defects: --select-kind allow_always; --ignore-method M (never answers M); --refuse-method M
+(answers M -32601, as a client that does not implement it); --prompt-block TYPE (adds a block
+of TYPE, image, audio or resource, to its prompt whatever the agent advertised); --authenticate (calls
 authenticate unprompted); --bogus-option (selects an optionId nobody offered);
 --no-cancel-answer (on cancel leaves pending permission requests unanswered).
 Not a defect: --end-agent-at-cancel stops the agent (SIGSTOP) before it cancels, so the agent
@@ -29,10 +31,21 @@ import sys
 import time
 
 
+# Blocks beyond the baseline (text, resource_link): each needs a prompt capability.
+EXTRA_BLOCKS = {
+    "image": {"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="},
+    "audio": {"type": "audio", "mimeType": "audio/wav", "data": "UklGRiQAAABXQVZF"},
+    "resource": {"type": "resource",
+                 "resource": {"uri": "file:///tmp/notes.txt", "mimeType": "text/plain", "text": "notes"}},
+}
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--select-kind", default="reject_once")
     p.add_argument("--ignore-method", action="append", default=[])
+    p.add_argument("--refuse-method", action="append", default=[])
+    p.add_argument("--prompt-block", action="append", default=[])
     p.add_argument("--authenticate", action="store_true")
     p.add_argument("--bogus-option", action="store_true")
     p.add_argument("--no-cancel-answer", action="store_true")
@@ -84,6 +97,10 @@ def main():
     def on_agent_request(msg):
         method = msg["method"]
         if method in a.ignore_method:
+            return
+        if method in a.refuse_method:
+            send({"jsonrpc": "2.0", "id": msg["id"],
+                  "error": {"code": -32601, "message": "Method not found", "data": {"method": method}}})
             return
         if method == "session/request_permission":
             if cancelled[0]:
@@ -184,8 +201,9 @@ def main():
                     pass
                 elif method == "session/new":
                     session["id"] = msg.get("result", {}).get("sessionId")
+                    blocks = [{"type": "text", "text": "hello"}] + [EXTRA_BLOCKS[k] for k in a.prompt_block]
                     prompt_id[0] = request("session/prompt", {"sessionId": session["id"],
-                                                              "prompt": [{"type": "text", "text": "hello"}]})
+                                                              "prompt": blocks})
                 elif method == "session/prompt":
                     end(0)
 

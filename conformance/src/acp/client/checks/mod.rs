@@ -5,6 +5,7 @@
 pub mod cancel;
 pub mod lifecycle;
 pub mod permission;
+pub mod prompt;
 pub mod requests;
 
 use serde_json::Value;
@@ -17,6 +18,9 @@ use crate::core::model::Check;
 /// The case that grades a client ending (or hanging) before its turn: the first case, whose
 /// subject is the exchange every turn needs. The other cases are blocked by it.
 pub const TURN_CASE: &str = "client/answers-agent-requests";
+
+/// The case that grades a client refusing `session/request_permission`.
+pub const SUPPORTS_PERMISSION_CASE: &str = "client/supports-request-permission";
 
 /// The case that grades an unprompted `authenticate`.
 pub const AUTHENTICATE_CASE: &str = "client/no-unprompted-authenticate";

@@ -1,8 +1,9 @@
-//! Permission answers: never `allow_always`, and only an `optionId` the request offered.
+//! Permission answers: an outcome (the method is supported), never `allow_always`, and only an
+//! `optionId` the request offered.
 
 use serde_json::Value;
 
-use super::{answer_kind, label, turn};
+use super::{TURN_CASE, answer_kind, label, turn};
 use crate::acp::client::config::ClientModeConfig;
 use crate::acp::client::run::Ran;
 use crate::acp::client::wire::AgentRequest;
@@ -49,6 +50,47 @@ fn selections(ran: &Ran, pid: u32) -> Vec<(AgentRequest, Option<Value>, String)>
             (r, selected, kind)
         })
         .collect()
+}
+
+/// `client/supports-request-permission`: every permission request is answered with an outcome
+/// (`selected` or `cancelled`), not an error. An unanswered one is
+/// `client/answers-agent-requests`' finding.
+pub fn supports_request_permission(ran: &Ran, _cfg: &ClientModeConfig) -> Check {
+    let (pid, _) = match turn(ran) {
+        Ok(t) => t,
+        Err(c) => return c,
+    };
+    let requests: Vec<AgentRequest> = ran
+        .wire
+        .agent_requests(pid)
+        .into_iter()
+        .filter(|r| r.method == METHOD)
+        .collect();
+    if requests.is_empty() {
+        return Check::Error("the scripted agent sent no permission request (runner fault)".into());
+    }
+    let mut refused = Vec::new();
+    let mut unanswered = Vec::new();
+    for r in &requests {
+        match ran.wire.answer_to(pid, r) {
+            None => unanswered.push(label(r)),
+            Some((_, a)) if a.pointer("/result/outcome/outcome").is_some() => {}
+            Some((_, a)) => refused.push(format!("{}: {}", label(r), answer_kind(a))),
+        }
+    }
+    let expected = "an outcome (selected or cancelled) to every session/request_permission: it is \
+                    the client's Baseline Method (ACP docs protocol/overview#client)";
+    if !refused.is_empty() {
+        return Check::fail(expected, refused.join("; "));
+    }
+    if unanswered.is_empty() {
+        Check::Pass
+    } else {
+        Check::blocked(
+            TURN_CASE,
+            Check::fail(expected, format!("no answer: {}", unanswered.join("; "))),
+        )
+    }
 }
 
 /// `client/permission-never-allow-always`.
