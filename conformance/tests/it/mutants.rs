@@ -695,20 +695,29 @@ mutant!(
     ["resources/read/unknown"]
 );
 
-// RUN-11: run results without stderr_tail. The runner once read a missing tail as an empty one,
-// which is "at most 8 KiB".
+// RUN-4 / RUN-11: run results without stderr_tail. The runner once read a missing tail as an
+// empty one, which is "at most 8 KiB"; a missing field is the result's shape defect, so
+// result-shape fails and stderr-noise, whose subject is the tail's content, is blocked by it.
 #[test]
-fn a_result_without_stderr_tail_fails_only_stderr_noise() {
+fn a_result_without_stderr_tail_fails_only_result_shape() {
     // With the outputSchema kept, output-schema grades it instead (as for the list above).
-    let suite = Suite::run(
+    let suite = Suite::run_cases(
         "provider",
         &["--mutate", "stderr-tail-dropped", "--strip-output-schemas"],
+        &["runs/run/result-shape", "runs/run/stderr-noise"],
     );
     suite.assert_exactly(
         "stderr-tail-dropped, no outputSchema",
-        &["runs/run/stderr-noise"],
-        &["tools/result/output-schema"],
+        &["runs/run/result-shape"],
+        &["tools/result/output-schema", "runs/run/stderr-noise"],
     );
+    let noise = suite
+        .cases()
+        .iter()
+        .find(|c| c["id"] == "runs/run/stderr-noise")
+        .expect("stderr-noise ran");
+    assert_eq!(noise["outcome"], "skip", "{noise}");
+    assert_eq!(noise["blocked_by"], "runs/run/result-shape", "{noise}");
 }
 
 // SUP-1: a process of the run outlives it while the run reports cleanup confirmed. The runner

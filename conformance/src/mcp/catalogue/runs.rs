@@ -259,11 +259,16 @@ async fn stderr_noise(ctx: Ctx) -> CheckResult {
     ensure(!is_error, "isError false", show(&answer))?;
     expect_state(&inner, "succeeded", &answer)?;
     // RUN-11 keeps the last 8 KiB of the native stderr: the scenario writes far more, so the
-    // tail is there, not empty, and bounded (a missing tail once passed as "at most 8 KiB").
+    // tail is there, not empty, and bounded (a missing tail once passed as "at most 8 KiB"). A
+    // result without the field at all is RUN-4's shape defect, which result-shape grades: this
+    // case's subject is the tail's content, so it is blocked by that one.
     let Some(tail) = str_at(&inner, "stderr_tail") else {
-        return Err(Check::fail(
-            "stderr_tail: the last 8 KiB of the native stderr (RUN-11)",
-            show(&answer),
+        return Err(Check::blocked(
+            "runs/run/result-shape",
+            Check::fail(
+                "stderr_tail: the last 8 KiB of the native stderr (RUN-11)",
+                show(&answer),
+            ),
         ));
     };
     ensure(
