@@ -118,6 +118,10 @@ fn main() -> ExitCode {
         out(&shown);
         return ExitCode::SUCCESS;
     }
+    // Before any thread: every server group dies with the runner, even by SIGKILL.
+    if let Err(e) = process::contain() {
+        return usage(&e);
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -1,7 +1,8 @@
 //! The peer under test as a child process, contained as the rest of this repository does it: it
 //! leads its own process group; it gets `SIGKILL` if the thread that started it dies
 //! (`PR_SET_PDEATHSIG`: the tool spawns from its main thread, so that is the tool dying, even by
-//! `SIGKILL`); when the tool is asked to end (`SIGTERM`, `SIGINT`, `SIGHUP`: see
+//! `SIGKILL`), and so does the rest of its group (the lifeline watchdog, [`cmk_lifeline`], which
+//! the binary starts first thing); when the tool is asked to end (`SIGTERM`, `SIGINT`, `SIGHUP`: see
 //! [`contain_signals`]) the whole group gets `SIGKILL` first; and it is shut down explicitly: stdin
 //! closed, a bounded wait, `SIGTERM` to the whole group, a short wait, `SIGKILL` to the group,
 //! reaped. Escaping the group (`setsid`) escapes this: owned process-group cleanup, not a
@@ -144,6 +145,7 @@ impl Peer {
         })?;
         let pgid = i32::try_from(child.id()).unwrap_or_default();
         GROUP.store(pgid, Ordering::SeqCst);
+        cmk_lifeline::register(pgid);
         let tail = Arc::new(Mutex::new(Vec::new()));
         if let Some(mut err) = child.stderr.take() {
             let tail = tail.clone();
@@ -229,6 +231,7 @@ impl Peer {
         });
         // The group may outlive its leader (a grandchild): SIGKILL it either way.
         let _ = killpg(Pid::from_raw(self.pgid), Signal::SIGKILL);
+        cmk_lifeline::unregister(self.pgid);
         status.or_else(|| self.wait_for(TERM_GRACE))
     }
 
@@ -248,6 +251,7 @@ impl Drop for Peer {
     fn drop(&mut self) {
         // A backstop only: every path calls shutdown first.
         let _ = killpg(Pid::from_raw(self.pgid), Signal::SIGKILL);
+        cmk_lifeline::unregister(self.pgid);
     }
 }
 

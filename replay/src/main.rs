@@ -116,6 +116,11 @@ enum SideArg {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Before any thread: the peer's whole group dies with the tool, even by SIGKILL.
+    if let Err(e) = cmk_lifeline::start() {
+        eprintln!("mcp-replay: {e}");
+        return ExitCode::from(2);
+    }
     if let Err(e) = mcp_replay::child::contain_signals() {
         eprintln!("mcp-replay: {e}");
         return ExitCode::from(2);

@@ -140,6 +140,8 @@ fn main() -> ExitCode {
 
 /// The tokio runtime both modes run on.
 fn runtime() -> Result<tokio::runtime::Runtime, ExitCode> {
+    // Before any thread: every agent (or client) group dies with the runner, even by SIGKILL.
+    process::contain().map_err(|e| usage(&e))?;
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

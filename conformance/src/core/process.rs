@@ -1,5 +1,6 @@
 //! Process-group control of every server the runner starts: a global registry of live groups so
-//! Ctrl-C of the runner kills them all, and the shutdown order of the conventions (close stdin,
+//! Ctrl-C of the runner kills them all, mirrored to a lifeline watchdog so that even `SIGKILL` of
+//! the runner does ([`contain`]), and the shutdown order of the conventions (close stdin,
 //! bounded wait, SIGTERM to the group, short wait, SIGKILL, reap).
 
 use std::collections::HashSet;
@@ -21,12 +22,23 @@ fn live() -> &'static Mutex<HashSet<i32>> {
     LIVE.get_or_init(Mutex::default)
 }
 
-/// Records a process group the runner owns.
+/// Starts the lifeline watchdog ([`cmk_lifeline`]) that kills every registered group if the
+/// runner dies without doing so itself (`SIGKILL`). Call before the runtime (or any thread)
+/// starts.
+///
+/// # Errors
+/// The watchdog could not be forked: the runner refuses to run uncontained.
+pub fn contain() -> Result<(), String> {
+    cmk_lifeline::start().map_err(|e| e.to_string())
+}
+
+/// Records a process group the runner owns (and tells the lifeline watchdog).
 pub fn register(pgid: i32) {
     live()
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
         .insert(pgid);
+    cmk_lifeline::register(pgid);
 }
 
 /// Forgets a process group after it was killed and reaped.
@@ -35,6 +47,7 @@ pub fn unregister(pgid: i32) {
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
         .remove(&pgid);
+    cmk_lifeline::unregister(pgid);
 }
 
 /// Sends `signal` to the group `pgid` (errors such as "no such group" are expected and ignored).
@@ -102,6 +115,7 @@ pub fn kill_all() {
         .collect();
     for pgid in groups {
         signal_group(pgid, Signal::SIGKILL);
+        cmk_lifeline::unregister(pgid);
     }
 }
 

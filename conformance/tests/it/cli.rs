@@ -439,7 +439,26 @@ fn every_server_process_group_is_killed_after_its_case() {
 
 #[test]
 fn ctrl_c_of_the_runner_kills_every_server_group() {
-    let dir = tempfile::tempdir().unwrap();
+    let status = signal_the_runner_mid_run(nix::sys::signal::Signal::SIGINT);
+    assert_eq!(status.code(), Some(130));
+}
+
+#[test]
+fn sigkill_of_the_runner_still_kills_every_server_group() {
+    // Containment even when the runner cannot act: its lifeline watchdog kills every group it
+    // registered, the backgrounded `sleep` of each wrapper script included (PR_SET_PDEATHSIG
+    // would reach only a group's leader).
+    use std::os::unix::process::ExitStatusExt as _;
+    let status = signal_the_runner_mid_run(nix::sys::signal::Signal::SIGKILL);
+    assert_eq!(status.signal(), Some(9));
+}
+
+/// Starts the runner on servers that record their pids (and a backgrounded grandchild's) and
+/// hang on `ping`, sends `signal` once the cases' servers are up, and asserts that every recorded
+/// process ends within a bound (their ends are asynchronous to the runner's, so the test waits on
+/// them rather than looking once). Returns the runner's status.
+fn signal_the_runner_mid_run(signal: nix::sys::signal::Signal) -> std::process::ExitStatus {
+    let dir = tempfile::tempdir().expect("temp dir");
     let server = recording_server(dir.path(), "--hang-method ping");
     let mut child = runner()
         .args([
@@ -455,28 +474,33 @@ fn ctrl_c_of_the_runner_kills_every_server_group() {
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
-        .unwrap();
+        .expect("runner starts");
     // Wait until the cases' servers are up (discovery's pair plus at least one case's).
     let until = Instant::now() + Duration::from_secs(20);
     while recorded_pids(dir.path()).len() < 6 && Instant::now() < until {
         std::thread::sleep(Duration::from_millis(50));
     }
-    let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
-    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).unwrap();
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("pid fits"));
+    nix::sys::signal::kill(pid, signal).expect("signal the runner");
     let until = Instant::now() + Duration::from_secs(20);
     let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
+        if let Some(s) = child.try_wait().expect("runner status") {
             break s;
         }
-        assert!(Instant::now() < until, "the runner did not stop on SIGINT");
+        assert!(
+            Instant::now() < until,
+            "the runner did not stop on {signal}"
+        );
         std::thread::sleep(Duration::from_millis(50));
     };
-    assert_eq!(status.code(), Some(130));
-    std::thread::sleep(Duration::from_millis(200));
     let pids = recorded_pids(dir.path());
     assert!(pids.len() >= 6, "{pids:?}");
-    let living: Vec<u32> = pids.into_iter().filter(|p| procs::alive(*p)).collect();
-    assert!(living.is_empty(), "survivors after Ctrl-C: {living:?}");
+    let living: Vec<u32> = pids
+        .into_iter()
+        .filter(|p| !procs::wait_gone(*p, Duration::from_secs(10)))
+        .collect();
+    assert!(living.is_empty(), "survivors after {signal}: {living:?}");
+    status
 }
 
 #[test]

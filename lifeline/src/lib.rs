@@ -1,0 +1,208 @@
+//! A lifeline for tools that start process groups: a watchdog process that `SIGKILL`s every
+//! group the tool registered once the tool is gone, however it went (`SIGKILL` included).
+//!
+//! A tool that starts peers in process groups of their own (the gates' servers and agents,
+//! `mcp-replay`'s peer) kills them itself on every exit it lives through: the end of a case,
+//! Ctrl-C, `SIGTERM`. `SIGKILL` of the tool ends it with no chance to do so, and
+//! `PR_SET_PDEATHSIG` reaches only a group's leader, not the wrapper script's real server or a
+//! helper it forked. So [`start`] forks, before the tool starts any thread, a watchdog in a
+//! session of its own (a terminal's or a CI job's signal to the tool's group does not reach it)
+//! that holds the read end of a close-on-exec pipe. The tool writes `+PGID` when it starts a
+//! group ([`register`]) and `-PGID` once the group is killed and reaped ([`unregister`]); lines
+//! of at most `PIPE_BUF` bytes are written whole, so threads need no lock. When the pipe reaches
+//! end of file (the tool's last copy of the write end closed: it exited or was killed) the
+//! watchdog kills every group still registered and exits. It waits on the pipe alone: no
+//! polling, no timer.
+//!
+//! ```text
+//! tool ──(pipe: +pgid / -pgid lines)──▶ watchdog (own session)
+//!  └── server groups (own process groups)      └── on EOF: SIGKILL each group left
+//! ```
+
+use std::collections::HashSet;
+use std::fs::File;
+use std::io::{Read as _, Write as _};
+use std::os::fd::{AsRawFd as _, OwnedFd};
+use std::sync::OnceLock;
+
+use nix::fcntl::OFlag;
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::{ForkResult, Pid};
+
+/// The write end of the lifeline, once [`start`] ran.
+static LIFELINE: OnceLock<File> = OnceLock::new();
+
+/// Why the lifeline could not be started.
+#[derive(Debug)]
+pub struct StartError(nix::Error);
+
+impl std::fmt::Display for StartError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "cannot start the process-group watchdog: {}", self.0)
+    }
+}
+
+impl std::error::Error for StartError {}
+
+/// Starts the watchdog. Call it first thing in `main`, before any thread exists (a forked copy of
+/// a threaded process may only call async-signal-safe functions; the watchdog allocates). A
+/// second call does nothing.
+///
+/// # Errors
+/// The pipe or the fork failed; the tool should refuse to run rather than run uncontained.
+pub fn start() -> Result<(), StartError> {
+    if LIFELINE.get().is_some() {
+        return Ok(());
+    }
+    let (read, write) = nix::unistd::pipe2(OFlag::O_CLOEXEC).map_err(StartError)?;
+    // SAFETY: documented precondition: no other thread exists yet, so the child is a full copy
+    // of a single-threaded process and may do anything a process may.
+    match unsafe { nix::unistd::fork() }.map_err(StartError)? {
+        ForkResult::Child => {
+            drop(write);
+            watch(read)
+        }
+        ForkResult::Parent { .. } => {
+            drop(read);
+            let _ = LIFELINE.set(File::from(write));
+            Ok(())
+        }
+    }
+}
+
+/// Records a process group the tool started, for the watchdog to kill if the tool dies.
+pub fn register(pgid: i32) {
+    send('+', pgid);
+}
+
+/// Forgets a group the tool killed and reaped itself (so a later group that reuses the id is not
+/// killed by mistake).
+pub fn unregister(pgid: i32) {
+    send('-', pgid);
+}
+
+fn send(op: char, pgid: i32) {
+    if pgid <= 1 {
+        return;
+    }
+    if let Some(mut w) = LIFELINE.get() {
+        // One short write: atomic on a pipe. A watchdog that is gone (EPIPE; SIGPIPE is ignored
+        // in Rust programs) leaves nothing to tell.
+        let _ = w.write_all(format!("{op}{pgid}\n").as_bytes());
+    }
+}
+
+/// The watchdog's whole life: detach, read the lifeline to its end, kill what is left, exit.
+fn watch(read: OwnedFd) -> ! {
+    let _ = nix::unistd::setsid();
+    detach_descriptors(read.as_raw_fd());
+    let _ = nix::unistd::chdir("/");
+    let mut groups: HashSet<i32> = HashSet::new();
+    let mut pipe = File::from(read);
+    let mut pending: Vec<u8> = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        match pipe.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                pending.extend_from_slice(&buf[..n]);
+                apply_lines(&mut pending, &mut groups);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => break,
+        }
+    }
+    for pgid in groups {
+        let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
+    }
+    // SAFETY: `_exit` ends the process at once; nothing of the tool's (its atexit handlers, its
+    // buffers) belongs to this copy.
+    unsafe { libc::_exit(0) }
+}
+
+/// Applies every complete `+N` / `-N` line of `pending` to `groups` and keeps the unfinished
+/// rest (a line is never longer than a few bytes; anything else is dropped, bounded).
+fn apply_lines(pending: &mut Vec<u8>, groups: &mut HashSet<i32>) {
+    while let Some(end) = pending.iter().position(|b| *b == b'\n') {
+        let line: Vec<u8> = pending.drain(..=end).collect();
+        let Some((op, num)) = line[..line.len() - 1].split_first() else {
+            continue;
+        };
+        let Some(pgid) = std::str::from_utf8(num)
+            .ok()
+            .and_then(|n| n.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        match op {
+            b'+' => {
+                groups.insert(pgid);
+            }
+            b'-' => {
+                groups.remove(&pgid);
+            }
+            _ => {}
+        }
+    }
+    if pending.len() > 64 {
+        pending.clear();
+    }
+}
+
+/// Points stdin, stdout and stderr at `/dev/null` and closes every other descriptor but `keep`,
+/// so the watchdog holds none of the tool's pipes open (a reader of the tool's output sees its
+/// end when the tool ends).
+fn detach_descriptors(keep: i32) {
+    if let Ok(null) = File::options().read(true).write(true).open("/dev/null") {
+        for fd in 0..=2 {
+            // SAFETY: dup2 onto the standard descriptors of this process; `null` stays open until
+            // the end of this block and the standard descriptors are replaced, not freed.
+            unsafe {
+                libc::dup2(null.as_raw_fd(), fd);
+            }
+        }
+    }
+    let open: Vec<i32> = std::fs::read_dir("/proc/self/fd")
+        .map(|dir| {
+            dir.flatten()
+                .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    for fd in open {
+        if fd > 2 && fd != keep {
+            // SAFETY: closing a descriptor this copy inherited and will never use; the directory
+            // listing's own descriptor is already closed (the listing was collected first).
+            unsafe {
+                libc::close(fd);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_add_and_remove_groups_and_keep_a_partial_line() {
+        let mut groups = HashSet::new();
+        let mut pending = b"+12\n+13\n-12\n+1".to_vec();
+        apply_lines(&mut pending, &mut groups);
+        assert_eq!(groups, HashSet::from([13]));
+        assert_eq!(pending, b"+1");
+        pending.extend_from_slice(b"4\nnoise\n");
+        apply_lines(&mut pending, &mut groups);
+        assert_eq!(groups, HashSet::from([13, 14]));
+        assert!(pending.is_empty());
+    }
+
+    #[test]
+    fn garbage_without_a_newline_stays_bounded() {
+        let mut groups = HashSet::new();
+        let mut pending = vec![b'x'; 100];
+        apply_lines(&mut pending, &mut groups);
+        assert!(pending.is_empty());
+        assert!(groups.is_empty());
+    }
+}
