@@ -135,6 +135,22 @@ fn the_proxy_exits_with_the_servers_code_when_the_host_closes() {
 
 #[test]
 fn the_servers_whole_group_dies_when_the_proxy_is_terminated() {
+    let status = signal_the_proxy(nix::sys::signal::Signal::SIGTERM);
+    assert_eq!(status.code(), Some(143));
+}
+
+#[test]
+fn the_servers_whole_group_dies_when_the_proxy_is_killed() {
+    // SIGKILL leaves the proxy no chance: its lifeline watchdog kills the group, the
+    // backgrounded grandchild included (PR_SET_PDEATHSIG reaches only the leader).
+    use std::os::unix::process::ExitStatusExt as _;
+    let status = signal_the_proxy(nix::sys::signal::Signal::SIGKILL);
+    assert_eq!(status.signal(), Some(9));
+}
+
+/// Records a server with a grandchild in its group, sends `signal` to the proxy and asserts
+/// that the whole group ends within the bound; returns the proxy's status.
+fn signal_the_proxy(signal: nix::sys::signal::Signal) -> std::process::ExitStatus {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("s.jsonl");
     // A server with a grandchild in its group.
@@ -146,9 +162,12 @@ fn the_servers_whole_group_dies_when_the_proxy_is_terminated() {
     let mut c = LineClient::spawn(&mut cmd);
     c.request("ping", json!({}));
     let proxy = c.pid();
+    // The proxy's other child is its lifeline watchdog (a fork of the proxy, in a session of
+    // its own): the server is the child that runs another program.
+    let proxy_exe = testkit::procs::exe(proxy);
     let pgid = testkit::procs::scan()
         .into_iter()
-        .find(|p| p.ppid == proxy)
+        .find(|p| p.ppid == proxy && testkit::procs::exe(p.pid) != proxy_exe)
         .map(|p| p.pgrp)
         .expect("the server runs under the proxy");
     assert_ne!(pgid, proxy, "the server leads its own group");
@@ -156,10 +175,10 @@ fn the_servers_whole_group_dies_when_the_proxy_is_terminated() {
     assert!(members.len() >= 2, "server and grandchild: {members:?}");
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(i32::try_from(proxy).expect("pid")),
-        nix::sys::signal::Signal::SIGTERM,
+        signal,
     )
     .expect("signal the proxy");
     let left = testkit::procs::wait_group_gone(pgid, crate::support::BOUND);
-    assert!(left.is_empty(), "left behind: {left:?}");
-    assert_eq!(c.close_after_exit().code(), Some(143));
+    assert!(left.is_empty(), "left behind after {signal}: {left:?}");
+    c.close_after_exit()
 }
