@@ -22,14 +22,20 @@ fn children(adapter: u32) -> Vec<ProcStat> {
         .collect()
 }
 
-/// Waits (bounded) until the adapter has exactly one child, alive: the spare, which it starts
-/// once the answer before was written.
+/// Waits (bounded) until the adapter has exactly one child, alive, that has become the spare
+/// (exec'd as `__supervise`), which it starts once the answer before was written. Between the
+/// fork and the exec the child is still a copy of the adapter, with the adapter's argv.
 fn the_spare(adapter: u32) -> ProcStat {
     let deadline = Instant::now() + BOUND;
+    let supervising = |pid: u32| {
+        std::fs::read(format!("/proc/{pid}/cmdline"))
+            .is_ok_and(|c| c.split(|b| *b == 0).any(|a| a == b"__supervise"))
+    };
     loop {
         let now = children(adapter);
         if let [one] = now.as_slice()
             && !one.is_zombie()
+            && supervising(one.pid)
         {
             return *one;
         }
