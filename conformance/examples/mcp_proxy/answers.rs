@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use crate::mutation::Mutation;
-use crate::proxy::{Proxy, WORK_URI, edit_snapshot, error_code, set_text};
+use crate::proxy::{Proxy, WORK_URI, edit_snapshot, error_code, mirror_view, set_text};
 
 impl Proxy {
     pub(crate) fn tool_answer(&self, m: &mut Value) -> bool {
@@ -73,10 +73,7 @@ impl Proxy {
                 }
             }
             if edited {
-                let mirror = result
-                    .get("structuredContent")
-                    .map(Value::to_string)
-                    .unwrap_or_default();
+                let mirror = mirror_view(result).to_string();
                 set_text(result, &mirror);
             }
             return edited;
@@ -90,10 +87,7 @@ impl Proxy {
             {
                 inner["is_error"] = json!(true);
                 // TOOL-4 stays true: the text mirrors the altered structuredContent.
-                let mirror = result
-                    .get("structuredContent")
-                    .map(Value::to_string)
-                    .unwrap_or_default();
+                let mirror = mirror_view(result).to_string();
                 set_text(result, &mirror);
                 return true;
             }
