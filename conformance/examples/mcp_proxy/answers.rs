@@ -44,6 +44,20 @@ impl Proxy {
                 return true;
             }
         }
+        if self.is(Mutation::TextDropsFinalScalar) {
+            let mut text = mirror_view(result);
+            let fin = text
+                .get_mut("result")
+                .and_then(|r| r.get_mut("final"))
+                .and_then(Value::as_object_mut);
+            if let Some(fin) = fin
+                && let Some(first) = fin.keys().next().cloned()
+            {
+                fin.remove(&first);
+                set_text(result, &text.to_string());
+                return true;
+            }
+        }
         if self.is(Mutation::NativeErrorDropped)
             || self.is(Mutation::ListWithoutAcquiredBy)
             || self.is(Mutation::StderrTailDropped)
