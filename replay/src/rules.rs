@@ -519,7 +519,9 @@ fn active_state_token(response: &mut Value) -> bool {
 }
 
 /// A tool result whose text content repeats `structuredContent` (TOOL-4) shows a marker instead
-/// of the escaped copy; a JSON object text that differs is shown parsed. Whether it changed.
+/// of the escaped copy, and another one when it repeats it with a run's `final` reduced to its
+/// scalar members (TOOL-4's text form); a JSON object text that differs is shown parsed. Whether
+/// it changed.
 fn readable(msg: &mut Value) -> bool {
     let Some(result) = msg.get_mut("result").and_then(Value::as_object_mut) else {
         return false;
@@ -540,12 +542,23 @@ fn readable(msg: &mut Value) -> bool {
             changed = true;
             item["text"] = if Some(&parsed) == structured.as_ref() {
                 Value::String("[= structuredContent]".into())
+            } else if structured.as_ref().map(final_scalars_only).as_ref() == Some(&parsed) {
+                Value::String("[= structuredContent, final's scalars only]".into())
             } else {
                 parsed
             };
         }
     }
     changed
+}
+
+/// `structured` with `result.final`, when it is an object, reduced to its scalar members.
+fn final_scalars_only(structured: &Value) -> Value {
+    let mut view = structured.clone();
+    if let Some(Value::Object(fin)) = view.get_mut("result").and_then(|r| r.get_mut("final")) {
+        fin.retain(|_, v| !v.is_object() && !v.is_array());
+    }
+    view
 }
 
 #[cfg(test)]

@@ -146,6 +146,32 @@ fn numbering_is_per_side_so_the_same_shape_compares_equal() {
 }
 
 #[test]
+fn a_text_with_final_reduced_to_its_scalars_shows_a_marker() {
+    // TOOL-4's text form of a run's result: `final` with its scalar members only.
+    let mut n = norm(RuleSet::builtin_only(REFERENCE_ADAPTER).expect("built-in"));
+    let request = json!({"method": "tools/call", "params": {"name": "claude.run"}});
+    let run = json!({"result": {"run_id": "x", "final": {"result": "Hi", "usage": {"n": 1}}}});
+    let reduced = json!({"result": {"run_id": "x", "final": {"result": "Hi"}}});
+    let response = json!({"result": {
+        "content": [{"type": "text", "text": reduced.to_string()}],
+        "structuredContent": run
+    }});
+    let got = n.response(&request, &response);
+    assert_eq!(
+        got["result"]["content"][0]["text"],
+        "[= structuredContent, final's scalars only]"
+    );
+    // A text that drops a scalar of final too is shown parsed.
+    let dropped = json!({"result": {"run_id": "x", "final": {}}});
+    let response = json!({"result": {
+        "content": [{"type": "text", "text": dropped.to_string()}],
+        "structuredContent": run
+    }});
+    let got = n.response(&request, &response);
+    assert_eq!(got["result"]["content"][0]["text"], dropped);
+}
+
+#[test]
 fn structured_content_copies_and_start_states_are_builtins() {
     let mut n = norm(RuleSet::builtin_only(REFERENCE_ADAPTER).expect("built-in"));
     let request = json!({"method": "tools/call", "params": {"name": "claude.run.start"}});

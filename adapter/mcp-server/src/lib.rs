@@ -54,8 +54,8 @@
 //!   and argv agree. String bounds of argv strings are enforced in UTF-8 bytes as well as in
 //!   characters, and NUL is refused. Integral floats (`5.0`) are accepted for integers, as JSON
 //!   Schema does.
-//! - **Tool results (TOOL-4).** The one text block is the JSON of the whole `structuredContent`
-//!   object (`{"result": …}`), compact.
+//! - **Tool results (TOOL-4).** The one text block is the compact JSON of the `structuredContent`
+//!   object (`{"result": …}`) with a run's `final` reduced to its scalar members (TOOL-8).
 //! - **Pagination.** `tools/list` and `resources/list` return everything on one page; this server
 //!   never issues a cursor, so any `cursor` is `-32602` "unknown cursor".
 //! - **Resources.** An unknown URI in `resources/read` is MCP's resource-not-found `-32002` with

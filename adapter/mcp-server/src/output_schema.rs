@@ -268,7 +268,10 @@ pub fn documented() -> String {
          without the descriptions (TOOL-6): `{\"result\": R}`, `R` the tool's result or a \
          `Failure`. `.run` and `.result` answer `RunResult`, `.start` `Started`, `.list` \
          `RunList`, `.events` `EventsPage`, `.cancel` `CancelAnswer`, `.release` `Released`. \
-         Every field is always present (`null` when there is none).\n",
+         Every field is always present (`null` when there is none). The text block of a \
+         result is the compact JSON of `structuredContent`, except that `RunResult.final` keeps \
+         only its scalar members there (TOOL-4): read `usage` and the like from \
+         `structuredContent`.\n",
     );
     for (name, schema) in types {
         let schema = take_defs(schema, &mut defs);

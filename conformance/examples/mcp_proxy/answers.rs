@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use crate::mutation::Mutation;
-use crate::proxy::{Proxy, WORK_URI, edit_snapshot, error_code, set_text};
+use crate::proxy::{Proxy, WORK_URI, edit_snapshot, error_code, mirror_view, set_text};
 
 impl Proxy {
     pub(crate) fn tool_answer(&self, m: &mut Value) -> bool {
@@ -54,6 +54,20 @@ impl Proxy {
                 return true;
             }
         }
+        if self.is(Mutation::TextDropsFinalScalar) {
+            let mut text = mirror_view(result);
+            let fin = text
+                .get_mut("result")
+                .and_then(|r| r.get_mut("final"))
+                .and_then(Value::as_object_mut);
+            if let Some(fin) = fin
+                && let Some(first) = fin.keys().next().cloned()
+            {
+                fin.remove(&first);
+                set_text(result, &text.to_string());
+                return true;
+            }
+        }
         if self.is(Mutation::NativeErrorDropped)
             || self.is(Mutation::ListWithoutAcquiredBy)
             || self.is(Mutation::StderrTailDropped)
@@ -83,10 +97,7 @@ impl Proxy {
                 }
             }
             if edited {
-                let mirror = result
-                    .get("structuredContent")
-                    .map(Value::to_string)
-                    .unwrap_or_default();
+                let mirror = mirror_view(result).to_string();
                 set_text(result, &mirror);
             }
             return edited;
@@ -100,10 +111,7 @@ impl Proxy {
             {
                 inner["is_error"] = json!(true);
                 // TOOL-4 stays true: the text mirrors the altered structuredContent.
-                let mirror = result
-                    .get("structuredContent")
-                    .map(Value::to_string)
-                    .unwrap_or_default();
+                let mirror = mirror_view(result).to_string();
                 set_text(result, &mirror);
                 return true;
             }

@@ -29,6 +29,9 @@ pub(crate) enum Mutation {
     IserrorForProtocolError,
     /// The text block of tool results mirrors structuredContent.result, not structuredContent (TOOL-4).
     TextMirrorMismatch,
+    /// The text block of a run's result leaves out a scalar member of `final` as well as its
+    /// object- and array-valued ones (TOOL-4: only those are left out).
+    TextDropsFinalScalar,
     /// Client lines are read whole into memory before forwarding, without a bound (T6).
     UnboundedFrameRead,
     /// notifications/cancelled is swallowed: the run is not cancelled (T7).

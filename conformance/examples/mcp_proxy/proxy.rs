@@ -159,6 +159,16 @@ pub(crate) fn set_text(result: &mut Value, text: &str) {
     }
 }
 
+/// What TOOL-4's text block holds for a tool result's `structuredContent`: the same object, a
+/// run's `final` with its scalar members only.
+pub(crate) fn mirror_view(result: &Value) -> Value {
+    let mut view = result.get("structuredContent").cloned().unwrap_or_default();
+    if let Some(Value::Object(fin)) = view.get_mut("result").and_then(|r| r.get_mut("final")) {
+        fin.retain(|_, v| !v.is_object() && !v.is_array());
+    }
+    view
+}
+
 /// Edits the work snapshot held in a resources/read result; returns whether it did.
 pub(crate) fn edit_snapshot(result: &mut Value, edit: impl FnOnce(&mut Value)) -> bool {
     let Some(content) = result

@@ -73,8 +73,9 @@ pub fn call_result_problem(result: &Value) -> Result<(), String> {
 }
 
 /// TOOL-4 on one `tools/call` result: `structuredContent: {"result": {...}}`, exactly one text
-/// block holding the JSON of that same object, and an `isError` (always present; that it is a
-/// boolean is MCP's own rule, [`call_result_problem`]'s, so a string is one finding, not two).
+/// block holding the JSON of that same object (a run's `final` with its scalar members only,
+/// [`text_view`]), and an `isError` (always present; that it is a boolean is MCP's own rule,
+/// [`call_result_problem`]'s, so a string is one finding, not two).
 pub fn mirror_problem(result: &Value) -> Result<(), String> {
     mirror_holds(result)?;
     if result.get("isError").is_none() {
@@ -109,12 +110,60 @@ pub fn mirror_holds(result: &Value) -> Result<(), String> {
     }
     let parsed: Value =
         serde_json::from_str(texts[0]).map_err(|e| format!("text is not JSON: {e}"))?;
-    if &parsed != structured {
+    let expected = text_view(structured);
+    if parsed != expected {
         return Err(format!(
-            "text {} differs from structuredContent {}",
+            "text {} differs from structuredContent with final's scalars only {}",
             show(&parsed),
-            show(structured)
+            show(&expected)
         ));
     }
     Ok(())
+}
+
+/// What TOOL-4's text block holds for `structured`: the same object, except that
+/// `result.final`, when it is an object, keeps only its scalar members (string, number, boolean,
+/// `null`); its object- and array-valued ones stay in `structuredContent` only (TOOL-8).
+#[must_use]
+pub fn text_view(structured: &Value) -> Value {
+    let mut view = structured.clone();
+    if let Some(Value::Object(fin)) = view.get_mut("result").and_then(|r| r.get_mut("final")) {
+        fin.retain(|_, v| !v.is_object() && !v.is_array());
+    }
+    view
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn answer(structured: &Value, text: &Value) -> Value {
+        json!({"content": [{"type": "text", "text": text.to_string()}],
+            "structuredContent": structured, "isError": false})
+    }
+
+    #[test]
+    fn the_text_holds_final_with_its_scalars_only() {
+        let sc = json!({"result": {"run_id": "r", "final": {"type": "result", "result": "Hi",
+            "total_cost_usd": 0.1, "is_error": false, "api_error_status": null,
+            "usage": {"input_tokens": 1}, "errors": []}}});
+        let reduced = json!({"result": {"run_id": "r", "final": {"type": "result",
+            "result": "Hi", "total_cost_usd": 0.1, "is_error": false,
+            "api_error_status": null}}});
+        assert_eq!(text_view(&sc), reduced);
+        assert!(mirror_problem(&answer(&sc, &reduced)).is_ok());
+        // The whole object is not the text TOOL-4 asks for.
+        assert!(mirror_problem(&answer(&sc, &sc)).is_err());
+        // Nor is one that drops a scalar of final.
+        let mut dropped = reduced.clone();
+        dropped["result"]["final"]
+            .as_object_mut()
+            .map(|f| f.remove("result"));
+        assert!(mirror_problem(&answer(&sc, &dropped)).is_err());
+        // A result without final mirrors structuredContent whole.
+        let plain = json!({"result": {"runs": []}});
+        assert!(mirror_problem(&answer(&plain, &plain)).is_ok());
+    }
 }

@@ -404,6 +404,14 @@ mutant!(
     ["tools/result/structured-mirror"]
 );
 
+// TOOL-4: the text block of a run's result leaves out a scalar of `final` too (only its object-
+// and array-valued members may be left out of the text).
+mutant!(
+    a_text_block_that_drops_a_scalar_of_final_fails_only_structured_mirror,
+    "text-drops-final-scalar",
+    ["tools/result/structured-mirror"]
+);
+
 // TOOL-2: claude.run.list's schema is no longer closed (the adapter behind it still rejects
 // unknown arguments, so only the listing is wrong).
 mutant!(

@@ -1,15 +1,20 @@
 //! The context budget (TOOL-8): what `tools/list` puts in front of every conversation, with both
-//! providers served. The sizes are deterministic (the listing is built from constants), so the
-//! bounds are asserted in bytes; `bench/context.md` has the figures beside server-everything's.
+//! providers served, and what one successful run's result adds in text form. The sizes are
+//! deterministic (the listing is built from constants, fake-claude's `success` final is fixed), so
+//! the bounds are asserted in bytes; `bench/context.md` has the figures beside server-everything's.
 
 use serde_json::{Value, json};
 
+use super::calls::{scenario, session};
+use super::tools::structured;
 use crate::support::Adapter;
 
 /// TOOL-8: the whole `tools/list` result, both providers.
 const LISTING_MAX: usize = 32_000;
 /// TOOL-8: names, descriptions and input schemas of the fourteen tools.
 const CALLING_MAX: usize = 10_000;
+/// TOOL-8: one successful run's result in text form (its text block, TOOL-4).
+const RUN_TEXT_MAX: usize = 1_500;
 
 /// Bytes of compact JSON.
 fn size(v: &Value) -> usize {
@@ -76,4 +81,32 @@ fn the_budget_keeps_the_metadata_and_the_typed_output_schemas() {
         );
         assert!(result["required"].is_array(), "{name}: {out}");
     }
+}
+
+#[test]
+fn a_successful_run_result_fits_the_context_budget_in_text_form() {
+    let mut s = session("2025-06-18");
+    let r = s.call_tool("claude.run", json!({"prompt": scenario("success")}), None);
+    assert_eq!(r["isError"], false, "{r}");
+    let text = r["content"][0]["text"].as_str().expect("text block");
+    eprintln!(
+        "claude.run success: text {} bytes, structuredContent {} bytes",
+        text.len(),
+        size(&r["structuredContent"])
+    );
+    assert!(
+        text.len() <= RUN_TEXT_MAX,
+        "the success result's text is {} bytes, over {RUN_TEXT_MAX}: {text}",
+        text.len()
+    );
+    // The budget is met in the text only: `structuredContent` keeps the native final verbatim
+    // (RUN-11), its usage included, and the text keeps every scalar a model reads.
+    let result = structured(&r);
+    assert!(result["final"]["usage"].is_object(), "{r}");
+    let shown: Value = serde_json::from_str(text).expect("text is JSON");
+    assert_eq!(
+        shown["result"]["final"]["result"],
+        result["final"]["result"]
+    );
+    assert_eq!(shown["result"]["state"], "succeeded");
 }

@@ -195,6 +195,17 @@ fn parse(line: &[u8]) -> Value {
         .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(text).into_owned()))
 }
 
+/// What a tool result's text block holds (TOOL-4), parsed: `structuredContent` with a run's
+/// `final` reduced to its scalar members (object- and array-valued ones left out).
+#[must_use]
+pub fn text_mirror(structured_content: &Value) -> Value {
+    let mut text = structured_content.clone();
+    if let Some(Value::Object(fin)) = text.get_mut("result").and_then(|r| r.get_mut("final")) {
+        fin.retain(|_, v| !v.is_object() && !v.is_array());
+    }
+    text
+}
+
 /// `structuredContent.result` of a tool result (TOOL-4).
 #[must_use]
 pub fn structured(tool_result: &Value) -> &Value {

@@ -51,7 +51,7 @@ pub const CASES: &[Case] = &[
         "Every tools/call result of every case is a CallToolResult: a content array of typed blocks, a boolean isError and an object structuredContent when present",
         result_shape[]),
     case!("tools/result/structured-mirror", "TOOL-4", Levels::PROVIDER_ONLY, Crosscut,
-        "Every tools/call result of every case has structuredContent.result, one text block holding the same JSON, and a boolean isError",
+        "Every tools/call result of every case has structuredContent.result, one text block holding the same JSON (a run's final with its scalar members only), and a boolean isError",
         structured_mirror[]),
     case!("tools/result/error-split", "TOOL-4", Levels::CONTRACT_MUST, Crosscut,
         "No listed tool called with well-formed arguments is answered with a protocol error, and no unknown tool with an isError result",
@@ -468,8 +468,8 @@ async fn structured_mirror(ctx: Ctx) -> CheckResult {
     super::support::grade_rule(
         &ctx,
         crate::mcp::watch::Rule::Mirror,
-        "structuredContent {result: {...}}, exactly one text block with the same JSON, and a \
-         boolean isError (TOOL-4)",
+        "structuredContent {result: {...}}, exactly one text block with the same JSON (a run's \
+         final with its scalar members only), and a boolean isError (TOOL-4)",
         "no tools/call was answered with a result",
     )
 }
