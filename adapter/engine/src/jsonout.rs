@@ -190,12 +190,22 @@ pub async fn judge_within_budget(
     candidate: Candidate,
     budget: Duration,
 ) -> Result<Value, Refusal> {
+    within_budget(move || judge(&schema, candidate), budget).await
+}
+
+/// Runs `work` on a thread of its own and answers with its verdict, or with
+/// [`Refusal::Budget`] once `budget` has passed; the thread is then left to finish alone (a
+/// validation cannot be interrupted), its verdict dropped.
+pub(crate) async fn within_budget(
+    work: impl FnOnce() -> Result<Value, Refusal> + Send + 'static,
+    budget: Duration,
+) -> Result<Value, Refusal> {
     let (done_tx, done_rx) = std::sync::mpsc::sync_channel::<Result<Value, Refusal>>(1);
     let (tx, rx) = tokio::sync::oneshot::channel::<Result<Value, Refusal>>();
     let judging = std::thread::Builder::new()
         .name("cmk-jsonout".into())
         .spawn(move || {
-            let _ = done_tx.send(judge(&schema, candidate));
+            let _ = done_tx.send(work());
         });
     if let Err(e) = judging {
         return Err(Refusal::Budget(format!("no thread to validate on: {e}")));
