@@ -10,8 +10,10 @@
 //! - `cmk-supervisor`: the private per-run supervisor process (SUP-1..4), which is this binary
 //!   re-run with a hidden subcommand.
 //!
-//! Here: [`providers`], the one table that names the providers, and [`cli_projection`], the
-//! one-shot `cli run` projection (CLI-1).
+//! Here: [`providers`], the one table that names the providers, [`cli_projection`], the
+//! one-shot `cli run` projection (CLI-1), and [`cli_tree_cmd`], the maintainer's `cli-tree
+//! check` / `cli-tree refresh` with flags derived from the same table.
 
 pub mod cli_projection;
+pub mod cli_tree_cmd;
 pub mod providers;

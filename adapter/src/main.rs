@@ -5,9 +5,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use claude_mcp_adapter::{cli_projection, providers};
+use claude_mcp_adapter::{cli_projection, cli_tree_cmd, providers};
 use cmk_mcp_server::config::ServeArgs;
-use cmk_native::drift;
 use cmk_supervisor as supervisor;
 
 /// What `--help` says first: both providers, and how the server is reached.
@@ -51,13 +50,13 @@ enum CliCommand {
 
 #[derive(Debug, Subcommand)]
 enum CliTreeCommand {
-    /// Compare an installed claude's (and with --cursor, Cursor's agent's) --version and
-    /// --help with the pinned trees.
-    Check(drift::DriftArgs),
-    /// Check an updated claude (or cursor-agent) against everything the adapter uses from the
-    /// pinned tree and, when all of it still holds, pin its new version in
+    /// Compare installed native CLIs' --version and --help with the trees their providers pin:
+    /// the default provider's always, every other provider's when its flag names its CLI.
+    Check(cli_tree_cmd::CheckArgs),
+    /// Check each updated native CLI named against everything the adapter uses from its
+    /// provider's pinned tree and, when all of it still holds, pin its new version in
     /// $XDG_CONFIG_HOME/claude-mcp-adapter/ (else ~/.config/claude-mcp-adapter/).
-    Refresh(cmk_native::refresh::RefreshArgs),
+    Refresh(cli_tree_cmd::RefreshArgs),
 }
 
 fn main() -> ExitCode {
@@ -74,10 +73,10 @@ fn main() -> ExitCode {
         }) => cli_projection::run(a),
         Some(Command::CliTree {
             command: CliTreeCommand::Check(a),
-        }) => drift::run(a),
+        }) => cmk_native::drift::run(&a.targets()),
         Some(Command::CliTree {
             command: CliTreeCommand::Refresh(a),
-        }) => cmk_native::refresh::run(a),
+        }) => cmk_native::refresh::run(a.targets()),
         None => {
             // A person who started the server in a terminal sees why nothing happens.
             if std::io::IsTerminal::is_terminal(&std::io::stdin()) {

@@ -1,6 +1,8 @@
-//! The maintainer's drift check: compares an installed claude's `--version` and `--help` with
-//! cli-tree.json (NAT-1), and, when `--cursor` names one, an installed `cursor-agent`'s with
-//! cursor-cli-tree.json (ACP-9). Never used at run time.
+//! The maintainer's drift check: compares an installed native CLI's `--version` and `--help`
+//! with the tree its provider pins (claude's cli-tree.json, NAT-1; Cursor's agent's
+//! cursor-cli-tree.json, ACP-9). Which CLIs there are, their flags and their pinned trees come
+//! from the binary's provider registrations ([`Target`]); nothing here names a provider. Never
+//! used at run time.
 //!
 //! Drift is: the version line differs; a declared flag (an option's, or one in a mode's or the
 //! version's fixed argv) is missing from help; it takes another argument form (a value where the
@@ -26,24 +28,6 @@ use crate::cli_tree::{CliTree, Mode, ValueRule};
 pub(crate) const CAPTURE_TIMEOUT: Duration = Duration::from_secs(60);
 /// Most bytes of output read from each call.
 pub(crate) const CAPTURE_MAX: u64 = 1024 * 1024;
-
-/// `cli-tree check` arguments.
-#[derive(Debug, Clone, clap::Args)]
-pub struct DriftArgs {
-    /// The claude binary to inspect (a path, or a name looked up on PATH).
-    #[arg(long, value_name = "PATH", default_value = "claude")]
-    pub claude: PathBuf,
-    /// The cli-tree.json to check (default: the one embedded at build time).
-    #[arg(long, value_name = "PATH")]
-    pub cli_tree: Option<PathBuf>,
-    /// Also check this cursor-agent against cursor-cli-tree.json (Cursor's agent is not on a
-    /// package registry, so it is checked only where one is installed).
-    #[arg(long, value_name = "PATH")]
-    pub cursor: Option<PathBuf>,
-    /// The cursor-cli-tree.json to check (default: the one embedded at build time).
-    #[arg(long, value_name = "PATH", requires = "cursor")]
-    pub cursor_cli_tree: Option<PathBuf>,
-}
 
 /// One difference a reviewed update of cli-tree.json would have to resolve.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -147,19 +131,15 @@ impl DriftReport {
     }
 }
 
-/// The file a tree is pinned in, for the report's texts: Cursor's agent has its own
-/// (`cursor-cli-tree.json`, ACP-9), every other tree is claude's `cli-tree.json`.
-fn tree_file(tree: &CliTree) -> &'static str {
-    if tree.tool == "cursor-agent" {
-        "cursor-cli-tree.json"
-    } else {
-        "cli-tree.json"
-    }
-}
-
-/// Compares the tree with what the installed CLI printed for `--version` and `--help`.
+/// Compares the tree pinned in `tree_file` with what the installed CLI printed for
+/// `--version` and `--help`.
 #[must_use]
-pub fn compare(tree: &CliTree, version_output: &str, help: &Help) -> DriftReport {
+pub fn compare(
+    tree: &CliTree,
+    tree_file: &'static str,
+    version_output: &str,
+    help: &Help,
+) -> DriftReport {
     let mut r = DriftReport {
         version_line: version_output
             .lines()
@@ -168,7 +148,7 @@ pub fn compare(tree: &CliTree, version_output: &str, help: &Help) -> DriftReport
             .unwrap_or("")
             .to_owned(),
         pinned_line: tree.version.line.clone(),
-        tree_file: tree_file(tree),
+        tree_file,
         ..DriftReport::default()
     };
     let file = r.tree_file;
@@ -493,21 +473,39 @@ fn capture(program: &OsStr, args: &[&str]) -> Result<String, CheckError> {
     Ok(String::from_utf8_lossy(&stdout).into_owned())
 }
 
-/// Loads claude's tree, runs claude and compares.
-pub fn check(args: &DriftArgs) -> Result<DriftReport, CheckError> {
-    let tree = match &args.cli_tree {
-        Some(p) => CliTree::load(p)?,
-        None => CliTree::embedded()?,
-    };
-    check_tree(&args.claude, &tree, "--claude")
+/// One CLI to check, as a provider's registration describes it.
+#[derive(Debug)]
+pub struct Target {
+    /// The program to run (a path, or a name looked up on PATH).
+    pub program: PathBuf,
+    /// The flag that named it (`--claude`), for the texts.
+    pub flag: String,
+    /// The tree to compare with: the provider's pinned one, or the file its tree flag named.
+    pub tree: Result<CliTree, crate::cli_tree::CliTreeError>,
+    /// Where the tree came from, for the texts ("the embedded cli-tree.json", a path).
+    pub tree_source: String,
+    /// The pinned tree's file name (`cli-tree.json`).
+    pub tree_file: &'static str,
 }
 
-/// Runs `program --version` and `program --help` and compares them with `tree`.
-/// A program that is not the tree's CLI is [`CheckError::NotTheCli`], naming `flag`.
-pub(crate) fn check_tree(
+impl Target {
+    /// Runs the CLI and compares it with its tree.
+    pub fn check(&self) -> Result<DriftReport, CheckError> {
+        let tree = self
+            .tree
+            .as_ref()
+            .map_err(|e| CheckError::Run(e.to_string()))?;
+        check_tree(&self.program, tree, &self.flag, self.tree_file)
+    }
+}
+
+/// Runs `program --version` and `program --help` and compares them with `tree`, pinned in
+/// `tree_file`. A program that is not the tree's CLI is [`CheckError::NotTheCli`], naming `flag`.
+pub fn check_tree(
     program: &std::path::Path,
     tree: &CliTree,
-    flag: &'static str,
+    flag: &str,
+    tree_file: &'static str,
 ) -> Result<DriftReport, CheckError> {
     let version_args: Vec<&str> = tree.version.argv.iter().map(String::as_str).collect();
     let not_the_cli = |got: String| {
@@ -534,86 +532,38 @@ pub(crate) fn check_tree(
     let help_text = capture(program.as_os_str(), &["--help"])?;
     let help = Help::parse(&help_text)
         .ok_or_else(|| CheckError::NotHelp(program.display().to_string()))?;
-    Ok(compare(tree, &version, &help))
+    Ok(compare(tree, tree_file, &version, &help))
 }
 
-/// Loads Cursor's tree, runs `cursor` and compares (ACP-9).
-pub(crate) fn check_cursor(
-    cursor: &std::path::Path,
-    tree: Option<&std::path::Path>,
-) -> Result<DriftReport, CheckError> {
-    let tree = match tree {
-        Some(p) => CliTree::load(p)?,
-        None => CliTree::cursor_embedded()?,
-    };
-    check_tree(cursor, &tree, "--cursor")
-}
-
-/// Prints what a reviewed update of cli-tree.json (and, with `--cursor`, of
-/// cursor-cli-tree.json) would have to change; exit 1 on drift, 2 when a check cannot run.
-pub fn run(args: DriftArgs) -> ExitCode {
-    let claude = run_claude(&args);
-    let Some(cursor) = &args.cursor else {
-        return claude;
-    };
-    let cursor = match check_cursor(cursor, args.cursor_cli_tree.as_deref()) {
-        Ok(report) => {
-            let text = format!(
-                "\ncli-tree check of {} against {}\n\n{}",
-                cursor.display(),
-                args.cursor_cli_tree.as_ref().map_or_else(
-                    || "the embedded cursor-cli-tree.json".into(),
-                    |p| p.display().to_string()
-                ),
-                report.render()
-            );
-            let mut stdout = std::io::stdout().lock();
-            let _ = stdout.write_all(text.as_bytes());
-            let _ = stdout.flush();
-            if report.clean() { 0 } else { 1 }
-        }
-        Err(e) => {
-            eprintln!("claude-mcp-adapter cli-tree check: {e}");
-            2
-        }
-    };
-    // The worse verdict of the two.
-    if claude == ExitCode::from(2) || cursor == 2 {
-        ExitCode::from(2)
-    } else if claude == ExitCode::SUCCESS && cursor == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    }
-}
-
-fn run_claude(args: &DriftArgs) -> ExitCode {
-    match check(args) {
-        Ok(report) => {
-            let mut stdout = std::io::stdout().lock();
-            let text = format!(
-                "cli-tree check of {} against {}\n\n{}",
-                args.claude.display(),
-                args.cli_tree.as_ref().map_or_else(
-                    || "the embedded cli-tree.json".into(),
-                    |p| p.display().to_string()
-                ),
-                report.render()
-            );
-            // A closed stdout (a pager quit early) does not change the verdict.
-            let _ = stdout.write_all(text.as_bytes());
-            let _ = stdout.flush();
-            if report.clean() {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(1)
+/// Checks each target in turn and prints what a reviewed update of its tree would have to
+/// change; exit 0 without drift, 1 on drift, 2 when a check cannot run (the worst of them).
+#[must_use]
+pub fn run(targets: &[Target]) -> ExitCode {
+    let mut worst = 0u8;
+    for (i, target) in targets.iter().enumerate() {
+        let code = match target.check() {
+            Ok(report) => {
+                let text = format!(
+                    "{}cli-tree check of {} against {}\n\n{}",
+                    if i == 0 { "" } else { "\n" },
+                    target.program.display(),
+                    target.tree_source,
+                    report.render()
+                );
+                // A closed stdout (a pager quit early) does not change the verdict.
+                let mut stdout = std::io::stdout().lock();
+                let _ = stdout.write_all(text.as_bytes());
+                let _ = stdout.flush();
+                u8::from(!report.clean())
             }
-        }
-        Err(e) => {
-            eprintln!("claude-mcp-adapter cli-tree check: {e}");
-            ExitCode::from(2)
-        }
+            Err(e) => {
+                eprintln!("claude-mcp-adapter cli-tree check: {e}");
+                2
+            }
+        };
+        worst = worst.max(code);
     }
+    ExitCode::from(worst)
 }
 
 #[cfg(test)]

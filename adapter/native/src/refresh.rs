@@ -10,19 +10,23 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use crate::cli_tree::{CURSOR_USER_FILE, CliTree, USER_FILE, user_dir};
+use crate::cli_tree::{CliTree, CliTreeError, user_dir};
 use crate::drift::{self, CheckError};
 
-/// `cli-tree refresh` arguments.
-#[derive(Debug, Clone, clap::Args)]
-#[command(group = clap::ArgGroup::new("cli").required(true).multiple(true))]
-pub struct RefreshArgs {
-    /// The installed claude to pin (a path, or a name looked up on PATH).
-    #[arg(long, value_name = "PATH", group = "cli")]
-    pub claude: Option<PathBuf>,
-    /// The installed cursor-agent to pin.
-    #[arg(long, value_name = "PATH", group = "cli")]
-    pub cursor: Option<PathBuf>,
+/// One installed CLI to pin, as a provider's registration describes it.
+#[derive(Debug)]
+pub struct Target {
+    /// The installed program (a path, or a name looked up on PATH).
+    pub program: PathBuf,
+    /// The flag that named it (`--claude`), for the texts.
+    pub flag: String,
+    /// The flag that names a tree file instead (`--cli-tree`), for the texts.
+    pub tree_flag: String,
+    /// The provider's pinned tree.
+    pub pinned: Result<CliTree, CliTreeError>,
+    /// The file the refreshed tree is written as, in [`user_dir`] (`cli-tree.json`); the
+    /// provider looks for it there.
+    pub file: &'static str,
 }
 
 /// What one refresh did.
@@ -40,11 +44,11 @@ enum Refreshed {
 fn refresh_one(
     program: &Path,
     pinned: &CliTree,
-    flag: &'static str,
+    flag: &str,
     dir: &Path,
-    file: &str,
+    file: &'static str,
 ) -> Result<Refreshed, CheckError> {
-    let report = drift::check_tree(program, pinned, flag)?;
+    let report = drift::check_tree(program, pinned, flag, file)?;
     let blocking: Vec<drift::Finding> = report
         .drift
         .iter()
@@ -74,7 +78,8 @@ fn refresh_one(
 
 /// Refreshes each CLI given; exit 0 when every one is pinned (written or already current), 1
 /// when one changed in a way the adapter relies on, 2 when a check could not run.
-pub fn run(args: RefreshArgs) -> ExitCode {
+#[must_use]
+pub fn run(targets: Vec<Target>) -> ExitCode {
     let Some(dir) = user_dir() else {
         eprintln!(
             "claude-mcp-adapter cli-tree refresh: neither XDG_CONFIG_HOME nor HOME is set, so \
@@ -83,25 +88,18 @@ pub fn run(args: RefreshArgs) -> ExitCode {
         return ExitCode::from(2);
     };
     let mut worst = 0u8;
-    let jobs = [
-        (args.claude.as_deref(), "--claude", "--cli-tree", USER_FILE),
-        (
-            args.cursor.as_deref(),
-            "--cursor",
-            "--cursor-cli-tree",
-            CURSOR_USER_FILE,
-        ),
-    ];
-    for (program, flag, tree_flag, file) in jobs {
-        let Some(program) = program else { continue };
-        let pinned = if flag == "--claude" {
-            CliTree::embedded()
-        } else {
-            CliTree::cursor_embedded()
-        };
+    for target in targets {
+        let Target {
+            program,
+            flag,
+            tree_flag,
+            pinned,
+            file,
+        } = target;
+        let program = program.as_path();
         let outcome = pinned
             .map_err(CheckError::from)
-            .and_then(|t| refresh_one(program, &t, flag, &dir, file));
+            .and_then(|t| refresh_one(program, &t, &flag, &dir, file));
         let (code, text) = match outcome {
             Ok(Refreshed::Written(line, path)) => (
                 0,

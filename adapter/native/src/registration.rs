@@ -12,7 +12,7 @@ use cmk_engine::provider::Provider;
 use cmk_engine::record::Recorder;
 
 use crate::binary::EnvDeny;
-use crate::cli_tree::CliTreeError;
+use crate::cli_tree::{CliTree, CliTreeError};
 
 /// One provider as the binary offers it.
 #[derive(Debug)]
@@ -32,6 +32,9 @@ pub struct Registration {
     pub tree_file: &'static str,
     /// The contract rule of the pinned tree (`NAT-1`, `ACP-9`).
     pub tree_rule: &'static str,
+    /// The tree embedded at build time (`cli-tree check` compares an installed CLI with it,
+    /// `cli-tree refresh` re-pins it).
+    pub pinned: fn() -> Result<CliTree, CliTreeError>,
     /// Builds the provider.
     pub build: fn(&Setup<'_>) -> Result<Arc<dyn Provider>, CliTreeError>,
 }

@@ -179,6 +179,7 @@ pub const REGISTRATION: Registration = Registration {
     tree_flag: "cli-tree",
     tree_file: "cli-tree.json",
     tree_rule: "NAT-1",
+    pinned: CliTree::embedded,
     build: |setup| {
         let tree = Arc::new(tree(setup.cli_tree)?);
         let mode = if setup.one_shot {

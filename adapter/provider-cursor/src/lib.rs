@@ -353,6 +353,7 @@ pub const REGISTRATION: Registration = Registration {
     tree_flag: "cursor-cli-tree",
     tree_file: "cursor-cli-tree.json",
     tree_rule: "ACP-9",
+    pinned: CliTree::cursor_embedded,
     build: |setup| {
         let tree = Arc::new(tree(setup.cli_tree)?);
         let mut provider = CursorProvider::new(setup.binary.to_path_buf(), tree)

@@ -38,7 +38,12 @@ fn help_text() -> String {
 }
 
 fn report(version: &str, help: &str) -> DriftReport {
-    compare(&tree(), version, &Help::parse(help).unwrap())
+    compare(
+        &tree(),
+        "cli-tree.json",
+        version,
+        &Help::parse(help).unwrap(),
+    )
 }
 
 #[test]
@@ -144,7 +149,7 @@ fn the_cursor_tree_checks_its_option_and_its_acp_command() {
     let tree = CliTree::cursor_embedded().expect("cursor tree");
     let help = Help::parse(CURSOR_HELP).expect("help");
     assert_eq!(help.commands, ["acp", "login", "status"]);
-    let r = compare(&tree, "2026.10.01-e373342\n", &help);
+    let r = compare(&tree, "cursor-cli-tree.json", "2026.10.01-e373342\n", &help);
     assert!(r.clean(), "{}", r.render());
     assert!(
         r.checked
@@ -155,6 +160,7 @@ fn the_cursor_tree_checks_its_option_and_its_acp_command() {
     let no_acp = CURSOR_HELP.replace("  acp ", "  run ");
     let r = compare(
         &tree,
+        "cursor-cli-tree.json",
         "2026.10.01-e373342\n",
         &Help::parse(&no_acp).expect("help"),
     );
@@ -167,6 +173,7 @@ fn the_cursor_tree_checks_its_option_and_its_acp_command() {
     let no_model = CURSOR_HELP.replace("--model <model>", "--mode <mode>  ");
     let r = compare(
         &tree,
+        "cursor-cli-tree.json",
         "2026.10.01-e373342\n",
         &Help::parse(&no_model).expect("help"),
     );
@@ -176,7 +183,7 @@ fn the_cursor_tree_checks_its_option_and_its_acp_command() {
         r.render()
     );
 
-    let r = compare(&tree, "2026.11.02-aaaaaaa\n", &help);
+    let r = compare(&tree, "cursor-cli-tree.json", "2026.11.02-aaaaaaa\n", &help);
     assert!(
         r.drift.iter().any(|f| f.subject == "version"),
         "{}",
