@@ -1,5 +1,6 @@
 //! A lifeline for tools that start process groups: a watchdog process that `SIGKILL`s every
-//! group the tool registered once the tool is gone, however it went (`SIGKILL` included).
+//! group the tool registered once the tool is gone, however it went (`SIGKILL` included;
+//! C-SUP-5 in `docs/contract.md`).
 //!
 //! A tool that starts peers in process groups of their own (the gates' servers and agents,
 //! `mcp-replay`'s peer) kills them itself on every exit it lives through: the end of a case,

@@ -445,9 +445,9 @@ fn ctrl_c_of_the_runner_kills_every_server_group() {
 
 #[test]
 fn sigkill_of_the_runner_still_kills_every_server_group() {
-    // Containment even when the runner cannot act: its lifeline watchdog kills every group it
-    // registered, the backgrounded `sleep` of each wrapper script included (PR_SET_PDEATHSIG
-    // would reach only a group's leader).
+    // Containment even when the runner cannot act (C-SUP-5): its lifeline watchdog kills every
+    // group it registered, the backgrounded `sleep` of each wrapper script included
+    // (PR_SET_PDEATHSIG would reach only a group's leader).
     use std::os::unix::process::ExitStatusExt as _;
     let status = signal_the_runner_mid_run(nix::sys::signal::Signal::SIGKILL);
     assert_eq!(status.signal(), Some(9));

@@ -141,7 +141,7 @@ fn the_servers_whole_group_dies_when_the_proxy_is_terminated() {
 
 #[test]
 fn the_servers_whole_group_dies_when_the_proxy_is_killed() {
-    // SIGKILL leaves the proxy no chance: its lifeline watchdog kills the group, the
+    // SIGKILL leaves the proxy no chance: its lifeline watchdog kills the group (C-SUP-5), the
     // backgrounded grandchild included (PR_SET_PDEATHSIG reaches only the leader).
     use std::os::unix::process::ExitStatusExt as _;
     let status = signal_the_proxy(nix::sys::signal::Signal::SIGKILL);
