@@ -36,6 +36,8 @@ impl Deadlines {
     #[must_use]
     pub fn derive(configured: Duration, startup: Duration, jobs: usize, cores: usize) -> Self {
         let contention = u32::try_from(jobs.max(1).div_ceil(cores.max(1))).unwrap_or(u32::MAX);
+        // Whole milliseconds, as reported, so the report's numbers add up.
+        let startup = Duration::from_millis(millis(startup));
         let scaled = startup
             .saturating_mul(STARTUP_FACTOR.saturating_mul(contention))
             .saturating_add(STARTUP_MARGIN);
