@@ -187,3 +187,19 @@ fn a_server_that_shares_a_lock_file_gets_the_same_report_under_any_load() {
     let flags = ["--lock-file", file.as_str(), "--slow-start-ms", "1000"];
     same_everywhere(&flags, &[], &MATRIX);
 }
+
+#[test]
+fn the_cases_that_judge_a_peers_own_exit_run_alone() {
+    // GATE-LOAD-2: exactly the cases whose subject is the peer's own exit are exclusive.
+    let judges_exit = |id: &str| {
+        ["lifecycle/shutdown/", "runs/eof/", "runs/sigterm/", "exit/"]
+            .iter()
+            .any(|p| id.starts_with(p))
+    };
+    for c in mcp_conformance::mcp::catalogue::all() {
+        assert_eq!(c.exclusive, judges_exit(c.id), "{}", c.id);
+    }
+    for c in mcp_conformance::acp::all() {
+        assert_eq!(c.exclusive, judges_exit(c.id), "{}", c.id);
+    }
+}
