@@ -34,7 +34,8 @@ use mcp_conformance::mcp::{catalogue, listing};
     "Print the catalogue (of --profile when given) and exit without running anything"
 )))]
 #[command(mut_arg("timeout_ms", |a| a.help(
-    "Base per-case timeout in milliseconds (long cases use a multiple)"
+    "Base per-case timeout in milliseconds (long cases use a multiple); raised to 2 x contention \
+     (--jobs over the cores) x the server's start-up measured by discovery + 1 s when more"
 )))]
 #[command(mut_arg("jobs", |a| a.help(
     "Cases run at once (most of a case is waiting on a run, a grace or a server's exit, not CPU: \

@@ -30,7 +30,8 @@ use mcp_conformance::core::verdict::{self, RunInfo};
 #[derive(Debug, Parser)]
 #[command(name = "acp-conformance", version)]
 #[command(mut_arg("timeout_ms", |a| a.help(
-    "Base per-case timeout in milliseconds (turn cases use a multiple)"
+    "Base per-case timeout in milliseconds (turn cases use a multiple); raised to 2 x contention \
+     (--jobs over the cores) x the agent's start-up measured by discovery + 1 s when more"
 )))]
 struct Cli {
     /// Client mode: the runner plays a scripted agent that the client under test launches
