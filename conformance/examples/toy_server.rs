@@ -42,8 +42,15 @@
 //! not a boolean; `--answer-notifications` answers every notification (`notifications/initialized`
 //! included) with a -32601 error under id null (JSON-RPC 2.0 §4.1: notifications are never
 //! answered).
+//! Load (the gate's verdicts must not depend on `--jobs` or a busy machine): `--slow-start-ms N`
+//! reads nothing for N ms after it starts (a server importing its packages); `--lock-file PATH`
+//! keeps shared state in PATH: every instance holds a shared `flock` on it while it serves, and
+//! on stdin EOF takes it exclusively (compacting the store needs every other instance gone),
+//! so it exits only once no other instance is alive, and lingers `--linger-ms MS` (default 300)
+//! holding the lock before it exits 0.
 
 use std::io::{BufWriter, Read, Write};
+use std::os::fd::AsRawFd as _;
 
 use mcp_wire::{
     DecodeEvent, ErrorObject, FrameDecoder, Inbound, Message, error_response, parse_inbound,
@@ -463,13 +470,25 @@ fn main() {
             .and_then(|i| args.get(i + 1).cloned()),
         version: None,
     };
+    let store = value_of("--lock-file").map(|path| {
+        let linger = value_of("--linger-ms").and_then(|v| v.parse().ok());
+        Store::open(&path, linger.unwrap_or(300))
+    });
+    if let Some(ms) = value_of("--slow-start-ms").and_then(|v| v.parse().ok()) {
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+    }
     let mut decoder = FrameDecoder::new(MAX_FRAME);
     let mut stdin = std::io::stdin().lock();
     let mut out = BufWriter::new(std::io::stdout().lock());
     let mut buf = vec![0u8; 64 * 1024];
     loop {
         let n = match stdin.read(&mut buf) {
-            Ok(0) | Err(_) => return,
+            Ok(0) | Err(_) => {
+                if let Some(store) = &store {
+                    store.close();
+                }
+                return;
+            }
             Ok(n) => n,
         };
         let mut replies = Vec::new();
@@ -511,5 +530,37 @@ fn main() {
                 return;
             }
         }
+    }
+}
+
+/// `--lock-file`: shared state every instance holds a shared `flock` on while it serves.
+struct Store {
+    file: std::fs::File,
+    linger_ms: u64,
+}
+
+impl Store {
+    /// Opens the store and holds it shared (waiting while an instance compacts it).
+    fn open(path: &str, linger_ms: u64) -> Self {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .unwrap_or_else(|e| {
+                eprintln!("toy-server: cannot open the lock file {path}: {e}");
+                std::process::exit(4)
+            });
+        // SAFETY: flock on a descriptor this process owns.
+        unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_SH) };
+        Self { file, linger_ms }
+    }
+
+    /// At stdin EOF: compacts the store, which needs it exclusively (every other instance
+    /// gone), and lingers holding it before the exit.
+    fn close(&self) {
+        // SAFETY: as in `open`; the shared lock is converted (dropped, then waited for).
+        unsafe { libc::flock(self.file.as_raw_fd(), libc::LOCK_EX) };
+        let _ = (&self.file).write_all(format!("{} compacted\n", std::process::id()).as_bytes());
+        std::thread::sleep(std::time::Duration::from_millis(self.linger_ms));
     }
 }

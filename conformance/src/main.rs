@@ -11,6 +11,7 @@ use clap::Parser;
 
 use mcp_conformance::core::baseline::Baseline;
 use mcp_conformance::core::cli::{self, CommonArgs, Outputs, Partial, err_line, out};
+use mcp_conformance::core::deadline::Deadlines;
 use mcp_conformance::core::report::{self, Report};
 use mcp_conformance::core::schedule;
 use mcp_conformance::core::verdict::{self, RunInfo};
@@ -33,7 +34,8 @@ use mcp_conformance::mcp::{catalogue, listing};
     "Print the catalogue (of --profile when given) and exit without running anything"
 )))]
 #[command(mut_arg("timeout_ms", |a| a.help(
-    "Base per-case timeout in milliseconds (long cases use a multiple)"
+    "Base per-case timeout in milliseconds (long cases use a multiple); raised to 2 x contention \
+     (--jobs over the cores) x the server's start-up measured by discovery + 1 s when more"
 )))]
 #[command(mut_arg("jobs", |a| a.help(
     "Cases run at once (most of a case is waiting on a run, a grace or a server's exit, not CPU: \
@@ -215,6 +217,7 @@ impl ErrorShell {
             baseline_file: self.baseline.clone(),
             min_coverage: self.min_coverage,
             started: self.started,
+            deadlines: None,
         }
     }
 
@@ -297,6 +300,9 @@ async fn run_inner(
     drop(client);
     handle.shutdown().await;
     let discovery = Arc::new(discovery);
+    // GATE-LOAD-1: every case's deadlines allow the start this server was seen to take, as
+    // slowed by `--jobs` servers starting at once on this machine's cores.
+    let deadlines = Deadlines::for_this_machine(timeout, discovery.startup, cli.common.jobs());
     // C-PROV-3: the run lifecycle of every tool family the server lists.
     let cases = catalogue::families::expand(cases, &discovery.roles.families(), &cli.common.cases);
     if cases.is_empty() {
@@ -327,6 +333,7 @@ async fn run_inner(
         baseline_file: shell.baseline.clone(),
         min_coverage: shell.min_coverage,
         started: shell.started,
+        deadlines: Some(deadlines),
     };
     partial.start(
         info.clone(),
@@ -353,7 +360,7 @@ async fn run_inner(
         },
     });
     let settings = schedule::Settings {
-        timeout,
+        timeout: deadlines.effective(),
         jobs: cli.common.jobs(),
     };
     let ran = schedule::run_all(runner, cases, settings, Some(tx)).await;

@@ -113,12 +113,14 @@ pub(crate) fn scratch_dir(case_id: &str) -> std::io::Result<PathBuf> {
 }
 
 /// The discovery handshake before any case: a fresh agent's `initialize` result (for the
-/// report's `agentInfo` and protocol version), its group killed afterwards. An agent that does
-/// not start or initialize is the runner's error (exit 2), with the transcript to show why.
+/// report's `agentInfo` and protocol version) and how long the agent took from its spawn to
+/// that answer (every case's deadlines scale with it, GATE-LOAD-1), its group killed
+/// afterwards. An agent that does not start or initialize is the runner's error (exit 2), with
+/// the transcript to show why.
 pub async fn discover(
     spec: Arc<ServerSpec>,
     timeout: Duration,
-) -> Result<Value, (String, Vec<crate::core::transcript::Entry>)> {
+) -> Result<(Value, Duration), (String, Vec<crate::core::transcript::Entry>)> {
     let started = Instant::now();
     let transcript = Transcript::with_peer(Peer::Agent);
     let scope = Scope::new(
@@ -138,7 +140,7 @@ pub async fn discover(
     let found = match ctx.spawn(Caps::NONE) {
         Ok(mut agent) => match agent.initialize(Caps::NONE, json!(PROTOCOL_VERSION)).await {
             Ok(answer) => match answer.get("result") {
-                Some(r) if r.is_object() => Ok(r.clone()),
+                Some(r) if r.is_object() => Ok((r.clone(), started.elapsed())),
                 _ => Err(format!("initialize was answered {}", show(&answer))),
             },
             Err(c) => Err(describe(&c)),

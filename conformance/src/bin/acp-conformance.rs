@@ -18,6 +18,7 @@ use mcp_conformance::acp::{self, ctx};
 use mcp_conformance::core::baseline::Baseline;
 use mcp_conformance::core::cli::{self, CommonArgs, Outputs, Partial, err_line, out};
 use mcp_conformance::core::client::ServerSpec;
+use mcp_conformance::core::deadline::Deadlines;
 use mcp_conformance::core::process;
 use mcp_conformance::core::report::{self, Report};
 use mcp_conformance::core::schedule::{self, Settings};
@@ -29,7 +30,8 @@ use mcp_conformance::core::verdict::{self, RunInfo};
 #[derive(Debug, Parser)]
 #[command(name = "acp-conformance", version)]
 #[command(mut_arg("timeout_ms", |a| a.help(
-    "Base per-case timeout in milliseconds (turn cases use a multiple)"
+    "Base per-case timeout in milliseconds (turn cases use a multiple); raised to 2 x contention \
+     (--jobs over the cores) x the agent's start-up measured by discovery + 1 s when more"
 )))]
 struct Cli {
     /// Client mode: the runner plays a scripted agent that the client under test launches
@@ -311,6 +313,7 @@ fn run_info(
             .map(|p| p.display().to_string()),
         min_coverage: cli.common.min_coverage,
         started,
+        deadlines: None,
     }
 }
 
@@ -364,8 +367,8 @@ async fn run_inner(
         env: Vec::new(),
     });
     let timeout = cli.common.timeout();
-    let init = match ctx::discover(spec.clone(), timeout).await {
-        Ok(init) => init,
+    let (init, startup) = match ctx::discover(spec.clone(), timeout).await {
+        Ok(found) => found,
         Err((why, transcript)) => {
             err_line("acp-conformance: discovery transcript:");
             for entry in transcript {
@@ -380,13 +383,16 @@ async fn run_inner(
         }
     };
     let progress_to_stdout = cli::progress_to_stdout(outputs);
-    let info = run_info(
+    // GATE-LOAD-1: every case's deadlines allow the start this agent was seen to take.
+    let deadlines = Deadlines::for_this_machine(timeout, startup, cli.common.jobs());
+    let mut info = run_info(
         cli,
         AcpProfile::Agent,
         init.get("agentInfo").cloned(),
         init.get("protocolVersion").map(|v| v.to_string()),
         started,
     );
+    info.deadlines = Some(deadlines);
     partial.start(
         info.clone(),
         cases.iter().map(|c| c.id).collect(),
@@ -402,7 +408,7 @@ async fn run_inner(
         partial,
     );
     let settings = Settings {
-        timeout,
+        timeout: deadlines.effective(),
         jobs: cli.common.jobs(),
     };
     let ran = schedule::run_all(Arc::new(AcpRunner { spec }), cases, settings, Some(tx)).await;

@@ -78,6 +78,11 @@ pub struct Case<G: Gate> {
     /// target on an idle machine (`--jobs 1`), declared where it is well above its kind's
     /// ([`Case::cost`]). It orders the start (longest first), nothing else: never a bound.
     pub cost_ms: u32,
+    /// Whether the case judges its peer's own lifecycle (stdin EOF, a signal, the exit): it runs
+    /// in the scheduler's exclusive phase, with no other case (so no other instance of the
+    /// peer) alive, since a peer sharing state with its twins (a lock file) may exit otherwise
+    /// only when they do ([`crate::core::schedule`]).
+    pub exclusive: bool,
     /// The check.
     pub check: fn(G::Ctx) -> CheckFuture,
     /// What else the gate's case carries.
@@ -137,11 +142,12 @@ impl<G: Gate> Case<G> {
 /// bracketed arguments): `case!(ID, RULE, LEVELS, NEEDS, DESCRIPTION, check[args])`. Optional
 /// tails: `, FACTOR` multiplies the timeout; `; cost_ms N` declares a case well above its
 /// kind's cost (the start order only: [`Case::cost`]); `; variant EXPR` sets what else the
-/// gate's case carries (default: [`no_variant`]).
+/// gate's case carries (default: [`no_variant`]); `; exclusive true` runs the case alone
+/// ([`Case::exclusive`]).
 macro_rules! case {
     ($id:literal, $req:expr, $levels:expr, $needs:ident, $desc:expr,
      $check:path [$($arg:expr),*] $(, $factor:expr)? $(; cost_ms $cost:expr)?
-     $(; variant $variant:expr)?) => {
+     $(; variant $variant:expr)? $(; exclusive $exclusive:literal)?) => {
         $crate::core::case::Case {
             id: $id,
             requirement: $req,
@@ -150,6 +156,7 @@ macro_rules! case {
             needs: $crate::core::case::Needs::$needs,
             timeout_factor: case!(@or 1 $(, $factor)?),
             cost_ms: case!(@or 0 $(, $cost)?),
+            exclusive: case!(@or false $(, $exclusive)?),
             check: |ctx| Box::pin($check(ctx $(, $arg)*)),
             variant: case!(@or $crate::core::case::no_variant() $(, $variant)?),
         }

@@ -5,11 +5,13 @@
 //! command-line pieces both binaries use ([`cli`]).
 
 pub mod baseline;
+pub mod blocked;
 pub mod case;
 pub mod checks;
 pub mod cli;
 pub mod client;
 pub mod coverage;
+pub mod deadline;
 pub mod exits;
 pub mod model;
 pub mod process;

@@ -1,10 +1,13 @@
 //! The one scheduler of both gates (`--jobs`): every selected case in a task of its own under a
 //! concurrency limit, with its own [`Scope`] (transcript, the peers it starts, deadlines that a
 //! handshake may move) and a timeout; afterwards every peer the case started is killed by
-//! process group, whatever happened. Cases start costliest first; cross-cutting cases
-//! ([`Needs::Crosscut`]) start once every other case has finished; blocked verdicts are resolved
-//! against the cases that block them (one defect, one verdict). A gate plugs in through
-//! [`Runner`]: how a case's context is made from its scope, and what a timeout is called.
+//! process group, whatever happened. Three phases (GATE-LOAD-2): the parallel one (costliest
+//! first), then the exclusive one (cases that judge their peer's own lifecycle, one at a time,
+//! no other case alive), then the cross-cutting cases ([`Needs::Crosscut`]), which grade what
+//! every other case showed. A runner `error` is retried once after its phase (GATE-LOAD-3);
+//! blocked verdicts are resolved against the cases that block them (one defect, one verdict,
+//! [`crate::core::blocked`]). A gate plugs in through [`Runner`]: how a case's context is made
+//! from its scope, and what a timeout is called.
 
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -14,6 +17,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::{Semaphore, mpsc};
 use tokio::task::JoinSet;
 
+use crate::core::blocked::{Blockable, resolve_blocked};
 use crate::core::case::{Case, Gate, Needs};
 use crate::core::client::{Client, Deadline, ProcHandle, ServerSpec};
 use crate::core::model::{Check, CheckFuture};
@@ -224,11 +228,13 @@ pub struct Settings {
     pub jobs: usize,
 }
 
-/// Runs `cases` through `runner`; `progress` receives each result as it finishes. Results come
-/// back in the order of `cases`. Cases start longest first ([`Runner::cost`]; ties in
-/// catalogue order) so the slowest do not start last; cross-cutting cases start once every
-/// other case has finished, and blocked cases are resolved against the verdicts of the cases
-/// that block them ([`resolve_blocked`]).
+/// Runs `cases` through `runner`; `progress` receives each result as it finishes (a runner
+/// error only once its retry is in). Results come back in the order of `cases`. The phases
+/// run one after another: the parallel cases longest first ([`Runner::cost`]; ties in
+/// catalogue order), then the exclusive ones ([`Case::exclusive`]) one at a time, then the
+/// cross-cutting ones; each phase's runner errors are retried once at its end
+/// ([`run_phase`]), and blocked cases are resolved against the verdicts of the cases that
+/// block them ([`resolve_blocked`]).
 pub async fn run_all<R: Runner>(
     runner: Arc<R>,
     cases: Vec<Case<R::Gate>>,
@@ -236,22 +242,25 @@ pub async fn run_all<R: Runner>(
     progress: Option<mpsc::UnboundedSender<Ran<R::Gate>>>,
 ) -> Vec<Ran<R::Gate>> {
     let permits = Arc::new(Semaphore::new(settings.jobs.max(1)));
+    let alone = Arc::new(Semaphore::new(1));
     let mut out: Vec<Option<Ran<R::Gate>>> = (0..cases.len()).map(|_| None).collect();
     let costs: Vec<Duration> = cases.iter().map(|c| runner.cost(c)).collect();
     let (late, early): (Vec<usize>, Vec<usize>) = longest_first(&costs)
         .into_iter()
         .partition(|&i| cases[i].needs == Needs::Crosscut);
-    for phase in [early, late] {
+    let (exclusive, parallel): (Vec<usize>, Vec<usize>) =
+        early.into_iter().partition(|&i| cases[i].exclusive);
+    for (phase, limit) in [(parallel, &permits), (exclusive, &alone), (late, &permits)] {
         if phase.is_empty() {
             continue;
         }
-        let results = run_indexed(
-            runner.name(),
-            cases.len(),
+        let results = run_phase(
+            &runner,
+            &cases,
             phase,
-            permits.clone(),
+            limit.clone(),
+            settings.timeout,
             progress.as_ref(),
-            |index| run_one(runner.clone(), cases[index], settings.timeout),
         )
         .await;
         for (slot, r) in out.iter_mut().zip(results) {
@@ -278,10 +287,77 @@ pub async fn run_all<R: Runner>(
     ran
 }
 
-async fn run_one<R: Runner>(runner: Arc<R>, case: Case<R::Gate>, base: Duration) -> Ran<R::Gate> {
+/// Runs the cases of one phase (`order`, indexes into `cases`) under `permits`, then once more
+/// each that ended in a runner error ([`Check::Error`], GATE-LOAD-3): the kit's own failure (a
+/// spawn that failed, a fresh peer silent on `initialize` under load) says nothing about the
+/// peer, and the load that caused it has mostly passed by the end of the phase. Only the
+/// retry's result is reported, with a note in its transcript; a failure is never retried.
+async fn run_phase<R: Runner>(
+    runner: &Arc<R>,
+    cases: &[Case<R::Gate>],
+    order: Vec<usize>,
+    permits: Arc<Semaphore>,
+    timeout: Duration,
+    progress: Option<&mpsc::UnboundedSender<Ran<R::Gate>>>,
+) -> Vec<Option<Ran<R::Gate>>> {
+    let mut results = run_indexed(
+        runner.name(),
+        cases.len(),
+        order,
+        permits.clone(),
+        progress,
+        |r: &Ran<R::Gate>| !matches!(r.check, Check::Error(_)),
+        |index| run_one(runner.clone(), cases[index], timeout, None),
+    )
+    .await;
+    let errors: Vec<(usize, String)> = results
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| match r.as_ref().map(|r| &r.check) {
+            Some(Check::Error(why)) => Some((i, why.clone())),
+            _ => None,
+        })
+        .collect();
+    if errors.is_empty() {
+        return results;
+    }
+    let reasons: std::collections::HashMap<usize, String> = errors.iter().cloned().collect();
+    let retried = run_indexed(
+        runner.name(),
+        cases.len(),
+        errors.iter().map(|(i, _)| *i).collect(),
+        permits,
+        progress,
+        |_| true,
+        |index| {
+            let why = reasons.get(&index).cloned().unwrap_or_default();
+            run_one(runner.clone(), cases[index], timeout, Some(why))
+        },
+    )
+    .await;
+    for (slot, r) in results.iter_mut().zip(retried) {
+        if r.is_some() {
+            *slot = r;
+        }
+    }
+    results
+}
+
+async fn run_one<R: Runner>(
+    runner: Arc<R>,
+    case: Case<R::Gate>,
+    base: Duration,
+    retry_of: Option<String>,
+) -> Ran<R::Gate> {
     let started = Instant::now();
     let timeout = case.timeout(base);
     let transcript = runner.transcript();
+    if let Some(why) = &retry_of {
+        transcript.note(&format!(
+            "the case's first run ended in a runner error ({why}); this is its one retry \
+             (GATE-LOAD-3)"
+        ));
+    }
     let scope = Scope::new(
         case.id,
         timeout,
@@ -298,7 +374,7 @@ async fn run_one<R: Runner>(runner: Arc<R>, case: Case<R::Gate>, base: Duration)
                 started,
                 duration: started.elapsed(),
                 timed_out: false,
-                transcript: Vec::new(),
+                transcript: transcript.entries(),
             };
         }
     };
@@ -340,7 +416,7 @@ pub fn longest_first<C: Ord>(costs: &[C]) -> Vec<usize> {
 
 /// Runs `task(i)` for every `i` of `order` (started in that order), at most `permits` at once
 /// (the permits are shared, so several phases can use one limit); `progress` gets each result
-/// as it finishes. Returns the results indexed by `i` in a vector of `len`; an index whose task
+/// that `report` accepts as it finishes. Returns the results indexed by `i` in a vector of `len`; an index whose task
 /// panicked (a runner bug) stays `None`, and the panic is reported on stderr with `runner` as
 /// the prefix.
 pub async fn run_indexed<R, F, Fut>(
@@ -349,6 +425,7 @@ pub async fn run_indexed<R, F, Fut>(
     order: Vec<usize>,
     permits: Arc<Semaphore>,
     progress: Option<&mpsc::UnboundedSender<R>>,
+    report: fn(&R) -> bool,
     task: F,
 ) -> Vec<Option<R>>
 where
@@ -366,7 +443,9 @@ where
             // A closed semaphore cannot happen (it is never closed); run anyway if it did.
             let _permit = permits.acquire_owned().await.ok();
             let r = fut.await;
-            if let Some(p) = &progress {
+            if let Some(p) = &progress
+                && report(&r)
+            {
                 let _ = p.send(r.clone());
             }
             (index, r)
@@ -484,101 +563,6 @@ async fn shutdown_all(procs: &Arc<Mutex<Vec<ProcHandle>>>) {
     while shutdowns.join_next().await.is_some() {}
 }
 
-/// A finished case whose verdict may be a [`Check::Blocked`].
-pub trait Blockable {
-    /// The case's id.
-    fn case_id(&self) -> &'static str;
-    /// The case's verdict.
-    fn verdict(&mut self) -> &mut Check;
-}
-
-/// One defect, one verdict: a case blocked by another stays a `skip` (with `blocked_by`) only
-/// when that case ran and failed in this run; otherwise (not selected, passed, skipped) it is
-/// graded by the failure it would have been, so a selection never turns a defect green. A case
-/// blocked by a case that is itself blocked names the failure at the end of the chain (the one
-/// whose fix grades both), and is graded by its own fallback when that chain ends elsewhere.
-pub fn resolve_blocked<T: Blockable>(ran: &mut [T]) {
-    // A case blocked by itself is the one that grades the missing precondition: its fallback
-    // is its verdict (a shared precondition check names one case for all).
-    for r in ran.iter_mut() {
-        let own = r.case_id();
-        while let Check::Blocked { by, fallback } = r.verdict()
-            && *by == own
-        {
-            let fallback = (**fallback).clone();
-            *r.verdict() = fallback;
-        }
-    }
-    // Until nothing changes: a case blocked by a failure stays blocked; one blocked by a case
-    // that neither failed nor is blocked takes its fallback (which may be a failure blocking
-    // others); one blocked by a blocked case waits for that one.
-    loop {
-        let (failed, blocker) = blocking_state(ran);
-        let mut changed = false;
-        for r in ran.iter_mut() {
-            if let Check::Blocked { by, fallback } = r.verdict()
-                && !failed.contains(&*by)
-                && !blocker.contains_key(&*by)
-            {
-                let fallback = (**fallback).clone();
-                *r.verdict() = fallback;
-                changed = true;
-            }
-        }
-        if !changed {
-            break;
-        }
-    }
-    // What is left blocked leads, through blocked cases, to a failure (named instead), or is a
-    // cycle of cases blocking each other (each graded by its fallback).
-    let (failed, blocker) = blocking_state(ran);
-    for r in ran.iter_mut() {
-        let Check::Blocked { by, fallback } = r.verdict() else {
-            continue;
-        };
-        let mut at: &'static str = by;
-        for _ in 0..=blocker.len() {
-            if failed.contains(at) {
-                break;
-            }
-            match blocker.get(at) {
-                Some(next) => at = next,
-                None => break,
-            }
-        }
-        if failed.contains(at) {
-            *by = at;
-        } else {
-            let fallback = (**fallback).clone();
-            *r.verdict() = fallback;
-        }
-    }
-}
-
-/// The failed cases, and each blocked case's blocker.
-fn blocking_state<T: Blockable>(
-    ran: &mut [T],
-) -> (
-    std::collections::HashSet<&'static str>,
-    std::collections::HashMap<&'static str, &'static str>,
-) {
-    let mut failed = std::collections::HashSet::new();
-    let mut blocker = std::collections::HashMap::new();
-    for r in ran.iter_mut() {
-        let id = r.case_id();
-        match r.verdict() {
-            Check::Blocked { by, .. } => {
-                blocker.insert(id, *by);
-            }
-            v if v.is_fail() => {
-                failed.insert(id);
-            }
-            _ => {}
-        }
-    }
-    (failed, blocker)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -610,71 +594,6 @@ mod tests {
         assert!(longest_first::<u32>(&[]).is_empty());
     }
 
-    struct R(&'static str, Check);
-    impl Blockable for R {
-        fn case_id(&self) -> &'static str {
-            self.0
-        }
-        fn verdict(&mut self) -> &mut Check {
-            &mut self.1
-        }
-    }
-
-    #[test]
-    fn a_blocked_case_stays_a_skip_only_when_its_blocker_failed() {
-        let blocked = |by| Check::blocked(by, Check::fail("x", "y"));
-        let mut ran = [
-            R("a", Check::fail("e", "a")),
-            R("b", Check::Pass),
-            R("c", blocked("a")),
-            R("d", blocked("b")),
-        ];
-        resolve_blocked(&mut ran);
-        assert!(matches!(ran[2].1, Check::Blocked { by: "a", .. }));
-        assert!(ran[3].1.is_fail(), "{:?}", ran[3].1);
-        // A precondition shared by every case names one of them: that one fails with it, and
-        // the others are blocked by it.
-        let mut ran = [R("p", blocked("p")), R("q", blocked("p"))];
-        resolve_blocked(&mut ran);
-        assert!(ran[0].1.is_fail(), "{:?}", ran[0].1);
-        assert!(matches!(ran[1].1, Check::Blocked { by: "p", .. }));
-    }
-
-    #[test]
-    fn a_chain_of_blocked_cases_names_the_failure_at_its_end() {
-        let blocked = |by| Check::blocked(by, Check::fail("x", "y"));
-        // x waits on y, which waits on the failure z: both are blocked by z.
-        let mut ran = [
-            R("x", blocked("y")),
-            R("y", blocked("z")),
-            R("z", Check::fail("e", "z")),
-        ];
-        resolve_blocked(&mut ran);
-        assert!(
-            matches!(ran[0].1, Check::Blocked { by: "z", .. }),
-            "{:?}",
-            ran[0].1
-        );
-        assert!(matches!(ran[1].1, Check::Blocked { by: "z", .. }));
-        // x waits on y, which waits on a pass: y fails by its fallback and blocks x.
-        let mut ran = [
-            R("x", blocked("y")),
-            R("y", blocked("z")),
-            R("z", Check::Pass),
-        ];
-        resolve_blocked(&mut ran);
-        assert!(ran[1].1.is_fail(), "{:?}", ran[1].1);
-        assert!(
-            matches!(ran[0].1, Check::Blocked { by: "y", .. }),
-            "{:?}",
-            ran[0].1
-        );
-        // A cycle blocks nothing: each is graded by its fallback.
-        let mut ran = [R("x", blocked("y")), R("y", blocked("x"))];
-        resolve_blocked(&mut ran);
-        assert!(ran[0].1.is_fail() && ran[1].1.is_fail());
-    }
-
     /// A gate whose cases pass only when another runs at the same time.
     struct Meet;
 
@@ -685,6 +604,10 @@ mod tests {
         /// Two cases were inside at once.
         met: AtomicBool,
         changed: tokio::sync::Notify,
+        /// Runs of the flaky, failing and broken checks.
+        flaky: std::sync::atomic::AtomicUsize,
+        failing: std::sync::atomic::AtomicUsize,
+        broken: std::sync::atomic::AtomicUsize,
     }
 
     /// A case's presence in the room, left when the case ends (also when it is aborted).
@@ -751,8 +674,48 @@ mod tests {
         }
     }
 
-    fn meeting(jobs: usize) -> Vec<Ran<Meet>> {
-        let case = |id| Case::<Meet> {
+    /// An exclusive case: passes when no other case is inside as it enters, nor enters while
+    /// it waits (200 ms at most) for one.
+    async fn alone(room: Arc<Room>) -> crate::core::model::CheckResult {
+        let changed = room.changed.notified();
+        tokio::pin!(changed);
+        changed.as_mut().enable();
+        let before = room.inside.fetch_add(1, Ordering::SeqCst);
+        let _present = Present(room.clone());
+        let _ = tokio::time::timeout(Duration::from_millis(200), changed).await;
+        let now = room.inside.load(Ordering::SeqCst);
+        if before == 0 && now == 1 {
+            Ok(Check::Pass)
+        } else {
+            Err(Check::fail(
+                "alone",
+                format!("{before} then {} others", now - 1),
+            ))
+        }
+    }
+
+    /// A runner error on its first run only.
+    async fn flaky(room: Arc<Room>) -> crate::core::model::CheckResult {
+        if room.flaky.fetch_add(1, Ordering::SeqCst) == 0 {
+            return Err(Check::Error("spawn failed".into()));
+        }
+        Ok(Check::Pass)
+    }
+
+    /// A failure on every run.
+    async fn failing(room: Arc<Room>) -> crate::core::model::CheckResult {
+        room.failing.fetch_add(1, Ordering::SeqCst);
+        Err(Check::fail("an answer", "none"))
+    }
+
+    /// A runner error on every run.
+    async fn broken(room: Arc<Room>) -> crate::core::model::CheckResult {
+        room.broken.fetch_add(1, Ordering::SeqCst);
+        Err(Check::Error("spawn failed".into()))
+    }
+
+    fn case(id: &'static str, check: fn(Arc<Room>) -> CheckFuture) -> Case<Meet> {
+        Case::<Meet> {
             id,
             requirement: "r",
             levels: crate::core::model::Level::Must,
@@ -760,22 +723,105 @@ mod tests {
             needs: Needs::Server,
             timeout_factor: 1,
             cost_ms: 0,
-            check: |b| Box::pin(meet(b)),
+            exclusive: false,
+            check,
             variant: (),
-        };
+        }
+    }
+
+    fn run_in(
+        room: &Arc<Room>,
+        cases: Vec<Case<Meet>>,
+        jobs: usize,
+        progress: Option<mpsc::UnboundedSender<Ran<Meet>>>,
+    ) -> Vec<Ran<Meet>> {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .build()
             .expect("runtime");
         rt.block_on(run_all(
-            Arc::new(MeetRunner(Arc::default())),
-            vec![case("a/one"), case("a/two")],
+            Arc::new(MeetRunner(room.clone())),
+            cases,
             Settings {
                 timeout: Duration::from_millis(500),
                 jobs,
             },
-            None,
+            progress,
         ))
+    }
+
+    fn meeting(jobs: usize) -> Vec<Ran<Meet>> {
+        let meets = |id| case(id, |b| Box::pin(meet(b)));
+        run_in(
+            &Arc::default(),
+            vec![meets("a/one"), meets("a/two")],
+            jobs,
+            None,
+        )
+    }
+
+    #[test]
+    fn an_exclusive_case_runs_with_no_other_case_alive() {
+        // GATE-LOAD-2: listed first and with room for all three at once, the exclusive case
+        // still waits for the parallel phase and runs alone; the others still meet.
+        let mut solo = case("x/alone", |b| Box::pin(alone(b)));
+        solo.exclusive = true;
+        let meets = |id| case(id, |b| Box::pin(meet(b)));
+        let ran = run_in(
+            &Arc::default(),
+            vec![solo, meets("a/one"), meets("a/two")],
+            3,
+            None,
+        );
+        assert!(ran.iter().all(|r| r.check == Check::Pass), "{ran:?}");
+        assert!(
+            ran[0].started >= ran[1].started + ran[1].duration
+                && ran[0].started >= ran[2].started + ran[2].duration,
+            "{ran:?}"
+        );
+    }
+
+    #[test]
+    fn a_runner_error_is_retried_once_and_a_failure_never() {
+        // GATE-LOAD-3.
+        let room: Arc<Room> = Arc::default();
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let ran = run_in(
+            &room,
+            vec![
+                case("r/flaky", |b| Box::pin(flaky(b))),
+                case("r/failing", |b| Box::pin(failing(b))),
+                case("r/broken", |b| Box::pin(broken(b))),
+            ],
+            2,
+            Some(tx),
+        );
+        assert_eq!(ran[0].check, Check::Pass, "{ran:?}");
+        assert!(ran[1].check.is_fail(), "{ran:?}");
+        assert!(matches!(ran[2].check, Check::Error(_)), "{ran:?}");
+        let runs = |n: &std::sync::atomic::AtomicUsize| n.load(Ordering::SeqCst);
+        assert_eq!(
+            (runs(&room.flaky), runs(&room.failing), runs(&room.broken)),
+            (2, 1, 2)
+        );
+        assert!(
+            ran[0]
+                .transcript
+                .iter()
+                .any(|e| e.line.contains("runner error (spawn failed)")),
+            "{:?}",
+            ran[0].transcript
+        );
+        // Progress shows each case once: the retry's result, never the first run's error.
+        let mut shown = Vec::new();
+        while let Ok(r) = rx.try_recv() {
+            shown.push((r.case.id, matches!(r.check, Check::Error(_))));
+        }
+        shown.sort_unstable();
+        assert_eq!(
+            shown,
+            [("r/broken", true), ("r/failing", false), ("r/flaky", false)]
+        );
     }
 
     #[test]

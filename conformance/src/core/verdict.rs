@@ -276,6 +276,8 @@ pub struct RunInfo<P> {
     pub min_coverage: Option<f64>,
     /// When the run started (the report's wall time is measured from it).
     pub started: std::time::Instant,
+    /// The run's deadlines, once discovery measured the peer's start-up (GATE-LOAD-1).
+    pub deadlines: Option<crate::core::deadline::Deadlines>,
 }
 
 impl<P: ProfileName> RunInfo<P> {
@@ -304,6 +306,7 @@ impl<P: ProfileName> RunInfo<P> {
             summary: Summary::default(),
             coverage: None,
             exit_code: 0,
+            deadlines: self.deadlines,
             duration_ms: Some(
                 u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX),
             ),

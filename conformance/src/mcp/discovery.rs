@@ -67,6 +67,9 @@ pub struct Discovery {
     /// Discovery stopped at a request answered under another id (the timeout's text): what it
     /// holds is incomplete, and the cases are blocked by the id rule.
     pub mislabelled: Option<String>,
+    /// How long the server took from its spawn to its `initialize` answer (the attempt that
+    /// was answered): every case's deadlines scale with it (GATE-LOAD-1).
+    pub startup: Duration,
 }
 
 /// The text of a wait that ended at an answer under another id (JSON-RPC 2.0 §5).
@@ -99,8 +102,10 @@ impl Discovery {
         watch: &Watch,
     ) -> Result<(Self, Client), DiscoveryError> {
         let mut attempt = 0;
+        let mut spawned: Instant;
         let (mut client, init) = loop {
             attempt += 1;
+            spawned = Instant::now();
             let observer = Observer::new(watch.clone(), "discovery", 0, attempt);
             let mut client = Client::spawn(
                 &target.spec,
@@ -112,7 +117,7 @@ impl Discovery {
                 Ok(init) => break (client, init),
                 Err(e) if let Some(why) = mislabelled(&e) => {
                     let discovery = Self::incomplete(Value::Null, None, None, &client, &transcript);
-                    return Ok((discovery.with_mislabelled(why), client));
+                    return Ok((discovery.with_mislabelled(why, spawned.elapsed()), client));
                 }
                 Err(ClientError::Timeout {
                     foreign_id: false, ..
@@ -128,6 +133,7 @@ impl Discovery {
                 Err(e) => return Err(e.into()),
             }
         };
+        let startup = spawned.elapsed();
         let result = match init.get("result") {
             Some(r) if r.is_object() => r.clone(),
             _ => {
@@ -141,7 +147,7 @@ impl Discovery {
                 Ok(l) => Some(l),
                 Err(e) if let Some(why) = mislabelled(&e) => {
                     let discovery = Self::incomplete(result, None, None, &client, &transcript);
-                    return Ok((discovery.with_mislabelled(why), client));
+                    return Ok((discovery.with_mislabelled(why, startup), client));
                 }
                 Err(e) => return Err(e.into()),
             }
@@ -153,7 +159,7 @@ impl Discovery {
                 Ok(l) => Some(l),
                 Err(e) if let Some(why) = mislabelled(&e) => {
                     let discovery = Self::incomplete(result, tools, None, &client, &transcript);
-                    return Ok((discovery.with_mislabelled(why), client));
+                    return Ok((discovery.with_mislabelled(why, startup), client));
                 }
                 Err(e) => return Err(e.into()),
             }
@@ -187,6 +193,7 @@ impl Discovery {
                 stdout_problems,
                 transcript: transcript.entries(),
                 mislabelled: None,
+                startup,
             },
             client,
         ))
@@ -214,11 +221,13 @@ impl Discovery {
             stdout_problems: client.stdout_problems(),
             transcript: transcript.entries(),
             mislabelled: None,
+            startup: Duration::ZERO,
         }
     }
 
-    fn with_mislabelled(mut self, why: String) -> Self {
+    fn with_mislabelled(mut self, why: String, startup: Duration) -> Self {
         self.mislabelled = Some(why);
+        self.startup = startup;
         self
     }
 }

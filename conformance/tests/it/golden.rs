@@ -156,6 +156,7 @@ pub fn synthetic() -> Report<Profile> {
         exit_code: verdict::exit_code_with(&summary, &coverage),
         coverage: Some(coverage),
         // Wall time of the run: the cases ran side by side, so less than their sum.
+        deadlines: None,
         duration_ms: Some(3_100),
         summary,
         error: None,

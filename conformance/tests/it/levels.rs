@@ -2,8 +2,9 @@
 //! a rule no MCP or JSON-RPC text makes a MUST; each run asserts the exact set of non-passing
 //! verdicts under plain (the profile without the provider's metadata), the level the case is
 //! graded at, and that the provider profile, whose contract does make it a MUST, still fails it.
-//! ACP: a rule is graded on the party the specification binds, and the kit's Cursor policy only
-//! under the `cursor` client profile.
+//! ACP: a rule is graded on the party the specification binds, at its own level (an unknown
+//! method's code, against the one-defect agent `unknown_method_agent.py`), and the kit's Cursor
+//! policy only under the `cursor` client profile.
 
 use std::collections::BTreeSet;
 
@@ -231,4 +232,66 @@ fn the_cursor_policy_cases_are_listed_only_under_the_cursor_profile() {
         .output()
         .expect("run");
     assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+}
+
+/// The one-defect ACP agent of `unknown_method_agent.py` with `flags`.
+fn unknown_method_agent(flags: &[&str]) -> std::process::Command {
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/unknown_method_agent.py");
+    let mut agent = std::process::Command::new("python3");
+    agent.arg(script).args(flags);
+    agent
+}
+
+#[test]
+fn an_agent_answering_an_unknown_method_with_code_0_warns() {
+    // JSON-RPC 2.0 §5.1 defines -32601 "Method not found" with no MUST, and no ACP text
+    // requires it: another code is a SHOULD deviation, as under MCP's plain profile.
+    let (out, report) = crate::acp_agents::run_acp(
+        &["--case", "jsonrpc/unknown-method"],
+        &unknown_method_agent(&["--code", "0"]),
+    );
+    let c = case(&report, "jsonrpc/unknown-method");
+    assert_eq!(
+        (c["outcome"].as_str(), c["level"].as_str()),
+        (Some("warn"), Some("SHOULD")),
+        "{c}"
+    );
+    for text in [&c["requirement"], &c["expected"]] {
+        assert!(
+            text.as_str()
+                .is_some_and(|t| t.contains("Method not found")),
+            "{c}"
+        );
+    }
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    // The clean twin passes.
+    let (out, report) = crate::acp_agents::run_acp(
+        &["--case", "jsonrpc/unknown-method"],
+        &unknown_method_agent(&[]),
+    );
+    assert_eq!(case(&report, "jsonrpc/unknown-method")["outcome"], "pass");
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+}
+
+#[test]
+fn an_agent_leaving_an_unknown_method_unanswered_still_fails() {
+    // "When a rpc call is made, the Server MUST reply with a Response" (JSON-RPC 2.0 §5).
+    let (out, report) = crate::acp_agents::run_acp(
+        &["--case", "jsonrpc/unknown-method", "--timeout-ms", "2000"],
+        &unknown_method_agent(&["--silent"]),
+    );
+    let c = case(&report, "jsonrpc/unknown-method");
+    assert_eq!(
+        (c["outcome"].as_str(), c["level"].as_str()),
+        (Some("fail"), Some("MUST")),
+        "{c}"
+    );
+    assert!(
+        c["expected"]
+            .as_str()
+            .is_some_and(|e| e.contains("JSON-RPC 2.0 §5")),
+        "{c}"
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
 }

@@ -16,6 +16,7 @@ mod families;
 mod gateway;
 mod golden;
 mod levels;
+mod load;
 mod mutants;
 mod real_servers;
 mod reports;

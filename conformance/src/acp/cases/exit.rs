@@ -21,7 +21,7 @@ pub const CASES: &[AcpCase] = &[
         Level::Should,
         Server,
         "after initialize, the agent exits within 3 s (plus twice its start) of stdin EOF",
-        eof_idle[]
+        eof_idle[]; exclusive true
     ),
     case!(
         "exit/eof-after-turn",
@@ -30,7 +30,7 @@ pub const CASES: &[AcpCase] = &[
         Server,
         "after a prompt turn, the agent exits within 3 s (plus twice its start) of stdin EOF",
         eof_after_turn[],
-        2
+        2; exclusive true
     ),
 ];
 

@@ -18,10 +18,10 @@ use crate::core::model::{Check, CheckResult, Level};
 pub const CASES: &[AcpCase] = &[
     case!(
         "jsonrpc/unknown-method",
-        "JSON-RPC 2.0 §5.1 -32601 Method not found",
-        Level::Must,
+        "JSON-RPC 2.0 §5.1 defines -32601 \"Method not found\" (\"The method does not exist / is not available\"; ACP schema ErrorCode the same) with no MUST; §5 \"the Server MUST reply with a Response\"",
+        Level::Should,
         Server,
-        "a request for a method ACP does not define (conformance/no-such-method) is answered -32601",
+        "a request for a method ACP does not define (conformance/no-such-method) is answered -32601 (another error code warns; no answer fails)",
         unknown_method[]
     ),
     case!(
@@ -90,13 +90,32 @@ pub const CASES: &[AcpCase] = &[
     ),
 ];
 
+/// The code of an unknown method's answer is graded at the case's level (neither JSON-RPC nor
+/// ACP makes -32601 a MUST); no answer at all breaks JSON-RPC 2.0 §5's MUST ("When a rpc call
+/// is made, the Server MUST reply with a Response"), whatever the case's level, as the MCP
+/// gate's `jsonrpc/unknown-method` grades it.
 async fn unknown(ctx: Ctx, method: &str) -> CheckResult {
     let mut agent = ctx.started(Caps::NONE).await?;
-    let answer = agent.client.request(method, Some(json!({}))).await?;
+    let answer = agent
+        .client
+        .request(method, Some(json!({})))
+        .await
+        .map_err(|e| match Check::from(e) {
+            Check::Fail { expected, actual } => Check::Violation {
+                expected: format!(
+                    "{expected} (JSON-RPC 2.0 §5: the Server MUST reply with a Response)"
+                ),
+                actual,
+            },
+            other => other,
+        })?;
     match error_code(&answer) {
         Some(mcp_wire::code::METHOD_NOT_FOUND) => Ok(Check::Pass),
         _ => Err(Check::fail(
-            format!("error -32601 for {method}"),
+            format!(
+                "error -32601 for {method} (JSON-RPC 2.0 §5.1: \"Method not found\", the code \
+                 defined for a method that does not exist; no MUST requires it)"
+            ),
             show(&answer),
         )),
     }

@@ -63,6 +63,11 @@ pub struct Report<P> {
     pub coverage: Option<Coverage>,
     /// The runner's exit status (130: interrupted, with the verdicts reached so far).
     pub exit_code: u8,
+    /// The run's deadlines (GATE-LOAD-1): `--timeout-ms`, the start-up discovery measured and
+    /// the base case timeout the cases used (absent when no discovery ran: client mode, a
+    /// runner error before it, the writers' golden files).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deadlines: Option<crate::core::deadline::Deadlines>,
     /// Wall time of the run, from the start to the report (absent in reports made without a
     /// run, such as the writers' golden files).
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -72,6 +72,9 @@ pub fn render<P: ProfileName>(report: &Report<P>) -> String {
         report.profile.info_key(),
         printable(report.server.protocol_version.as_deref().unwrap_or("-"))
     );
+    if let Some(d) = &report.deadlines {
+        let _ = writeln!(out, "         {}", d.line());
+    }
     let mut flags = vec![ProfileName::name(&report.profile).to_owned()];
     if report.strict {
         flags.push("strict".into());

@@ -111,10 +111,10 @@ pub const CASES: &[Case] = &[
         stdout_protocol_only[]),
     case!("lifecycle/shutdown/stdin-eof", "T8", Levels::CONTRACT_MUST, Server,
         "After stdin EOF the server exits on its own within 5 s (a provider with status 0)",
-        stdin_eof[]),
+        stdin_eof[]; exclusive true),
     case!("lifecycle/shutdown/sigterm", "T8", Levels::CONTRACT_MUST, Server,
         "After SIGTERM to the server's process (not its group) the server exits within 5 s (a provider with status 0)",
-        sigterm[]),
+        sigterm[]; exclusive true),
 ];
 
 fn is_date(v: &str) -> bool {
