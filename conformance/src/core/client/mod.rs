@@ -121,8 +121,8 @@ pub struct Client {
 }
 
 /// Spawns `cmd` (a child in a group of its own) with its group registered with the lifeline
-/// watchdog from the child itself, before it execs ([`cmk_lifeline::register_in_child`]): a
-/// runner killed between the spawn and [`process::register`] leaves no group behind. The child
+/// watchdog from the child itself, before it execs ([`cmk_lifeline::register_in_child`]; C-SUP-5):
+/// a runner killed between the spawn and [`process::register`] leaves no group behind. The child
 /// also writes its pid to a close-on-exec pipe, so that when the exec fails (the spawn's error)
 /// the registration it made is withdrawn: the pid is free again, and a later group reusing it
 /// must not be killed by the watchdog.
