@@ -114,11 +114,11 @@ fn main() -> ExitCode {
     if cli.common.list {
         // The cases per revision: every instance of a changed rule, as if the server supported
         // every chosen revision.
-        let graded = revision::Graded {
-            chosen: chosen_revisions.clone(),
-            supported: Revision::ALL.to_vec(),
-            base: Revision::DEFAULT,
-        };
+        let graded = revision::Graded::new(
+            chosen_revisions.clone(),
+            Revision::ALL.to_vec(),
+            Some(Revision::DEFAULT),
+        );
         let all = catalogue::revisions::expand(all, &graded, &[]);
         let chosen = catalogue::select(&all, profile, &cli.common.cases);
         let shown = if cli.profile.is_some() {
@@ -338,7 +338,7 @@ async fn run_inner(
         },
     )
     .await;
-    let graded = graded_revisions(revisions, support.supported(), negotiated);
+    let graded = revision::Graded::new(revisions, support.supported(), negotiated);
     let discovery = Arc::new(discovery);
     // GATE-LOAD-1: every case's deadlines allow the start this server was seen to take, as
     // slowed by `--jobs` servers starting at once on this machine's cores.
@@ -428,30 +428,4 @@ async fn run_inner(
     let report = verdict::assemble(info, results, &baseline, &ids);
     cli::write_reports(&report, &outputs, progress_to_stdout)?;
     Ok(ExitCode::from(report.exit_code))
-}
-
-/// The revisions a run grades: those `chosen` that the server supports, and the one
-/// revision-independent cases are graded on: the one the discovery session `negotiated` when it
-/// is a chosen known revision, else the newest chosen handshake revision the server supports
-/// (the cases then propose it), else the default (whose cases are then left out, not chosen).
-fn graded_revisions(
-    chosen: Vec<Revision>,
-    supported: Vec<Revision>,
-    negotiated: Option<Revision>,
-) -> revision::Graded {
-    let base = negotiated
-        .filter(|r| chosen.contains(r))
-        .or_else(|| {
-            chosen
-                .iter()
-                .rev()
-                .find(|r| r.era() == revision::Era::Handshake && supported.contains(r))
-                .copied()
-        })
-        .unwrap_or(Revision::DEFAULT);
-    revision::Graded {
-        chosen,
-        supported,
-        base,
-    }
 }

@@ -268,11 +268,49 @@ pub struct Graded {
     pub chosen: Vec<Revision>,
     /// Supported by the server (discovery's probes).
     pub supported: Vec<Revision>,
-    /// The revision the discovery session negotiated (revision-independent cases').
+    /// The revision revision-independent cases are graded on.
     pub base: Revision,
+    /// Whether revision-independent cases are graded at all: a chosen handshake revision is
+    /// spoken by the server.
+    pub once: bool,
 }
 
 impl Graded {
+    /// What a run grades, given the `chosen` revisions, the `supported` ones and the one the
+    /// discovery session `negotiated`: revision-independent cases are graded on the negotiated
+    /// revision when it is chosen, else on the newest chosen handshake revision the server
+    /// supports (their handshakes then propose it), else, when the server negotiated no known
+    /// revision, on what the default's offer opens, else not at all.
+    #[must_use]
+    pub fn new(
+        chosen: Vec<Revision>,
+        supported: Vec<Revision>,
+        negotiated: Option<Revision>,
+    ) -> Self {
+        let base = negotiated
+            .filter(|r| chosen.contains(r))
+            .or_else(|| {
+                chosen
+                    .iter()
+                    .rev()
+                    .find(|r| r.era() == Era::Handshake && supported.contains(r))
+                    .copied()
+            })
+            // The discovery session negotiated no known revision (a date none defines, an
+            // answer under another id): the cases run on what the default offer opens, as the
+            // cases that grade that answer (T2, the id rule) expect.
+            .or_else(|| {
+                (negotiated.is_none() && chosen.contains(&Revision::DEFAULT))
+                    .then_some(Revision::DEFAULT)
+            });
+        Self {
+            chosen,
+            supported,
+            base: base.unwrap_or(Revision::DEFAULT),
+            once: base.is_some(),
+        }
+    }
+
     /// Whether cases of `r` are run at all (chosen).
     #[must_use]
     pub fn chosen(&self, r: Revision) -> bool {
@@ -337,6 +375,24 @@ mod tests {
             .filter(|r| r.requires_batches())
             .collect();
         assert_eq!(batches, [Revision::R2025_03_26]);
+    }
+
+    #[test]
+    fn revision_independent_cases_go_to_a_chosen_revision_the_server_speaks() {
+        use Revision::{R2025_06_18, R2025_11_25, R2026_07_28};
+        let both = vec![R2025_06_18, R2025_11_25];
+        let g = Graded::new(Revision::ALL.to_vec(), both.clone(), Some(R2025_06_18));
+        assert!(g.once && g.base == R2025_06_18);
+        let g = Graded::new(vec![R2025_11_25], both.clone(), Some(R2025_06_18));
+        assert!(g.once && g.base == R2025_11_25);
+        // The chosen revision is not spoken: nothing is graded once on a date it would not echo.
+        let g = Graded::new(vec![R2025_06_18], vec![R2025_11_25], Some(R2025_11_25));
+        assert!(!g.once);
+        let g = Graded::new(vec![R2026_07_28], Revision::ALL.to_vec(), Some(R2025_06_18));
+        assert!(!g.once);
+        // No known revision negotiated: graded as the default offer opened, as before.
+        let g = Graded::new(Revision::ALL.to_vec(), Vec::new(), None);
+        assert!(g.once && g.base == R2025_06_18);
     }
 
     #[test]

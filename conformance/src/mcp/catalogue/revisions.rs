@@ -81,16 +81,17 @@ pub fn expand(cases: Vec<Case>, graded: &Graded, globs: &[String]) -> Vec<Case> 
                 }
             }
             Applies::Once => {
-                if graded.chosen(graded.base) {
+                if graded.once {
                     out.push(case);
                 }
             }
             Applies::Also(revisions) => {
-                if graded.chosen(graded.base) && wanted(case.id, case.id) {
+                if graded.once && wanted(case.id, case.id) {
                     out.push(case);
                 }
                 for &r in revisions {
-                    if !graded.chosen(r) || r == graded.base {
+                    // The case itself is graded on the base revision: no instance of it twice.
+                    if !graded.chosen(r) || (graded.once && r == graded.base) {
                         continue;
                     }
                     let instance = instance(case, r, graded.supported.contains(&r));
@@ -120,11 +121,11 @@ mod tests {
     use super::*;
 
     fn graded(chosen: &[Revision], supported: &[Revision]) -> Graded {
-        Graded {
-            chosen: chosen.to_vec(),
-            supported: supported.to_vec(),
-            base: Revision::R2025_06_18,
-        }
+        Graded::new(
+            chosen.to_vec(),
+            supported.to_vec(),
+            Some(Revision::R2025_06_18),
+        )
     }
 
     #[test]
