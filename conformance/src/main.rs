@@ -320,15 +320,19 @@ async fn run_inner(
     let handle = client.handle();
     drop(client);
     handle.shutdown().await;
+    // GATE-LOAD-1: every case's deadlines allow the start this server was seen to take, as
+    // slowed by `--jobs` servers starting at once on this machine's cores.
+    let deadlines = Deadlines::for_this_machine(timeout, discovery.startup, cli.common.jobs());
     // Which revisions the server supports: each other known revision offered to a server of
-    // its own, side by side (discovery's own offer counts as made).
+    // its own, side by side (discovery's own offer counts as made), each allowed the start a
+    // case's server is (fewer start at once than `--jobs`).
     let negotiated = discovery
         .protocol_version
         .as_deref()
         .and_then(Revision::parse);
     let support = revision_probe::probe(
         &target,
-        timeout,
+        Duration::from_millis(deadlines.effective_ms),
         &watch,
         revision_probe::Offer {
             offered: Revision::DEFAULT,
@@ -340,9 +344,6 @@ async fn run_inner(
     .await;
     let graded = revision::Graded::new(revisions, support.supported(), negotiated);
     let discovery = Arc::new(discovery);
-    // GATE-LOAD-1: every case's deadlines allow the start this server was seen to take, as
-    // slowed by `--jobs` servers starting at once on this machine's cores.
-    let deadlines = Deadlines::for_this_machine(timeout, discovery.startup, cli.common.jobs());
     // C-PROV-3: the run lifecycle of every tool family the server lists.
     let cases = catalogue::families::expand(cases, &discovery.roles.families(), &cli.common.cases);
     // Each revision's cases on a connection of that revision; revision-independent ones once.

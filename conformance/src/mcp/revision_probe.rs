@@ -1,8 +1,9 @@
 //! Which MCP revisions a server supports, found beside the discovery session: each handshake
 //! date is offered to a fresh server (`initialize`; the answer echoing the date means
 //! supported), and the stateless era is detected by `server/discover` carrying its envelope on
-//! another. The servers are started side by side, each bounded by the discovery timeout, and
-//! shut down at once; the discovery session's own offer is not made twice. What they answered
+//! another. The servers are started side by side, each bounded by the cases' base timeout
+//! (GATE-LOAD-1), and shut down before any case starts; the discovery session's own offer is
+//! not made twice. What they answered
 //! is what `lifecycle/initialize/revisions` grades (T2).
 
 use std::time::{Duration, Instant};
