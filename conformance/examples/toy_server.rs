@@ -35,6 +35,9 @@
 //! `server/discover` only; `--missing-proposal-code N` answers an `initialize` without
 //! `protocolVersion` with error code N; `--drop-batches` leaves batches unanswered under the
 //! revisions without batches (2024-11-05, 2025-06-18).
+//! Revisions: `--versions A,B` supports exactly those handshake dates (echoed; any other
+//! proposal is answered with the last of them); `--answer-version DATE` answers every
+//! `initialize` with DATE, whatever was proposed.
 //! `echo` declares an `outputSchema` (`{text: string}`) and answers with `structuredContent`;
 //! `--output-schema-mismatch` makes that `{text: <the length>}`, a number where its schema says
 //! string (MCP server/tools: structured results conform to the declared schema).
@@ -100,6 +103,12 @@ struct Server {
     before: Vec<Vec<u8>>,
     /// Set when `--flood` starts: the main loop writes notifications for ever.
     flooding: bool,
+    /// `--versions A,B`: the handshake dates it supports (echoed); any other proposal is
+    /// answered with the last (newest) of them, as the SDKs do.
+    versions: Vec<String>,
+    /// `--answer-version DATE`: answers every `initialize` with DATE (a date no revision
+    /// defines, for the T2 defect).
+    answer_version: Option<String>,
     version: Option<String>,
 }
 
@@ -145,12 +154,17 @@ impl Server {
                     .get("protocolVersion")
                     .and_then(Value::as_str)
                     .unwrap_or("");
-                let v = if VERSIONS.contains(&asked) {
-                    asked
+                let v = if let Some(fixed) = &self.answer_version {
+                    fixed.clone()
+                } else if self.versions.iter().any(|v| v == asked) {
+                    asked.to_owned()
                 } else {
-                    "2025-06-18"
+                    self.versions
+                        .last()
+                        .cloned()
+                        .unwrap_or_else(|| "2025-06-18".to_owned())
                 };
-                self.version = Some(v.to_owned());
+                self.version = Some(v.clone());
                 if self.huge_initialize {
                     // Valid JSON-RPC, but longer than any client keeps (17 MiB of serverInfo).
                     return Some(response(
@@ -456,6 +470,11 @@ fn main() {
         null_id_for_invalid: has("--null-id-for-invalid"),
         flood: has("--flood"),
         flooding: false,
+        versions: value_of("--versions").map_or_else(
+            || VERSIONS.map(str::to_owned).to_vec(),
+            |list| list.split(',').map(str::to_owned).collect(),
+        ),
+        answer_version: value_of("--answer-version"),
         hang_method: args
             .iter()
             .position(|a| a == "--hang-method")

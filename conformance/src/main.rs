@@ -18,6 +18,8 @@ use mcp_conformance::core::verdict::{self, RunInfo};
 use mcp_conformance::core::{process, select};
 use mcp_conformance::mcp::discovery::Discovery;
 use mcp_conformance::mcp::profile::Profile;
+use mcp_conformance::mcp::revision::{self, Revision};
+use mcp_conformance::mcp::revision_probe;
 use mcp_conformance::mcp::run::{McpRunner, Settings};
 use mcp_conformance::mcp::target::Target;
 use mcp_conformance::mcp::{catalogue, listing};
@@ -69,6 +71,11 @@ struct Cli {
     /// skip).
     #[arg(long, value_name = "PATH")]
     fake_cursor_agent: Option<PathBuf>,
+    /// Grade only these MCP revisions (dates; repeat or separate by commas). Default: every
+    /// known one the server supports (2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25,
+    /// 2026-07-28).
+    #[arg(long = "revision", value_name = "DATE", num_args = 1..)]
+    revisions: Vec<String>,
     /// The server command and its arguments.
     #[arg(last = true, value_name = "SERVER_COMMAND")]
     command: Vec<OsString>,
@@ -99,8 +106,20 @@ fn main() -> ExitCode {
     } else {
         Profile::Plain
     });
+    let chosen_revisions = match revision::parse_chosen(&cli.revisions) {
+        Ok(r) => r,
+        Err(msg) => return usage(&msg),
+    };
     let all = catalogue::all();
     if cli.common.list {
+        // The cases per revision: every instance of a changed rule, as if the server supported
+        // every chosen revision.
+        let graded = revision::Graded::new(
+            chosen_revisions.clone(),
+            Revision::ALL.to_vec(),
+            Some(Revision::DEFAULT),
+        );
+        let all = catalogue::revisions::expand(all, &graded, &[]);
         let chosen = catalogue::select(&all, profile, &cli.common.cases);
         let shown = if cli.profile.is_some() {
             listing::text(&chosen, cli.profile)
@@ -151,7 +170,7 @@ fn main() -> ExitCode {
     let partial = Partial::default();
     let code = runtime.block_on(async {
         tokio::select! {
-            code = run(cli, &shell, outputs.clone(), partial.clone()) => code,
+            code = run(cli, chosen_revisions, &shell, outputs.clone(), partial.clone()) => code,
             () = cli::interrupted() => {
                 // Ctrl-C or SIGTERM of the runner: every spawned server group dies with it, and
                 // the reports still get written, with the verdicts reached so far.
@@ -174,12 +193,13 @@ fn outputs(cli: &Cli) -> Result<Outputs, String> {
 
 async fn run(
     cli: Cli,
+    revisions: Vec<Revision>,
     shell: &ErrorShell,
     outputs: Outputs,
     partial: Partial<Profile>,
 ) -> ExitCode {
     let error_outputs = outputs.clone();
-    match run_inner(cli, shell, outputs, partial).await {
+    match run_inner(cli, revisions, shell, outputs, partial).await {
         Ok(code) => code,
         Err(e) => {
             let msg = format!("{e:#}");
@@ -228,6 +248,7 @@ impl ErrorShell {
 
 async fn run_inner(
     cli: Cli,
+    revisions: Vec<Revision>,
     shell: &ErrorShell,
     outputs: Outputs,
     partial: Partial<Profile>,
@@ -299,12 +320,34 @@ async fn run_inner(
     let handle = client.handle();
     drop(client);
     handle.shutdown().await;
-    let discovery = Arc::new(discovery);
     // GATE-LOAD-1: every case's deadlines allow the start this server was seen to take, as
     // slowed by `--jobs` servers starting at once on this machine's cores.
     let deadlines = Deadlines::for_this_machine(timeout, discovery.startup, cli.common.jobs());
+    // Which revisions the server supports: each other known revision offered to a server of
+    // its own, side by side (discovery's own offer counts as made), each allowed the start a
+    // case's server is (fewer start at once than `--jobs`).
+    let negotiated = discovery
+        .protocol_version
+        .as_deref()
+        .and_then(Revision::parse);
+    let support = revision_probe::probe(
+        &target,
+        Duration::from_millis(deadlines.effective_ms),
+        &watch,
+        revision_probe::Offer {
+            offered: Revision::DEFAULT,
+            answered: revision_probe::Answer::Date(
+                discovery.protocol_version.clone().unwrap_or_default(),
+            ),
+        },
+    )
+    .await;
+    let graded = revision::Graded::new(revisions, support.supported(), negotiated);
+    let discovery = Arc::new(discovery);
     // C-PROV-3: the run lifecycle of every tool family the server lists.
     let cases = catalogue::families::expand(cases, &discovery.roles.families(), &cli.common.cases);
+    // Each revision's cases on a connection of that revision; revision-independent ones once.
+    let cases = catalogue::revisions::expand(cases, &graded, &cli.common.cases);
     if cases.is_empty() {
         anyhow::bail!(
             "no case matches --case {:?} under --profile {} (tool families: {})",
@@ -358,6 +401,8 @@ async fn run_inner(
             drive_fake,
             allow_tool_calls: cli.allow_tool_calls,
         },
+        support: Arc::new(support),
+        base: graded.base,
     });
     let settings = schedule::Settings {
         timeout: deadlines.effective(),
@@ -368,7 +413,11 @@ async fn run_inner(
 
     let results: Vec<_> = ran
         .iter()
-        .map(|r| verdict::grade(r, profile, strict, &baseline))
+        .map(|r| {
+            let mut graded_case = verdict::grade(r, profile, strict, &baseline);
+            graded_case.revision = Some(revision::of_case(r.case.id, graded.base).to_string());
+            graded_case
+        })
         .collect();
     // Family instances (`ID@FAMILY`) are cases too: a baseline may list them.
     let ran_ids: Vec<String> = results.iter().map(|r| r.id.clone()).collect();

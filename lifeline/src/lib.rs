@@ -76,6 +76,40 @@ pub fn register(pgid: i32) {
     send('+', pgid);
 }
 
+/// Registers the calling process's group from a freshly forked child, before it execs: a
+/// `pre_exec` hook of a child started in a group of its own (`process_group(0)`, so its group id
+/// is its pid). The parent's [`register`] comes only after the spawn returns, and a tool killed
+/// in between (a preempted thread, a loaded machine) would leave a group the watchdog never
+/// heard of; from the hook the group is known before the child runs anything. Returns the pid
+/// (the group id). Async-signal-safe, as a hook must be: `getpid(2)` and one `write(2)` of a
+/// stack buffer, no allocation, no lock.
+#[must_use]
+pub fn register_in_child() -> i32 {
+    let pid = nix::unistd::getpid().as_raw();
+    if pid > 1
+        && let Some(w) = LIFELINE.get()
+    {
+        let mut line = [0u8; 16];
+        line[0] = b'+';
+        let mut digits = [0u8; 10];
+        let mut n = pid.unsigned_abs();
+        let mut len = 0;
+        while n > 0 || len == 0 {
+            digits[len] = b'0' + (n % 10) as u8;
+            n /= 10;
+            len += 1;
+        }
+        for (i, d) in digits[..len].iter().rev().enumerate() {
+            line[1 + i] = *d;
+        }
+        line[1 + len] = b'\n';
+        // SAFETY: write(2) of a valid buffer on a descriptor the process holds; it is
+        // async-signal-safe. A short or failed write leaves the parent's `register`.
+        let _ = unsafe { libc::write(w.as_raw_fd(), line.as_ptr().cast(), len + 2) };
+    }
+    pid
+}
+
 /// Forgets a group the tool killed and reaped itself (so a later group that reuses the id is not
 /// killed by mistake).
 pub fn unregister(pgid: i32) {

@@ -142,6 +142,7 @@ pub fn grade_finding(
     CaseResult {
         id: info.id.to_owned(),
         section: info.id.split('/').next().unwrap_or(info.id).to_owned(),
+        revision: None,
         requirement: info.requirement.to_owned(),
         level,
         outcome,

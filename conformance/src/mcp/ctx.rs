@@ -13,6 +13,8 @@ use crate::core::model::Check;
 use crate::core::schedule::Scope;
 use crate::mcp::discovery::{DEFAULT_VERSION, Discovery};
 use crate::mcp::profile::Profile;
+use crate::mcp::revision::{Era, Revision};
+use crate::mcp::revision_probe::Support;
 use crate::mcp::roles::{Expected, FakeKind, Family, Role, Roles};
 use crate::mcp::target::Target;
 use crate::mcp::watch::{Observer, Watch};
@@ -45,6 +47,10 @@ pub struct Ctx {
     pub(crate) position: usize,
     /// Servers started by the case so far.
     pub(crate) servers: Arc<AtomicU32>,
+    /// The revision the case is graded on ([`crate::mcp::revision::of_case`]).
+    pub revision: Revision,
+    /// Which revisions the server supports (discovery's probes).
+    pub support: Arc<Support>,
 }
 
 impl Ctx {
@@ -62,9 +68,38 @@ impl Ctx {
         self.scope.spawn(&spec, Some(Arc::new(observer)))
     }
 
-    /// Starts a fresh server and completes the handshake proposing [`DEFAULT_VERSION`].
+    /// Starts a fresh server and completes the handshake proposing the case's revision (a
+    /// revision-independent case's is the one discovery negotiated; [`DEFAULT_VERSION`] for a
+    /// case of the stateless era, which has no handshake).
     pub async fn session(&self) -> Result<Client, Check> {
-        self.session_with(DEFAULT_VERSION).await
+        match self.revision.era() {
+            Era::Handshake => self.session_with(self.revision.date()).await,
+            Era::Stateless => self.session_with(DEFAULT_VERSION).await,
+        }
+    }
+
+    /// Sends `method` with `params` on a fresh connection of the case's revision: after the
+    /// handshake proposing its date, or, in the stateless era, as the connection's first
+    /// request in the envelope (no `initialize`). Returns the client and the whole answer.
+    pub async fn request_in_revision(
+        &self,
+        method: &str,
+        params: Value,
+    ) -> Result<(Client, Value), Check> {
+        match self.revision.era() {
+            Era::Handshake => {
+                let mut c = self.session_with(self.revision.date()).await?;
+                let answer = c.request(method, Some(params)).await?;
+                Ok((c, answer))
+            }
+            Era::Stateless => {
+                self.first_answer(
+                    method,
+                    crate::mcp::revision::envelope(params, self.revision),
+                )
+                .await
+            }
+        }
     }
 
     /// Starts a fresh server and completes the handshake proposing `version`.

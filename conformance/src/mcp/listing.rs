@@ -6,13 +6,29 @@ use std::fmt::Write as _;
 use crate::core::model::Level;
 use crate::mcp::gate::Case;
 use crate::mcp::profile::Profile;
+use crate::mcp::revision;
 
 fn level(l: Option<Level>) -> &'static str {
     l.map_or("-", Level::name)
 }
 
-/// `--list`: one case per line, `id  requirement  levels  description`. With a profile, only its
-/// cases and its level; without, every case with `plain/provider/gateway` levels.
+/// The revisions a case is graded on: `every` for a rule over every exchange (the
+/// cross-cutting ones) and for the revisions' own case, else [`revision::label`].
+fn revision_label(c: &Case) -> String {
+    if c.needs == crate::core::case::Needs::Crosscut
+        || c.id == crate::mcp::catalogue::revisions::SUPPORT_CASE
+    {
+        "every".to_owned()
+    } else {
+        revision::label(c.id)
+    }
+}
+
+/// `--list`: one case per line, `id  requirement  levels  revision  description`. With a
+/// profile, only its cases and its level; without, every case with `plain/provider/gateway`
+/// levels. The revision is the date a case is graded on, `handshake` for a case graded once on
+/// whichever handshake revision the server negotiates, or `every` for the cross-cutting rules
+/// and the revisions' own case.
 #[must_use]
 pub fn text(cases: &[Case], profile: Option<Profile>) -> String {
     let width = cases.iter().map(|c| c.id.len()).max().unwrap_or(0);
@@ -29,8 +45,12 @@ pub fn text(cases: &[Case], profile: Option<Profile>) -> String {
         };
         let _ = writeln!(
             out,
-            "{:<width$}  {:<20}  {:<18}  {}",
-            c.id, c.requirement, levels, c.description
+            "{:<width$}  {:<20}  {:<18}  {:<10}  {}",
+            c.id,
+            c.requirement,
+            levels,
+            revision_label(c),
+            c.description
         );
     }
     out
@@ -40,17 +60,18 @@ pub fn text(cases: &[Case], profile: Option<Profile>) -> String {
 #[must_use]
 pub fn markdown(cases: &[Case]) -> String {
     let mut out = String::from(
-        "| Case id | Requirement | plain | provider | gateway | What it checks |\n|---|---|---|---|---|---|\n",
+        "| Case id | Requirement | plain | provider | gateway | Revision | What it checks |\n|---|---|---|---|---|---|---|\n",
     );
     for c in cases {
         let _ = writeln!(
             out,
-            "| `{}` | {} | {} | {} | {} | {} |",
+            "| `{}` | {} | {} | {} | {} | {} | {} |",
             c.id,
             c.requirement,
             level(c.levels.plain),
             level(c.levels.provider),
             level(c.levels.gateway),
+            revision_label(c),
             c.description.replace('|', "\\|")
         );
     }

@@ -1,7 +1,8 @@
 //! The MCP gate (`mcp-conformance`) on the runner core: profiles and levels ([`profile`]), the
 //! catalogue (one file per section, [`catalogue`]), the discovery session ([`discovery`]), the
 //! tool roles and families it finds ([`roles`]), the target ([`target`]), the case context
-//! ([`ctx`]), the cross-cutting rules ([`watch`]) and the listing ([`listing`]).
+//! ([`ctx`]), the cross-cutting rules ([`watch`]), the listing ([`listing`]), and the MCP
+//! revisions: the model ([`revision`]) and which ones a server supports ([`revision_probe`]).
 
 pub mod catalogue;
 pub mod ctx;
@@ -9,6 +10,8 @@ pub mod discovery;
 pub mod gate;
 pub mod listing;
 pub mod profile;
+pub mod revision;
+pub mod revision_probe;
 pub mod roles;
 pub mod run;
 pub mod target;

@@ -14,6 +14,8 @@ use crate::mcp::ctx::Ctx;
 use crate::mcp::discovery::Discovery;
 use crate::mcp::gate::{Case, Mcp};
 use crate::mcp::profile::Profile;
+use crate::mcp::revision::Revision;
+use crate::mcp::revision_probe::Support;
 use crate::mcp::target::Target;
 use crate::mcp::watch::Watch;
 
@@ -39,6 +41,10 @@ pub struct McpRunner {
     pub watch: Watch,
     /// The run's settings.
     pub settings: Settings,
+    /// Which revisions the server supports (discovery's probes).
+    pub support: Arc<Support>,
+    /// The revision revision-independent cases are graded on.
+    pub base: Revision,
 }
 
 impl Runner for McpRunner {
@@ -87,15 +93,20 @@ impl Runner for McpRunner {
             scope,
             position: crate::mcp::catalogue::position(case.id),
             servers: Arc::new(AtomicU32::new(0)),
+            revision: crate::mcp::revision::of_case(case.id, self.base),
+            support: self.support.clone(),
         };
         Ok((ctx, Box::new(())))
     }
 
     fn preamble(&self, case: &Case) -> Vec<Entry> {
-        if case.needs == Needs::Discovery {
-            self.discovery.transcript.clone()
-        } else {
-            Vec::new()
+        if case.needs != Needs::Discovery {
+            return Vec::new();
         }
+        let mut entries = self.discovery.transcript.clone();
+        if case.id == crate::mcp::catalogue::revisions::SUPPORT_CASE {
+            entries.extend(self.support.transcript.iter().cloned());
+        }
+        entries
     }
 }

@@ -475,9 +475,10 @@ fn signal_the_runner_mid_run(signal: nix::sys::signal::Signal) -> std::process::
         .stderr(std::process::Stdio::null())
         .spawn()
         .expect("runner starts");
-    // Wait until the cases' servers are up (discovery's pair plus at least one case's).
+    // Wait until the cases' servers are up: discovery's pair, the pairs of the four servers
+    // that probe the other revisions, and at least one case's.
     let until = Instant::now() + Duration::from_secs(20);
-    while recorded_pids(dir.path()).len() < 6 && Instant::now() < until {
+    while recorded_pids(dir.path()).len() < 12 && Instant::now() < until {
         std::thread::sleep(Duration::from_millis(50));
     }
     let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("pid fits"));
@@ -494,7 +495,7 @@ fn signal_the_runner_mid_run(signal: nix::sys::signal::Signal) -> std::process::
         std::thread::sleep(Duration::from_millis(50));
     };
     let pids = recorded_pids(dir.path());
-    assert!(pids.len() >= 6, "{pids:?}");
+    assert!(pids.len() >= 12, "{pids:?}");
     let living: Vec<u32> = pids
         .into_iter()
         .filter(|p| !procs::wait_gone(*p, Duration::from_secs(10)))

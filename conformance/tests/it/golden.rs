@@ -1,6 +1,7 @@
 //! Golden tests of the three report writers on a fixed synthetic report that has every outcome:
 //! pass, fail with a transcript, warn, info, skip, error, baselined, stale baseline, and an
-//! unknown baseline id, and a coverage below its `--min-coverage`. Regenerate with `BLESS=1 cargo test -p mcp-conformance golden`.
+//! unknown baseline id, a coverage below its `--min-coverage`, and cases of several revisions
+//! (one of them not supported). Regenerate with `BLESS=1 cargo test -p mcp-conformance golden`.
 
 use mcp_conformance::core::model::{Gap, Level, Outcome};
 use mcp_conformance::core::report::{
@@ -18,6 +19,12 @@ fn case(id: &str, req: &str, level: Level, outcome: Outcome) -> CaseResult {
     CaseResult {
         id: id.into(),
         section: id.split('/').next().unwrap_or(id).into(),
+        // The revision an instance `ID@DATE` names, else the one the base connection negotiated.
+        revision: Some(
+            id.rsplit_once('@')
+                .map_or("2025-06-18", |(_, date)| date)
+                .into(),
+        ),
         requirement: req.into(),
         level,
         outcome,
@@ -88,6 +95,15 @@ pub fn synthetic() -> Report<Profile> {
     );
     skip.reason = Some("the server declares no resources capability".into());
     skip.ungraded = Some(Gap::NotApplicable);
+    // A revision the server does not support: its instance says so.
+    let mut unsupported = case(
+        "resources/read/unknown@2026-07-28",
+        "MCP server/resources",
+        Level::Should,
+        Outcome::Skip,
+    );
+    unsupported.reason = Some("revision not supported".into());
+    unsupported.ungraded = Some(Gap::NotApplicable);
     let mut error = case(
         "lifecycle/ping/after-initialize",
         "MCP basic/utilities/ping",
@@ -97,6 +113,7 @@ pub fn synthetic() -> Report<Profile> {
     error.reason = Some("cannot start /bin/server: No such file or directory (os error 2)".into());
     error.ungraded = Some(Gap::RunnerError);
     let mut baselined = case("jsonrpc/batch/2025-03-26", "T5", Level::Must, Outcome::Fail);
+    baselined.revision = Some("2025-03-26".into());
     baselined.baselined = true;
     baselined.expected = Some("one array answering batch-a and batch-b".into());
     baselined.actual = Some("no answer: the batch was dropped silently".into());
@@ -125,6 +142,7 @@ pub fn synthetic() -> Report<Profile> {
         baselined,
         stale,
         skip,
+        unsupported,
         info,
         timed_out,
     ];
@@ -168,7 +186,7 @@ fn pretty_report_matches_its_golden_file() {
     let text = report::pretty::render(&synthetic());
     golden(&golden_dir().join("report.pretty.txt"), &text);
     let last: Vec<&str> = text.lines().rev().take(2).collect();
-    assert_eq!(last[0], "1 passed, 5 failed, 1 skipped");
+    assert_eq!(last[0], "1 passed, 5 failed, 2 skipped");
     assert_eq!(
         last[1],
         "1 warned, 1 info, 1 baselined, 2 stale baseline, 1 errors"
@@ -187,6 +205,9 @@ fn json_report_matches_its_golden_file_and_schema() {
 fn junit_report_matches_its_golden_file() {
     let text = report::junit::render(&synthetic());
     golden(&golden_dir().join("report.junit.xml"), &text);
+    // Suite names carry the revision the cases were graded on.
+    assert!(text.contains("<testsuite name=\"jsonrpc 2025-03-26\""));
+    assert!(text.contains("<testsuite name=\"resources 2026-07-28\""));
     // A case failure is <failure>, a runner error <error>, never the other way round.
     assert!(
         text.contains("name=\"jsonrpc/malformed/parse-error\" time=\"0.012\">\n      <failure")

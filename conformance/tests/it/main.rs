@@ -20,4 +20,5 @@ mod load;
 mod mutants;
 mod real_servers;
 mod reports;
+mod revisions;
 mod support;

@@ -32,6 +32,12 @@ const MAX_SUITES: usize = 2;
 /// run produced events before the first page could be taken (timing, reported with a reason).
 const TIMING_SKIPS: [&str; 1] = ["runs/events/stale-cursor"];
 
+/// Whether a case of the report is an instance of a revision the server does not support.
+fn revision_not_supported(case: &Value) -> bool {
+    case["outcome"] == "skip"
+        && case["reason"] == mcp_conformance::mcp::catalogue::revisions::NOT_SUPPORTED
+}
+
 /// A built binary of the workspace next to the runner (`cargo build --workspace`; the examples
 /// are built by `cargo test` into `examples/`).
 fn beside_runner(rel: &str) -> PathBuf {
@@ -146,9 +152,15 @@ impl Suite {
         self.ids_with(&["fail", "warn", "error"])
     }
 
-    /// Skipped cases.
+    /// Skipped cases, but the instances of revisions the server does not support: the
+    /// revision probes decide those, never a mutant (one that broke a revision's support fails
+    /// `lifecycle/initialize/revisions` or a version case instead).
     pub fn skipped(&self) -> BTreeSet<String> {
-        self.ids_with(&["skip"])
+        self.cases()
+            .iter()
+            .filter(|c| c["outcome"] == "skip" && !revision_not_supported(c))
+            .map(|c| c["id"].as_str().expect("id").to_owned())
+            .collect()
     }
 
     /// The outcome of case `id`.
@@ -177,6 +189,7 @@ impl Suite {
             .iter()
             .filter(|c| c["outcome"] == "skip")
             .filter(|c| !TIMING_SKIPS.contains(&c["id"].as_str().unwrap_or("")))
+            .filter(|c| !revision_not_supported(c))
             .map(|c| {
                 assert_eq!(
                     c["blocked_by"],
@@ -262,12 +275,14 @@ fn check_mutant(name: &str, expected: &[&str], extra_skips: &[&str]) {
     let suite = Suite::run_cases("provider", &["--mutate", name], &own);
     suite.assert_exactly(&format!("mutant {name}"), expected, extra_skips);
     if !own.is_empty() {
-        // A shard carries the cross-cutting rules (graded on its own exchanges) besides its cases.
+        // A shard carries the cross-cutting rules (graded on its own exchanges) besides its cases,
+        // and its cases' instances of other revisions (`ID@DATE`).
         let ran: BTreeSet<&str> = suite
             .cases()
             .iter()
             .filter_map(|c| c["id"].as_str())
             .filter(|id| !cross_cutting(id))
+            .filter(|id| mcp_conformance::mcp::revision::of_instance(id).is_none())
             .collect();
         assert_eq!(
             ran,

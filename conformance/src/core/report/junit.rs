@@ -1,4 +1,5 @@
-//! JUnit XML: one `<testsuite>` per section, one `<testcase>` per case. A case failure is
+//! JUnit XML: one `<testsuite>` per section (and revision, when cases carry one: `resources
+//! 2026-07-28`), one `<testcase>` per case. A case failure is
 //! `<failure>`, a runner error `<error>` (h2spec mixed these up; CI dashboards should not), a
 //! skip `<skipped>`; a baselined failure is `<skipped>` with its reason; warnings and info go to
 //! `<system-out>`. Stale baseline entries fail. Times are wall times: the run's (cases run in
@@ -66,18 +67,21 @@ pub fn render<P: ProfileName>(report: &Report<P>) -> String {
             report.exit_code
         );
     }
-    let mut sections: Vec<&str> = Vec::new();
+    // One suite per section and revision: a case graded on two revisions shows in both.
+    let mut suites: Vec<(&str, Option<&str>)> = Vec::new();
     for c in &report.cases {
-        if !sections.contains(&c.section.as_str()) {
-            sections.push(&c.section);
+        let key = (c.section.as_str(), c.revision.as_deref());
+        if !suites.contains(&key) {
+            suites.push(key);
         }
     }
-    for section in sections {
+    for (section, revision) in suites {
         let cases: Vec<&CaseResult> = report
             .cases
             .iter()
-            .filter(|c| c.section == section)
+            .filter(|c| c.section == section && c.revision.as_deref() == revision)
             .collect();
+        let name = suite_name(section, revision);
         let f = cases
             .iter()
             .filter(|c| (c.outcome == Outcome::Fail && !c.baselined) || c.stale_baseline)
@@ -91,7 +95,7 @@ pub fn render<P: ProfileName>(report: &Report<P>) -> String {
         let _ = writeln!(
             out,
             "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{f}\" errors=\"{e}\" skipped=\"{s}\" time=\"{}\">",
-            esc(section),
+            esc(&name),
             cases.len(),
             secs(t)
         );
@@ -121,6 +125,15 @@ pub fn render<P: ProfileName>(report: &Report<P>) -> String {
     }
     out.push_str("</testsuites>\n");
     out
+}
+
+/// A suite's name: the section, and the revision its cases were graded on (`lifecycle
+/// 2025-06-18`) when the gate has revisions.
+fn suite_name(section: &str, revision: Option<&str>) -> String {
+    match revision {
+        Some(r) => format!("{section} {r}"),
+        None => section.to_owned(),
+    }
 }
 
 /// The `coverage` suite: one test case, a `<failure>` when the coverage misses
@@ -291,6 +304,7 @@ mod tests {
         CaseResult {
             id: "a/b".into(),
             section: "a".into(),
+            revision: None,
             requirement: "r".into(),
             level: Level::Must,
             outcome: Outcome::Pass,

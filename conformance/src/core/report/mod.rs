@@ -122,6 +122,10 @@ pub struct CaseResult {
     pub id: String,
     /// First segment of the id.
     pub section: String,
+    /// The protocol revision the case was graded on (MCP: a revision's date), absent where the
+    /// gate has none (ACP).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub revision: Option<String>,
     /// Contract id or MCP spec section.
     pub requirement: String,
     /// Level under the profile.

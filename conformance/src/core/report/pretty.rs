@@ -1,4 +1,5 @@
-//! The human report: a tree by section, then failures again with Expected / Actual and the wire
+//! The human report: a tree by section (with each case's revision when the gate grades
+//! revisions), then failures again with Expected / Actual and the wire
 //! transcript, then warnings, then the coverage (what was not graded and why), and exactly one
 //! closing line `N passed, N failed, N skipped`
 //! (warn, info and baselined counts on the line before). No colours: it must read the same in
@@ -88,15 +89,22 @@ pub fn render<P: ProfileName>(report: &Report<P>) -> String {
     let _ = writeln!(out, "profile: {}", flags.join(", "));
 
     let width = report.cases.iter().map(|c| c.id.len()).max().unwrap_or(0);
+    // The revision column, when the gate grades revisions (MCP).
+    let revisions = report.cases.iter().any(|c| c.revision.is_some());
     let mut section = "";
     for c in &report.cases {
         if c.section != section {
             section = &c.section;
             let _ = writeln!(out, "\n{section}");
         }
+        let revision = if revisions {
+            format!("{:<10}  ", c.revision.as_deref().unwrap_or("-"))
+        } else {
+            String::new()
+        };
         let _ = write!(
             out,
-            "  {:<5} {:<width$}  {:<6} {}",
+            "  {:<5} {:<width$}  {revision}{:<6} {}",
             tag(c),
             c.id,
             c.level.name(),
@@ -171,9 +179,13 @@ fn coverage_block(out: &mut String, c: &Coverage) {
 }
 
 fn detail(out: &mut String, c: &CaseResult, transcript: bool) {
+    let revision = c
+        .revision
+        .as_deref()
+        .map_or_else(String::new, |r| format!(", revision {r}"));
     let _ = writeln!(
         out,
-        "\n  {} {}  [{} {}]{}",
+        "\n  {} {}  [{} {}{revision}]{}",
         tag(c),
         c.id,
         c.level.name(),

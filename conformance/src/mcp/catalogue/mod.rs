@@ -12,6 +12,7 @@ pub mod meta_continuation;
 pub mod meta_risk;
 pub mod meta_work;
 pub mod resources;
+pub mod revisions;
 pub mod run_session;
 pub mod runs;
 pub mod support;
@@ -47,6 +48,7 @@ pub fn with_crosscut(selected: &[Case], catalogue: &[Case], profile: Profile) ->
 pub fn all() -> Vec<Case> {
     [
         lifecycle::CASES,
+        revisions::CASES,
         jsonrpc::CASES,
         liveness::CASES,
         tools::CASES,

@@ -18,7 +18,7 @@ pub const CASES: &[Case] = &[
         "Reading the first listed resource returns contents with uri and text or blob (none at all is info)",
         read_listed[]),
     case!("resources/read/unknown", "MCP server/resources", Levels::all(Level::Should), Server,
-        "Reading an unknown URI is an error response (-32002 or -32602)",
+        "Reading an unknown URI is an error response (-32002 or -32602; from 2026-07-28 -32602, SEP-2164)",
         read_unknown[]),
 ];
 
@@ -78,20 +78,29 @@ async fn read_listed(ctx: Ctx) -> CheckResult {
 
 async fn read_unknown(ctx: Ctx) -> CheckResult {
     listing(&ctx)?;
-    let mut c = ctx.session().await?;
-    let answer = c
-        .request(
+    let (_c, answer) = ctx
+        .request_in_revision(
             "resources/read",
-            Some(json!({"uri": "mcp-conformance://no/such/resource"})),
+            json!({"uri": "mcp-conformance://no/such/resource"}),
         )
         .await?;
     // MCP server/resources (Error Handling): servers SHOULD answer "Resource not found" with a
-    // standard error, -32002 in 2025-06-18 as first published and -32602 since SEP-2164; any
-    // other code (or an empty result) is a SHOULD deviation.
+    // standard error, -32002 up to 2025-11-25 and -32602 from 2026-07-28 (SEP-2164, which
+    // earlier servers already answer too); any other code (or an empty result) is a SHOULD
+    // deviation.
+    let codes = ctx.revision.resource_not_found_codes();
     let code = crate::core::client::error_code(&answer);
     ensure(
-        matches!(code, Some(-32002 | -32602)),
-        "an error response -32002 or -32602 (resource not found)",
+        code.is_some_and(|c| codes.contains(&c)),
+        format!(
+            "an error response {} (resource not found, MCP {})",
+            codes
+                .iter()
+                .map(i64::to_string)
+                .collect::<Vec<_>>()
+                .join(" or "),
+            ctx.revision
+        ),
         show(&answer),
     )?;
     Ok(Check::Pass)

@@ -378,17 +378,26 @@ async fn wrong_typed(ctx: Ctx) -> CheckResult {
             "an isError tool result with error {{code: invalid_arguments, field: {pointer:?}}} \
              (TOOL-3)"
         )
-    } else {
+    } else if ctx.revision.invalid_arguments_may_be_protocol_error() {
         "an isError tool result (MCP SEP-1303), or -32602 (allowed by the revisions up to \
          2025-06-18: reported as info)"
             .to_owned()
+    } else {
+        format!(
+            "an isError tool result (MCP {} server/tools, SEP-1303: input validation errors are \
+             tool execution errors)",
+            ctx.revision
+        )
     };
     if answer.get("error").is_some() {
         // The revisions the runner negotiates (2024-11-05 to 2025-06-18) list "invalid
         // arguments" among a tool's protocol errors (2025-06-18 server/tools, Error Handling);
         // only 2025-11-25 (SEP-1303) makes them tool execution errors. Outside the provider
         // profile -32602 is therefore an allowed choice, reported; TOOL-3 binds providers.
-        if !provider && error_code(&answer) == Some(mcp_wire::code::INVALID_PARAMS) {
+        if !provider
+            && ctx.revision.invalid_arguments_may_be_protocol_error()
+            && error_code(&answer) == Some(mcp_wire::code::INVALID_PARAMS)
+        {
             return Ok(Check::note(
                 expected,
                 format!(
