@@ -233,7 +233,7 @@ pub struct Settings {
 /// run one after another: the parallel cases longest first ([`Runner::cost`]; ties in
 /// catalogue order), then the exclusive ones ([`Case::exclusive`]) one at a time, then the
 /// cross-cutting ones; each phase's runner errors are retried once at its end
-/// ([`run_phase`]), and blocked cases are resolved against the verdicts of the cases that
+/// (`run_phase`), and blocked cases are resolved against the verdicts of the cases that
 /// block them ([`resolve_blocked`]).
 pub async fn run_all<R: Runner>(
     runner: Arc<R>,
