@@ -117,7 +117,7 @@ pub fn assert_pinned(report: &Value, want: &[(&str, &str)]) {
 
 /// Asserts every skip of `ids` says the agent needs an account.
 #[track_caller]
-fn assert_account_skips(report: &Value, ids: &[&str]) {
+pub fn assert_account_skips(report: &Value, ids: &[&str]) {
     for id in ids {
         let reason = crate::support::case(report, id)["reason"]
             .as_str()

@@ -42,7 +42,7 @@ fn main() -> ExitCode {
         }
     };
     println!("cache: {}", root.display());
-    let results: [(&str, Result<String, PrereqError>); 10] = [
+    let results: [(&str, Result<String, PrereqError>); 12] = [
         (
             "claude",
             prereq::claude().map(|p| format!("{} ({})", p.display(), prereq::CLAUDE_VERSION_LINE)),
@@ -82,6 +82,26 @@ fn main() -> ExitCode {
                     "node {} (@zed-industries/claude-code-acp {})",
                     p.display(),
                     prereq::ACP_CLAUDE_CODE_VERSION
+                )
+            }),
+        ),
+        (
+            "acp-gemini-cli",
+            prereq::acp_gemini_cli_entry().map(|p| {
+                format!(
+                    "node {} --acp (@google/gemini-cli {})",
+                    p.display(),
+                    prereq::ACP_GEMINI_CLI_VERSION
+                )
+            }),
+        ),
+        (
+            "acp-codex",
+            prereq::acp_codex_binary().map(|p| {
+                format!(
+                    "{} (@zed-industries/codex-acp {})",
+                    p.display(),
+                    prereq::ACP_CODEX_VERSION
                 )
             }),
         ),

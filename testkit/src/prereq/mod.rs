@@ -6,13 +6,16 @@
 //! - `@modelcontextprotocol/server-everything@2026.8.31` ([`everything_server`]), started in
 //!   stdio mode;
 //! - the Python MCP SDK `mcp==2.3.0` in a venv ([`python_mcp`]);
-//! - four real ACP agents: the TypeScript SDK's example agent from `@agentclientprotocol/sdk@0.12.0`
+//! - six real ACP agents: the TypeScript SDK's example agent from `@agentclientprotocol/sdk@0.12.0`
 //!   ([`acp_ts_example_agent`]), the Python SDK's echo agent from
 //!   `agent-client-protocol==0.12.1` ([`acp_python_echo_agent`]; the same SDK's example *client*
 //!   is [`acp_python_example_client`]), and
 //!   `@zed-industries/claude-agent-acp@0.23.1` ([`acp_claude_agent`]), which runs real model turns
-//!   against the Messages API stand-in, and `@zed-industries/claude-code-acp@0.16.2`
-//!   ([`acp_claude_code`]), run without credentials by the ACP conformance gate;
+//!   against the Messages API stand-in, and three run without credentials by the ACP conformance
+//!   gate: `@zed-industries/claude-code-acp@0.16.2` ([`acp_claude_code`]), Google's Gemini CLI
+//!   `@google/gemini-cli@0.61.0` ([`acp_gemini_cli`], `--acp`) and Zed's Codex adapter
+//!   `@zed-industries/codex-acp@0.16.0` ([`acp_codex`], the native binary of its platform
+//!   package);
 //! - two MCP hosts of the host matrix: the TypeScript SDK `@modelcontextprotocol/sdk@1.32.2` with
 //!   the host script `testkit/hosts/ts-client.mjs` ([`mcp_ts_client`]) and the MCP Inspector CLI
 //!   `@modelcontextprotocol/inspector@0.15.0` ([`mcp_inspector_cli`]), and the Inspector CLI
@@ -27,6 +30,8 @@
 
 mod acp_claude_agent;
 mod acp_claude_code;
+mod acp_codex;
+mod acp_gemini_cli;
 mod acp_python_agent;
 mod acp_python_client;
 mod acp_ts_agent;
@@ -45,6 +50,8 @@ use std::sync::Arc;
 
 pub use acp_claude_agent::{ACP_CLAUDE_AGENT_VERSION, acp_claude_agent, acp_claude_agent_entry};
 pub use acp_claude_code::{ACP_CLAUDE_CODE_VERSION, acp_claude_code, acp_claude_code_entry};
+pub use acp_codex::{ACP_CODEX_VERSION, acp_codex, acp_codex_binary};
+pub use acp_gemini_cli::{ACP_GEMINI_CLI_VERSION, acp_gemini_cli, acp_gemini_cli_entry};
 pub use acp_python_agent::{
     ACP_PYTHON_SDIST_SHA256, ACP_PYTHON_SDK_VERSION, acp_python_echo_agent,
     acp_python_echo_agent_paths,

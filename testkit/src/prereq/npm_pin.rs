@@ -66,3 +66,21 @@ pub(crate) fn node(script: &Path) -> Command {
     cmd.arg(script);
     cmd
 }
+
+/// Points every proxy variable at a closed loopback port (`127.0.0.1:9`, discard) with loopback
+/// exempt: a peer run without credentials that honours them fails fast on any HTTP it tries
+/// instead of leaving the machine.
+pub(crate) fn loopback_only(cmd: &mut Command) {
+    for var in [
+        "HTTPS_PROXY",
+        "HTTP_PROXY",
+        "ALL_PROXY",
+        "https_proxy",
+        "http_proxy",
+        "all_proxy",
+    ] {
+        cmd.env(var, "http://127.0.0.1:9");
+    }
+    cmd.env("NO_PROXY", "127.0.0.1,localhost,::1")
+        .env("no_proxy", "127.0.0.1,localhost,::1");
+}

