@@ -16,6 +16,7 @@ mod docs;
 mod families;
 mod gateway;
 mod golden;
+mod http;
 mod levels;
 mod load;
 mod mutants;
