@@ -13,20 +13,20 @@ use serde_json::Value;
 use crate::docs::assert_matches_schema;
 use crate::support::runner;
 
-/// The HTTP toy server, killed when dropped.
-struct ToyHttp {
-    child: Child,
-    url: String,
+/// An HTTP server under test (the toy, or a real one), killed when dropped.
+pub struct Server {
+    pub child: Child,
+    pub url: String,
 }
 
-impl Drop for ToyHttp {
+impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
 }
 
-fn toy_http(defect: Option<&str>) -> ToyHttp {
+fn toy_http(defect: Option<&str>) -> Server {
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_mcp-conformance"))
         .parent()
         .expect("bin dir")
@@ -46,11 +46,11 @@ fn toy_http(defect: Option<&str>) -> ToyHttp {
         .expect("the URL line");
     let url = line.trim().to_owned();
     assert!(url.starts_with("http://127.0.0.1:"), "{url}");
-    ToyHttp { child, url }
+    Server { child, url }
 }
 
 /// Runs the gate on `url`; the exit code and each case's id → outcome.
-fn grade(url: &str) -> (Option<i32>, Vec<(String, String)>, Value) {
+pub fn grade(url: &str) -> (Option<i32>, Vec<(String, String)>, Value) {
     let dir = tempfile::tempdir().expect("tempdir");
     let report = dir.path().join("report.json");
     let out = runner()

@@ -20,6 +20,7 @@ mod http;
 mod levels;
 mod load;
 mod mutants;
+mod real_http_servers;
 mod real_servers;
 mod reports;
 mod revisions;
