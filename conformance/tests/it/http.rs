@@ -180,3 +180,42 @@ fn url_and_a_server_command_exclude_each_other() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not an http:// URL"));
 }
+
+/// The CI script with `GATE_URL`: the HTTP cases run against the endpoint, reports written;
+/// with a server command as well it refuses (exit 2).
+#[test]
+fn the_ci_gate_script_takes_an_http_endpoint() {
+    let toy = toy_http(Some("no-origin-check"));
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.ci/gate");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run = |env: &[(&str, &str)]| {
+        let mut cmd = Command::new(&script);
+        cmd.env("GATE_RUNNER", env!("CARGO_BIN_EXE_mcp-conformance"))
+            .env("GATE_REPORT_DIR", dir.path())
+            .env_remove("GATE_SERVER_COMMAND")
+            .env_remove("GITHUB_OUTPUT");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        cmd.output().expect("run .ci/gate")
+    };
+    let out = run(&[("GATE_URL", &toy.url)]);
+    assert_eq!(out.status.code(), Some(1));
+    let report: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("report.json")).expect("report.json"),
+    )
+    .expect("parses");
+    let failed: Vec<&str> = report["cases"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .filter(|c| c["outcome"] == "fail")
+        .filter_map(|c| c["id"].as_str())
+        .collect();
+    assert_eq!(failed, ["transport/http/origin/foreign"]);
+    let junit = std::fs::read_to_string(dir.path().join("junit.xml")).expect("junit.xml");
+    assert!(junit.contains("transport/http/origin/foreign"));
+    let out = run(&[("GATE_URL", &toy.url), ("GATE_SERVER_COMMAND", "true")]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("GATE_URL checks the server"));
+}
