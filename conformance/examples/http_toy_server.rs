@@ -8,7 +8,7 @@
 //!
 //! `--defect NAME` breaks exactly one transport rule: `no-origin-check` (any Origin served),
 //! `notify-200` (notifications answered 200 with a body), `session-optional` (requests without
-//! the session id served), `unknown-session-ok` (ids never issued served), `delete-keeps`
+//! the session id served), `unknown-session-ok` (ids never issued served), `session-id-space` (session ids with a space), `delete-keeps`
 //! (DELETE says 200 but the session lives on), `get-wrong` (GET answered 200 text/plain),
 //! `any-version` (any MCP-Protocol-Version served), `endless-sse` (a request's stream sends
 //! keep-alive comments for ever, never the response), `oversized-sse` (the response event is
@@ -29,8 +29,9 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 /// The defects `--defect` knows.
-const DEFECTS: [&str; 10] = [
+const DEFECTS: [&str; 11] = [
     "no-origin-check",
+    "session-id-space",
     "notify-200",
     "session-optional",
     "unknown-session-ok",
@@ -190,7 +191,11 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<ChanBod
         let id = {
             let mut s = server.sessions();
             s.next += 1;
-            let id = format!("toy-session-{}", s.next);
+            let id = if server.broken("session-id-space") {
+                format!("toy session {}", s.next)
+            } else {
+                format!("toy-session-{}", s.next)
+            };
             s.live.insert(id.clone());
             id
         };

@@ -84,7 +84,7 @@ fn the_clean_http_server_passes_every_transport_case() {
     let toy = toy_http(None);
     let (code, outcomes, json) = grade(&toy.url);
     assert_matches_schema(&json);
-    assert_eq!(outcomes.len(), 8, "{outcomes:?}");
+    assert_eq!(outcomes.len(), 9, "{outcomes:?}");
     assert!(outcomes.iter().all(|(_, o)| o == "pass"), "{outcomes:?}");
     assert_eq!(code, Some(0));
 }
@@ -106,6 +106,12 @@ fn each_http_defect_fails_exactly_its_rule() {
         (
             "unknown-session-ok",
             "transport/http/session/unknown",
+            "fail",
+        ),
+        // HTTP-9
+        (
+            "session-id-space",
+            "transport/http/session/id-charset",
             "fail",
         ),
         // HTTP-5

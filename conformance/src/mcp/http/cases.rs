@@ -30,6 +30,9 @@ pub const CASES: &[Case] = &[
     case!("transport/http/session/unknown", "HTTP-4", Level::Must, Server,
         "A request with a session id the server never issued (or ended) gets 404 Not Found",
         unknown_session[]),
+    case!("transport/http/session/id-charset", "HTTP-9", Level::Must, Server,
+        "The Mcp-Session-Id issued on initialize holds only visible ASCII (0x21 to 0x7E)",
+        id_charset[]),
     case!("transport/http/session/required", "HTTP-4", Level::Should, Server,
         "A server that issued a session id answers a request without it with 400 Bad Request",
         session_required[]),
@@ -115,6 +118,18 @@ async fn unknown_session(ctx: HttpCtx) -> CheckResult {
         return Err(Check::fail(
             format!("404 Not Found for a request in session {UNKNOWN_SESSION:?}, never issued"),
             describe(&resp),
+        ));
+    }
+    Ok(Check::Pass)
+}
+
+async fn id_charset(ctx: HttpCtx) -> CheckResult {
+    let session = ctx.session().await?;
+    let id = issued(&session)?;
+    if id.is_empty() || !id.bytes().all(|b| (0x21..=0x7e).contains(&b)) {
+        return Err(Check::fail(
+            "a session id of visible ASCII characters only (0x21 to 0x7E)",
+            format!("Mcp-Session-Id: {id:?}"),
         ));
     }
     Ok(Check::Pass)
