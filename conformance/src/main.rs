@@ -107,6 +107,20 @@ fn main() -> ExitCode {
     if cli.url.is_some() && !cli.command.is_empty() {
         return usage("--url and a server command exclude each other: check one server at a time");
     }
+    if cli.url.is_some()
+        && (cli.drive_fake
+            || cli.fake_claude.is_some()
+            || cli.fake_cursor_agent.is_some()
+            || cli.allow_tool_calls)
+    {
+        // Each needs a server the runner starts (fakes on its PATH) or tool calls, which the
+        // Streamable HTTP cases do not make: accepted silently, they would promise a check
+        // that does not happen.
+        return usage(
+            "--url checks the transport only: --drive-fake, --fake-claude, \
+             --fake-cursor-agent and --allow-tool-calls apply to a server command",
+        );
+    }
     if cli.url.is_some() && cli.common.list {
         out(&listing_http(&cli.common.cases));
         return ExitCode::SUCCESS;

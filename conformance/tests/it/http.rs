@@ -180,6 +180,12 @@ fn url_and_a_server_command_exclude_each_other() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("exclude each other"));
     let out = runner()
+        .args(["--url", "http://127.0.0.1:9/mcp", "--drive-fake"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("apply to a server command"));
+    let out = runner()
         .args(["--url", "https://127.0.0.1:9/mcp"])
         .output()
         .expect("run");
