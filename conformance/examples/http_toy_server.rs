@@ -7,12 +7,13 @@
 //! and a foreign `Origin` with 403.
 //!
 //! `--defect NAME` breaks exactly one transport rule: `no-origin-check` (any Origin served),
-//! `notify-200` (notifications answered 200 with a body), `session-optional` (requests without
-//! the session id served), `unknown-session-ok` (ids never issued served), `session-id-space` (session ids with a space), `delete-keeps`
-//! (DELETE says 200 but the session lives on), `get-wrong` (GET answered 200 text/plain),
-//! `any-version` (any MCP-Protocol-Version served), `endless-sse` (a request's stream sends
-//! keep-alive comments for ever, never the response), `oversized-sse` (the response event is
-//! 17 MiB), `wrong-content-type` (a request's answer is text/plain).
+//! `notify-200` (notifications answered 200 with a body), `session-optional` (requests without the
+//! session id served), `unknown-session-ok` (ids never issued served), `session-id-space` (session
+//! ids with a space), `delete-keeps` (DELETE says 200 but the session lives on), `get-wrong` (GET
+//! answered 200 text/plain), `any-version` (any MCP-Protocol-Version served), `endless-sse` (a
+//! request's stream sends keep-alive comments for ever, never the response), `oversized-sse` (the
+//! response event is 17 MiB), `wrong-content-type` (a request's answer is text/plain), `no-jsonrpc`
+//! (a request's response lacks `"jsonrpc": "2.0"`).
 
 use std::collections::HashSet;
 use std::convert::Infallible;
@@ -29,8 +30,9 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 /// The defects `--defect` knows.
-const DEFECTS: [&str; 11] = [
+const DEFECTS: [&str; 12] = [
     "no-origin-check",
+    "no-jsonrpc",
     "session-id-space",
     "notify-200",
     "session-optional",
@@ -237,7 +239,13 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<ChanBod
             status(202)
         };
     };
-    let response = answer(id, name).to_string();
+    let mut response = answer(id, name);
+    if server.broken("no-jsonrpc")
+        && let Some(o) = response.as_object_mut()
+    {
+        o.remove("jsonrpc");
+    }
+    let response = response.to_string();
     if server.broken("endless-sse") {
         return endless();
     }

@@ -127,6 +127,8 @@ fn each_http_defect_fails_exactly_its_rule() {
         // HTTP-2
         ("oversized-sse", "transport/http/post/answer", "fail"),
         // HTTP-2
+        ("no-jsonrpc", "transport/http/post/answer", "fail"),
+        // HTTP-2
         ("wrong-content-type", "transport/http/post/answer", "fail"),
     ] {
         let toy = toy_http(Some(defect));

@@ -22,7 +22,7 @@ const UNSUPPORTED_VERSION: &str = "1999-01-01";
 pub const CASES: &[Case] = &[
     case!("transport/http/post/answer", "HTTP-2", Level::Must, Server,
         "A POSTed request is answered with one JSON object or an SSE stream carrying its \
-         response, within the runner's bounds",
+         response as JSON-RPC messages, within the runner's bounds",
         answer[]),
     case!("transport/http/post/accepted", "HTTP-3", Level::Must, Server,
         "A POSTed notification the server accepts gets 202 Accepted with no body",
@@ -68,7 +68,35 @@ fn grade_answer(resp: &HttpResponse, id: &Value, what: &str) -> Result<(), Check
     if resp.status != 200 || !ok_form || resp.response_to(id).is_none() {
         return Err(Check::fail(expected, describe(resp)));
     }
+    if let Some(problem) = message_problems(&resp.body).into_iter().next() {
+        return Err(Check::fail(
+            format!("{what} answered with JSON-RPC 2.0 messages only"),
+            problem,
+        ));
+    }
     Ok(())
+}
+
+/// What in a body is no JSON-RPC message: a JSON body that is not one, an SSE event whose data
+/// is not JSON or not a message (events with empty data, such as a priming event, carry none).
+fn message_problems(body: &Body) -> Vec<String> {
+    let check = |text: &str| match serde_json::from_str::<Value>(text) {
+        Err(_) => Some(format!(
+            "not JSON: {}",
+            crate::core::http::show(text.as_bytes())
+        )),
+        Ok(v) => crate::core::client::message_problem(&v)
+            .map(|p| format!("{p}: {}", crate::core::http::show(text.as_bytes()))),
+    };
+    match body {
+        Body::Json { raw, .. } => check(&String::from_utf8_lossy(raw)).into_iter().collect(),
+        Body::Sse { events, .. } => events
+            .iter()
+            .filter(|e| !e.data.is_empty())
+            .filter_map(|e| check(&e.data))
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// The finding a check of a session's handshake ends with: in this case, its own.
