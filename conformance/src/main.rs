@@ -111,14 +111,15 @@ fn main() -> ExitCode {
         && (cli.drive_fake
             || cli.fake_claude.is_some()
             || cli.fake_cursor_agent.is_some()
-            || cli.allow_tool_calls)
+            || cli.allow_tool_calls
+            || !cli.revisions.is_empty())
     {
-        // Each needs a server the runner starts (fakes on its PATH) or tool calls, which the
-        // Streamable HTTP cases do not make: accepted silently, they would promise a check
-        // that does not happen.
+        // Each needs a server the runner starts (fakes on its PATH), tool calls or the
+        // revision-aware catalogue, none of which the Streamable HTTP cases use (they handshake
+        // on one revision): accepted silently, they would promise a check that does not happen.
         return usage(
             "--url checks the transport only: --drive-fake, --fake-claude, \
-             --fake-cursor-agent and --allow-tool-calls apply to a server command",
+             --fake-cursor-agent, --allow-tool-calls and --revision apply to a server command",
         );
     }
     if cli.url.is_some() && cli.common.list {

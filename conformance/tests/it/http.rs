@@ -188,6 +188,16 @@ fn url_and_a_server_command_exclude_each_other() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("apply to a server command"));
     let out = runner()
+        .args([
+            "--url",
+            "http://127.0.0.1:9/mcp",
+            "--revision",
+            "2025-06-18",
+        ])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let out = runner()
         .args(["--url", "https://127.0.0.1:9/mcp"])
         .output()
         .expect("run");
