@@ -76,6 +76,10 @@ struct Cli {
     /// 2026-07-28).
     #[arg(long = "revision", value_name = "DATE", num_args = 1..)]
     revisions: Vec<String>,
+    /// Check the MCP server at this Streamable HTTP endpoint (http://HOST:PORT/PATH, started
+    /// by you) instead of starting a server command: the transport's own cases run.
+    #[arg(long, value_name = "URL")]
+    url: Option<String>,
     /// The server command and its arguments.
     #[arg(last = true, value_name = "SERVER_COMMAND")]
     command: Vec<OsString>,
@@ -100,7 +104,29 @@ fn main() -> ExitCode {
             "`--` is followed by no server command (omit `--` to check the built-in target)",
         );
     }
-    let builtin = cli.command.is_empty();
+    if cli.url.is_some() && !cli.command.is_empty() {
+        return usage("--url and a server command exclude each other: check one server at a time");
+    }
+    if cli.url.is_some()
+        && (cli.drive_fake
+            || cli.fake_claude.is_some()
+            || cli.fake_cursor_agent.is_some()
+            || cli.allow_tool_calls
+            || !cli.revisions.is_empty())
+    {
+        // Each needs a server the runner starts (fakes on its PATH), tool calls or the
+        // revision-aware catalogue, none of which the Streamable HTTP cases use (they handshake
+        // on one revision): accepted silently, they would promise a check that does not happen.
+        return usage(
+            "--url checks the transport only: --drive-fake, --fake-claude, \
+             --fake-cursor-agent, --allow-tool-calls and --revision apply to a server command",
+        );
+    }
+    if cli.url.is_some() && cli.common.list {
+        out(&listing_http(&cli.common.cases));
+        return ExitCode::SUCCESS;
+    }
+    let builtin = cli.command.is_empty() && cli.url.is_none();
     let profile = cli.profile.unwrap_or(if builtin {
         Profile::Provider
     } else {
@@ -152,11 +178,14 @@ fn main() -> ExitCode {
     };
     let started = Instant::now();
     let shell = ErrorShell {
-        command: cli
-            .command
-            .iter()
-            .map(|s| s.to_string_lossy().into_owned())
-            .collect(),
+        command: match &cli.url {
+            Some(url) => vec![url.clone()],
+            None => cli
+                .command
+                .iter()
+                .map(|s| s.to_string_lossy().into_owned())
+                .collect(),
+        },
         profile,
         strict: cli.common.strict,
         baseline: cli
@@ -166,6 +195,7 @@ fn main() -> ExitCode {
             .map(|p| p.display().to_string()),
         min_coverage: cli.common.min_coverage,
         started,
+        url: cli.url.is_some(),
     };
     let partial = Partial::default();
     let code = runtime.block_on(async {
@@ -215,6 +245,8 @@ async fn run(
 /// What a report written after a runner error knows.
 struct ErrorShell {
     command: Vec<String>,
+    /// Whether `command` is a `--url`.
+    url: bool,
     profile: Profile,
     strict: bool,
     baseline: Option<String>,
@@ -229,7 +261,7 @@ impl ErrorShell {
             runner: "mcp-conformance",
             profile: self.profile,
             command: self.command.clone(),
-            builtin: self.command.is_empty(),
+            builtin: self.command.is_empty() && !self.url,
             peer_info: None,
             protocol_version: None,
             strict: self.strict,
@@ -263,6 +295,9 @@ async fn run_inner(
         }
         None => Baseline::default(),
     };
+    if let Some(url) = &cli.url {
+        return run_url(&cli, url, shell, &outputs, partial).await;
+    }
     let builtin = cli.command.is_empty();
     let drive_fake = if cli.no_drive_fake {
         false
@@ -428,5 +463,58 @@ async fn run_inner(
         .collect();
     let report = verdict::assemble(info, results, &baseline, &ids);
     cli::write_reports(&report, &outputs, progress_to_stdout)?;
+    Ok(ExitCode::from(report.exit_code))
+}
+
+/// The HTTP catalogue as `--list` shows it with `--url`.
+fn listing_http(globs: &[String]) -> String {
+    mcp_conformance::mcp::http::run::select(globs)
+        .iter()
+        .map(|c| {
+            format!(
+                "{}  {}  {}  {}\n",
+                c.id,
+                c.levels.name(),
+                c.requirement,
+                c.description
+            )
+        })
+        .collect()
+}
+
+/// `--url`: the Streamable HTTP cases against the endpoint.
+async fn run_url(
+    cli: &Cli,
+    url: &str,
+    shell: &ErrorShell,
+    outputs: &Outputs,
+    partial: Partial<Profile>,
+) -> anyhow::Result<ExitCode> {
+    use mcp_conformance::mcp::http::run::{UrlRun, run};
+    let target = mcp_conformance::core::http::HttpTarget::parse(url)?;
+    let baseline = match &cli.common.baseline {
+        Some(p) => Baseline::load(p)?,
+        None => Baseline::default(),
+    };
+    let progress_to_stdout = cli::progress_to_stdout(outputs);
+    let mut info = shell.info();
+    info.command = vec![target.url()];
+    let report = run(
+        UrlRun {
+            target,
+            globs: &cli.common.cases,
+            info,
+            settings: schedule::Settings {
+                timeout: cli.common.timeout(),
+                jobs: cli.common.jobs(),
+            },
+            progress_to_stdout,
+        },
+        &baseline,
+        partial,
+    )
+    .await
+    .map_err(anyhow::Error::msg)?;
+    cli::write_reports(&report, outputs, progress_to_stdout)?;
     Ok(ExitCode::from(report.exit_code))
 }

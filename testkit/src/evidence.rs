@@ -55,10 +55,11 @@ impl Class {
 
 /// Path rules, most specific first: a repository-relative path starting with the prefix has the
 /// class. Anything else with tests is [`Class::Fixture`].
-pub const RULES: [(&str, Class); 11] = [
+pub const RULES: [(&str, Class); 12] = [
     ("adapter/tests/it/model/", Class::Model),
     ("adapter/tests/it/hosts/", Class::Host),
     ("conformance/tests/it/real_servers.rs", Class::Host),
+    ("conformance/tests/it/real_http_servers.rs", Class::Host),
     ("adapter/tests/it/real_claude/", Class::Native),
     ("adapter/tests/it/fidelity/", Class::Native),
     ("adapter/tests/it/cursor/real_agent.rs", Class::Native),
@@ -296,8 +297,9 @@ fn generate_with(repo: &Path, not_testable: &[(&str, &str)]) -> io::Result<Strin
          - **Authenticated model**: a real account and model; opt-in, never in CI \
          ([procedure and record](model-runs.md)).\n\n\
          The class of a test is its module path (`testkit::evidence::RULES`): \
-         `adapter/tests/it/model/` authenticated model; `adapter/tests/it/hosts/` and \
-         `conformance/tests/it/real_servers.rs` exact host; `adapter/tests/it/real_claude/`, \
+         `adapter/tests/it/model/` authenticated model; `adapter/tests/it/hosts/`, \
+         `conformance/tests/it/real_servers.rs` and `conformance/tests/it/real_http_servers.rs` \
+         exact host; `adapter/tests/it/real_claude/`, \
          `adapter/tests/it/fidelity/`, `adapter/tests/it/cursor/real_agent.rs`, \
          `acp-client/tests/it/real_agents.rs` and the real-CLI tests of `testkit/tests/it/` native \
          interface; everything else fixture protocol.\n\n",

@@ -13,6 +13,7 @@ pub mod client;
 pub mod coverage;
 pub mod deadline;
 pub mod exits;
+pub mod http;
 pub mod model;
 pub mod process;
 pub mod report;

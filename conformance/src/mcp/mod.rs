@@ -8,6 +8,7 @@ pub mod catalogue;
 pub mod ctx;
 pub mod discovery;
 pub mod gate;
+pub mod http;
 pub mod listing;
 pub mod profile;
 pub mod revision;

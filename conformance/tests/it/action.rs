@@ -296,6 +296,7 @@ fn the_action_maps_every_input_onto_the_gate_script() {
     assert!(action.contains("\"$GITHUB_ACTION_PATH/.ci/gate\""));
     for (input, var) in [
         ("server-command", "GATE_SERVER_COMMAND"),
+        ("url", "GATE_URL"),
         ("reference-adapter", "GATE_REFERENCE"),
         ("profile", "GATE_PROFILE"),
         ("baseline", "GATE_BASELINE"),

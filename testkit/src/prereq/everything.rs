@@ -38,3 +38,13 @@ pub fn everything_server() -> Result<Command, PrereqError> {
     cmd.arg("stdio");
     Ok(cmd)
 }
+
+/// `node …/dist/index.js streamableHttp`: the everything server on Streamable HTTP at `/mcp`,
+/// on the port the `PORT` variable names (3001 when unset). It listens on every interface by
+/// itself; a caller that wants loopback only pins it (the conformance test preloads a script
+/// that binds its listener to 127.0.0.1).
+pub fn everything_server_streamable_http() -> Result<Command, PrereqError> {
+    let mut cmd = node(&everything_server_entry()?);
+    cmd.arg("streamableHttp");
+    Ok(cmd)
+}

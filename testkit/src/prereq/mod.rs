@@ -63,7 +63,10 @@ pub use core_hosts::{
     MCP_TS_CORE_CLIENT_SCRIPT, PYTHON_CORE_CLIENT_SCRIPT, argv, mcp_ts_core_client,
     python_core_client,
 };
-pub use everything::{EVERYTHING_VERSION, everything_server, everything_server_entry};
+pub use everything::{
+    EVERYTHING_VERSION, everything_server, everything_server_entry,
+    everything_server_streamable_http,
+};
 pub use install::{cache_root, peers_off};
 pub use mcp_inspector::{MCP_INSPECTOR_VERSION, mcp_inspector_cli, mcp_inspector_cli_entry};
 pub use mcp_inspector_2::{

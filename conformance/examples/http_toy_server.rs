@@ -1,0 +1,302 @@
+//! A tiny Streamable HTTP MCP server for the runner's own tests (`mcp-conformance --url`):
+//! bound to 127.0.0.1 on an ephemeral port, it prints its URL (`http://127.0.0.1:PORT/mcp`) on
+//! its first stdout line and serves until killed. It keeps sessions (`Mcp-Session-Id` issued on
+//! `initialize`, required after it, 404 for unknown or ended ones, DELETE ends one), answers
+//! `initialize` as one JSON object and other requests as an SSE stream (a priming event, then
+//! the response), notifications with 202, GET with 405, a bad `MCP-Protocol-Version` with 400
+//! and a foreign `Origin` with 403.
+//!
+//! `--defect NAME` breaks exactly one transport rule: `no-origin-check` (any Origin served),
+//! `notify-200` (notifications answered 200 with a body), `session-optional` (requests without the
+//! session id served), `unknown-session-ok` (ids never issued served), `session-id-space` (session
+//! ids with a space), `delete-keeps` (DELETE says 200 but the session lives on), `get-wrong` (GET
+//! answered 200 text/plain), `any-version` (any MCP-Protocol-Version served), `endless-sse` (a
+//! request's stream sends keep-alive comments for ever, never the response), `oversized-sse` (the
+//! response event is 17 MiB), `wrong-content-type` (a request's answer is text/plain), `no-jsonrpc`
+//! (a request's response lacks `"jsonrpc": "2.0"`).
+
+use std::collections::HashSet;
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::Bytes;
+use hyper::body::{Frame, Incoming};
+use hyper::{Request, Response};
+use hyper_util::rt::TokioIo;
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+/// The defects `--defect` knows.
+const DEFECTS: [&str; 12] = [
+    "no-origin-check",
+    "no-jsonrpc",
+    "session-id-space",
+    "notify-200",
+    "session-optional",
+    "unknown-session-ok",
+    "delete-keeps",
+    "get-wrong",
+    "any-version",
+    "endless-sse",
+    "oversized-sse",
+    "wrong-content-type",
+];
+/// The revisions whose `MCP-Protocol-Version` header is served.
+const VERSIONS: [&str; 3] = ["2025-03-26", "2025-06-18", "2025-11-25"];
+
+/// A body fed by a channel: whole answers are one chunk, streams as many as they take.
+struct ChanBody(mpsc::Receiver<Bytes>);
+
+impl hyper::body::Body for ChanBody {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        self.0.poll_recv(cx).map(|c| c.map(|b| Ok(Frame::data(b))))
+    }
+}
+
+#[derive(Default)]
+struct Sessions {
+    live: HashSet<String>,
+    ended: HashSet<String>,
+    next: u64,
+}
+
+struct Server {
+    defect: Option<String>,
+    port: u16,
+    sessions: Mutex<Sessions>,
+}
+
+impl Server {
+    fn broken(&self, name: &str) -> bool {
+        self.defect.as_deref() == Some(name)
+    }
+
+    fn sessions(&self) -> std::sync::MutexGuard<'_, Sessions> {
+        self.sessions
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+fn reply(status: u16, content_type: Option<&str>, chunks: Vec<Bytes>) -> Response<ChanBody> {
+    let (tx, rx) = mpsc::channel(chunks.len().max(1));
+    for c in chunks {
+        let _ = tx.try_send(c);
+    }
+    let mut r = Response::builder().status(status);
+    if let Some(ct) = content_type {
+        r = r.header("content-type", ct);
+    }
+    r.body(ChanBody(rx))
+        .unwrap_or_else(|_| Response::new(ChanBody(mpsc::channel(1).1)))
+}
+
+fn status(code: u16) -> Response<ChanBody> {
+    reply(code, None, Vec::new())
+}
+
+/// An SSE stream that never ends: a keep-alive comment every 50 ms while the client listens.
+fn endless() -> Response<ChanBody> {
+    let (tx, rx) = mpsc::channel(4);
+    tokio::spawn(async move {
+        while tx
+            .send(Bytes::from_static(b": keep-alive\n\n"))
+            .await
+            .is_ok()
+        {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    });
+    Response::builder()
+        .status(200)
+        .header("content-type", "text/event-stream")
+        .body(ChanBody(rx))
+        .unwrap_or_else(|_| Response::new(ChanBody(mpsc::channel(1).1)))
+}
+
+fn answer(id: &Value, method: &str) -> Value {
+    match method {
+        "ping" => json!({"jsonrpc": "2.0", "id": id, "result": {}}),
+        "tools/list" => json!({"jsonrpc": "2.0", "id": id, "result": {"tools": []}}),
+        _ => json!({"jsonrpc": "2.0", "id": id,
+                    "error": {"code": -32601, "message": "method not found"}}),
+    }
+}
+
+async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<ChanBody> {
+    use http_body_util::BodyExt;
+    let header = |n: &str| {
+        req.headers()
+            .get(n)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+    };
+    // DNS rebinding: only a page of this very server may call it.
+    if let Some(origin) = header("origin") {
+        let own = [
+            format!("http://127.0.0.1:{}", server.port),
+            format!("http://localhost:{}", server.port),
+        ];
+        if !own.contains(&origin) && !server.broken("no-origin-check") {
+            return status(403);
+        }
+    }
+    if let Some(v) = header("mcp-protocol-version")
+        && !VERSIONS.contains(&v.as_str())
+        && !server.broken("any-version")
+    {
+        return status(400);
+    }
+    let session = header("mcp-session-id");
+    let method = req.method().clone();
+    if method == hyper::Method::GET {
+        return if server.broken("get-wrong") {
+            reply(200, Some("text/plain"), vec![Bytes::from_static(b"hello")])
+        } else {
+            status(405)
+        };
+    }
+    if method == hyper::Method::DELETE {
+        let Some(id) = session else {
+            return status(400);
+        };
+        let mut s = server.sessions();
+        if !s.live.contains(&id) {
+            return status(404);
+        }
+        if !server.broken("delete-keeps") {
+            s.live.remove(&id);
+            s.ended.insert(id);
+        }
+        return status(200);
+    }
+    if method != hyper::Method::POST {
+        return status(405);
+    }
+    let Ok(body) = req.into_body().collect().await else {
+        return status(400);
+    };
+    let Ok(msg) = serde_json::from_slice::<Value>(&body.to_bytes()) else {
+        return status(400);
+    };
+    let name = msg.get("method").and_then(Value::as_str).unwrap_or("");
+    if name == "initialize" {
+        let id = {
+            let mut s = server.sessions();
+            s.next += 1;
+            let id = if server.broken("session-id-space") {
+                format!("toy session {}", s.next)
+            } else {
+                format!("toy-session-{}", s.next)
+            };
+            s.live.insert(id.clone());
+            id
+        };
+        let result = json!({"jsonrpc": "2.0", "id": msg.get("id").cloned().unwrap_or(Value::Null),
+            "result": {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+                       "serverInfo": {"name": "http-toy-server", "version": "0.1.0"}}});
+        let mut r = reply(
+            200,
+            Some("application/json"),
+            vec![Bytes::from(result.to_string())],
+        );
+        if let Ok(v) = hyper::header::HeaderValue::from_str(&id) {
+            r.headers_mut().insert("mcp-session-id", v);
+        }
+        return r;
+    }
+    match session {
+        None if !server.broken("session-optional") => return status(400),
+        None => {}
+        Some(id) => {
+            let s = server.sessions();
+            let never_issued = !s.live.contains(&id) && !s.ended.contains(&id);
+            let served =
+                s.live.contains(&id) || (never_issued && server.broken("unknown-session-ok"));
+            if !served {
+                return status(404);
+            }
+        }
+    }
+    let Some(id) = msg.get("id").filter(|_| msg.get("method").is_some()) else {
+        // A notification or a response.
+        return if server.broken("notify-200") {
+            reply(
+                200,
+                Some("application/json"),
+                vec![Bytes::from_static(b"{}")],
+            )
+        } else {
+            status(202)
+        };
+    };
+    let mut response = answer(id, name);
+    if server.broken("no-jsonrpc")
+        && let Some(o) = response.as_object_mut()
+    {
+        o.remove("jsonrpc");
+    }
+    let response = response.to_string();
+    if server.broken("endless-sse") {
+        return endless();
+    }
+    if server.broken("wrong-content-type") {
+        return reply(200, Some("text/plain"), vec![Bytes::from(response)]);
+    }
+    let event = if server.broken("oversized-sse") {
+        let pad = " ".repeat(17 * 1024 * 1024);
+        format!("data: {pad}{response}\n\n")
+    } else {
+        format!("data: {response}\n\n")
+    };
+    reply(
+        200,
+        Some("text/event-stream"),
+        vec![Bytes::from_static(b"id: 1\ndata:\n\n"), Bytes::from(event)],
+    )
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> std::io::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let defect = match args.as_slice() {
+        [] => None,
+        [flag, name] if flag == "--defect" && DEFECTS.contains(&name.as_str()) => {
+            Some(name.clone())
+        }
+        _ => {
+            eprintln!("usage: http_toy_server [--defect {}]", DEFECTS.join("|"));
+            std::process::exit(2);
+        }
+    };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let port = listener.local_addr()?.port();
+    println!("http://127.0.0.1:{port}/mcp");
+    let server = Arc::new(Server {
+        defect,
+        port,
+        sessions: Mutex::default(),
+    });
+    loop {
+        let (stream, _) = listener.accept().await?;
+        let server = server.clone();
+        tokio::spawn(async move {
+            let svc = hyper::service::service_fn(move |req| {
+                let server = server.clone();
+                async move { Ok::<_, Infallible>(handle(server, req).await) }
+            });
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), svc)
+                .await;
+        });
+    }
+}

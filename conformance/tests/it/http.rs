@@ -1,0 +1,245 @@
+//! `mcp-conformance --url` against the HTTP toy server on loopback: the clean server passes
+//! every Streamable HTTP case; each `--defect` fails exactly the case of its rule (an endless
+//! SSE stream and an oversized event included: bounded and reported, never a hang); `--url`
+//! and a server command exclude each other.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::docs::assert_matches_schema;
+use crate::support::runner;
+
+/// An HTTP server under test (the toy, or a real one), killed when dropped.
+pub struct Server {
+    pub child: Child,
+    pub url: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn toy_http(defect: Option<&str>) -> Server {
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_mcp-conformance"))
+        .parent()
+        .expect("bin dir")
+        .join("examples")
+        .join("http_toy_server");
+    let mut cmd = Command::new(&bin);
+    if let Some(d) = defect {
+        cmd.args(["--defect", d]);
+    }
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{}: {e} (cargo test builds examples)", bin.display()));
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut line)
+        .expect("the URL line");
+    let url = line.trim().to_owned();
+    assert!(url.starts_with("http://127.0.0.1:"), "{url}");
+    Server { child, url }
+}
+
+/// Runs the gate on `url`; the exit code and each case's id → outcome.
+pub fn grade(url: &str) -> (Option<i32>, Vec<(String, String)>, Value) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let report = dir.path().join("report.json");
+    let out = runner()
+        .args(["--url", url, "--timeout-ms", "3000", "--format"])
+        .arg(format!("json={}", report.display()))
+        .output()
+        .expect("run the runner");
+    let text = std::fs::read_to_string(&report).unwrap_or_else(|_| {
+        panic!(
+            "no report; stderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    let json: Value = serde_json::from_str(&text).expect("the report parses");
+    let outcomes = json["cases"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .map(|c| {
+            (
+                c["id"].as_str().unwrap_or("").to_owned(),
+                c["outcome"].as_str().unwrap_or("").to_owned(),
+            )
+        })
+        .collect();
+    (out.status.code(), outcomes, json)
+}
+
+#[test]
+fn the_clean_http_server_passes_every_transport_case() {
+    let toy = toy_http(None);
+    let (code, outcomes, json) = grade(&toy.url);
+    assert_matches_schema(&json);
+    assert_eq!(outcomes.len(), 9, "{outcomes:?}");
+    assert!(outcomes.iter().all(|(_, o)| o == "pass"), "{outcomes:?}");
+    assert_eq!(code, Some(0));
+}
+
+#[test]
+fn each_http_defect_fails_exactly_its_rule() {
+    for (defect, case, outcome) in [
+        // HTTP-8
+        ("no-origin-check", "transport/http/origin/foreign", "fail"),
+        // HTTP-3
+        ("notify-200", "transport/http/post/accepted", "fail"),
+        // HTTP-4 (a SHOULD: a warning)
+        (
+            "session-optional",
+            "transport/http/session/required",
+            "warn",
+        ),
+        // HTTP-4
+        (
+            "unknown-session-ok",
+            "transport/http/session/unknown",
+            "fail",
+        ),
+        // HTTP-9
+        (
+            "session-id-space",
+            "transport/http/session/id-charset",
+            "fail",
+        ),
+        // HTTP-5
+        ("delete-keeps", "transport/http/session/delete", "fail"),
+        // HTTP-6
+        ("get-wrong", "transport/http/get/stream", "fail"),
+        // HTTP-7
+        (
+            "any-version",
+            "transport/http/protocol-version/unsupported",
+            "fail",
+        ),
+        // HTTP-2
+        ("oversized-sse", "transport/http/post/answer", "fail"),
+        // HTTP-2
+        ("no-jsonrpc", "transport/http/post/answer", "fail"),
+        // HTTP-2
+        ("wrong-content-type", "transport/http/post/answer", "fail"),
+    ] {
+        let toy = toy_http(Some(defect));
+        let (code, outcomes, _) = grade(&toy.url);
+        let off: Vec<_> = outcomes.iter().filter(|(_, o)| o != "pass").collect();
+        assert_eq!(
+            off,
+            [&(case.to_owned(), outcome.to_owned())],
+            "--defect {defect}"
+        );
+        assert_eq!(
+            code,
+            Some(i32::from(outcome == "fail")),
+            "--defect {defect}"
+        );
+    }
+}
+
+// HTTP-1 (bounded reads), graded under HTTP-2.
+#[test]
+fn an_endless_sse_stream_is_bounded_by_the_case_deadline_and_reported() {
+    let toy = toy_http(Some("endless-sse"));
+    let started = Instant::now();
+    let (code, outcomes, json) = grade(&toy.url);
+    // One case timeout (3 s) and the scheduler's margin, not a hang.
+    assert!(started.elapsed() < Duration::from_secs(30));
+    let off: Vec<_> = outcomes.iter().filter(|(_, o)| o != "pass").collect();
+    assert_eq!(
+        off,
+        [&("transport/http/post/answer".to_owned(), "fail".to_owned())]
+    );
+    let case = json["cases"]
+        .as_array()
+        .and_then(|c| c.iter().find(|c| c["id"] == "transport/http/post/answer"))
+        .expect("the answer case");
+    assert!(
+        case["actual"]
+            .as_str()
+            .is_some_and(|a| a.contains("still open at the case's deadline")),
+        "{case}"
+    );
+    assert_eq!(code, Some(1));
+}
+
+#[test]
+fn url_and_a_server_command_exclude_each_other() {
+    let out = runner()
+        .args(["--url", "http://127.0.0.1:9/mcp", "--", "true"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("exclude each other"));
+    let out = runner()
+        .args(["--url", "http://127.0.0.1:9/mcp", "--drive-fake"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("apply to a server command"));
+    let out = runner()
+        .args([
+            "--url",
+            "http://127.0.0.1:9/mcp",
+            "--revision",
+            "2025-06-18",
+        ])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let out = runner()
+        .args(["--url", "https://127.0.0.1:9/mcp"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not an http:// URL"));
+}
+
+/// The CI script with `GATE_URL`: the HTTP cases run against the endpoint, reports written;
+/// with a server command as well it refuses (exit 2).
+#[test]
+fn the_ci_gate_script_takes_an_http_endpoint() {
+    let toy = toy_http(Some("no-origin-check"));
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.ci/gate");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run = |env: &[(&str, &str)]| {
+        let mut cmd = Command::new(&script);
+        cmd.env("GATE_RUNNER", env!("CARGO_BIN_EXE_mcp-conformance"))
+            .env("GATE_REPORT_DIR", dir.path())
+            .env_remove("GATE_SERVER_COMMAND")
+            .env_remove("GITHUB_OUTPUT");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        cmd.output().expect("run .ci/gate")
+    };
+    let out = run(&[("GATE_URL", &toy.url)]);
+    assert_eq!(out.status.code(), Some(1));
+    let report: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("report.json")).expect("report.json"),
+    )
+    .expect("parses");
+    let failed: Vec<&str> = report["cases"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .filter(|c| c["outcome"] == "fail")
+        .filter_map(|c| c["id"].as_str())
+        .collect();
+    assert_eq!(failed, ["transport/http/origin/foreign"]);
+    let junit = std::fs::read_to_string(dir.path().join("junit.xml")).expect("junit.xml");
+    assert!(junit.contains("transport/http/origin/foreign"));
+    let out = run(&[("GATE_URL", &toy.url), ("GATE_SERVER_COMMAND", "true")]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("GATE_URL checks the server"));
+}
