@@ -25,18 +25,28 @@ use crate::mcp::watch::{Observer, Watch};
 #[derive(Debug, Default)]
 pub struct Starts {
     answered: AtomicU32,
-    given_up: AtomicU32,
+    /// The cases that gave up (a case the scheduler runs again counts once).
+    given_up: std::sync::Mutex<std::collections::BTreeSet<&'static str>>,
 }
 
 impl Starts {
     /// How many cases' servers answered their first request, and how many cases gave up on
     /// theirs (after two fresh servers).
     #[must_use]
-    pub fn counts(&self) -> (u32, u32) {
-        (
-            self.answered.load(Ordering::Relaxed),
-            self.given_up.load(Ordering::Relaxed),
-        )
+    pub fn counts(&self) -> (u32, usize) {
+        (self.answered.load(Ordering::Relaxed), self.gave_up(None))
+    }
+
+    /// Notes that `case` gave up (when given); how many cases did.
+    fn gave_up(&self, case: Option<&'static str>) -> usize {
+        let mut cases = self
+            .given_up
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(case) = case {
+            cases.insert(case);
+        }
+        cases.len()
     }
 
     /// The run's one line on it: when no server a case started ever answered though
@@ -216,7 +226,7 @@ impl Ctx {
             }
         }
         self.scope.mark_timed_out();
-        let before = self.starts.given_up.fetch_add(1, Ordering::Relaxed);
+        let given_up = self.starts.gave_up(Some(self.case_id));
         let cause = if self.starts.answered.load(Ordering::Relaxed) == 0 {
             // Nothing any case started has answered yet: one cause for every such case.
             format!(
@@ -224,7 +234,7 @@ impl Ctx {
                  the server most likely works only as its first instance (a lock file, a \
                  port, state the first instance leaves behind), or the machine is too loaded \
                  to start it: raise --timeout-ms or lower --jobs to tell",
-                before + 1
+                given_up
             )
         } else {
             "other cases' servers did, so the machine is probably overloaded: raise \
