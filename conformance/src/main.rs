@@ -427,10 +427,12 @@ async fn run_inner(
         &baseline,
         partial,
     );
+    let starts = Arc::new(mcp_conformance::mcp::ctx::Starts::default());
     let runner = Arc::new(McpRunner {
         target: target.clone(),
         discovery: discovery.clone(),
         watch,
+        starts: starts.clone(),
         settings: Settings {
             profile,
             drive_fake,
@@ -445,6 +447,10 @@ async fn run_inner(
     };
     let ran = schedule::run_all(runner, cases, settings, Some(tx)).await;
     let _ = printer.await;
+    // Many runner errors of one cause are said once, with the cause.
+    if let Some(line) = starts.verdict("mcp-conformance") {
+        err_line(&line);
+    }
 
     let results: Vec<_> = ran
         .iter()

@@ -97,12 +97,20 @@ impl Proxy {
             "initialize" => self.is(Mutation::InitializeAnsweredTwice),
             "ping" => single && self.is(Mutation::PingAnsweredTwice),
             "tools/call" => self.is(Mutation::CallAnsweredTwice),
+            "tools/list" => self.is(Mutation::ListAnsweredTwice),
             _ => false,
         };
         // An id the runner can tie to its request: an answer to `"id": null` answers a line
         // whose id could not be read, and its own cases grade how many came.
         if twice && !id.is_null() {
             self.state().twice.insert(id_key(&id));
+        }
+        if method == "initialize"
+            && !id.is_null()
+            && (self.is(Mutation::UnsolicitedNumberAnswer)
+                || self.is(Mutation::UnsolicitedStringAnswer))
+        {
+            self.state().unsolicited.insert(id_key(&id));
         }
         if self.is(Mutation::WrongIdEcho)
             && id.as_u64().is_some_and(|n| n > i64::MAX.unsigned_abs())

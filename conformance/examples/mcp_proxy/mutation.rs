@@ -127,6 +127,13 @@ pub(crate) enum Mutation {
     PingAnsweredTwice,
     /// Every `tools/call` is answered twice (JSON-RPC 2.0 §5).
     CallAnsweredTwice,
+    /// Every `tools/list` is answered twice (JSON-RPC 2.0 §5).
+    ListAnsweredTwice,
+    /// Just before the answer to `initialize`, a response under the integer id 424242, which
+    /// no request carried (JSON-RPC 2.0 §5: a response answers a request).
+    UnsolicitedNumberAnswer,
+    /// The same under the string id "mcp-proxy-never-sent".
+    UnsolicitedStringAnswer,
     /// Every notification, `notifications/initialized` and `notifications/cancelled` included,
     /// is answered -32601 with id null (T3, JSON-RPC 2.0 §4.1: a notification is never answered).
     NotificationsAnswered,

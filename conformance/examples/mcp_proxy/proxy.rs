@@ -54,6 +54,9 @@ pub(crate) struct State {
     pub(crate) wrong_ids: HashSet<String>,
     /// Ids of requests whose answers the *-answered-twice mutations send twice.
     pub(crate) twice: HashSet<String>,
+    /// Ids of `initialize` requests after whose answer the unsolicited-*-answer mutations send
+    /// an answer to a request nobody made.
+    pub(crate) unsolicited: HashSet<String>,
 }
 
 pub(crate) struct Proxy {

@@ -50,6 +50,21 @@ impl Proxy {
                         again.extend_from_slice(&bytes);
                         Some(again)
                     }
+                    // The unsolicited-*-answer mutations: an answer nobody asked for, once,
+                    // just before initialize's (a whole line while initialize is pending).
+                    (Some(bytes), Some(key)) if self.state().unsolicited.remove(&key) => {
+                        let id = if self.is(Mutation::UnsolicitedStringAnswer) {
+                            json!("mcp-proxy-never-sent")
+                        } else {
+                            json!(424_242)
+                        };
+                        let mut out = json!({"jsonrpc": "2.0", "id": id, "result": {}})
+                            .to_string()
+                            .into_bytes();
+                        out.push(b'\n');
+                        out.extend_from_slice(&bytes);
+                        Some(out)
+                    }
                     (out, _) => out,
                 }
             }

@@ -4,12 +4,14 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
 use crate::acp::driver::{Agent, Caps, PROTOCOL_VERSION};
 use crate::acp::responder::{Permission, Served, State};
+use crate::acp::watch::{Observer, Watch};
 use crate::core::checks::show;
 use crate::core::client::ServerSpec;
 use crate::core::model::Check;
@@ -28,6 +30,12 @@ pub struct Ctx {
     pub(crate) spec: Arc<ServerSpec>,
     /// The case's transcript, agents and deadlines (the scheduler's).
     pub(crate) scope: Scope,
+    /// The id rule's findings of the whole run ([`crate::acp::watch`]).
+    pub(crate) watch: Watch,
+    /// The case's place in the catalogue (discovery is 0, cases from 1): the order of findings.
+    pub(crate) position: usize,
+    /// Agents started by the case so far.
+    pub(crate) agents: Arc<AtomicU32>,
 }
 
 impl Ctx {
@@ -55,7 +63,9 @@ impl Ctx {
 
     /// Starts a fresh agent (not initialized) whose client side advertises `caps`.
     pub fn spawn(&self, caps: Caps) -> Result<Agent, Check> {
-        let mut client = self.scope.spawn(&self.spec, None)?;
+        let agent = self.agents.fetch_add(1, Ordering::Relaxed);
+        let observer = Observer::new(self.watch.clone(), self.case_id, self.position, agent);
+        let mut client = self.scope.spawn(&self.spec, Some(observer))?;
         let state = State::new(Served {
             fs: caps.fs,
             permission: Permission::AllowOnce,
@@ -116,10 +126,11 @@ pub(crate) fn scratch_dir(case_id: &str) -> std::io::Result<PathBuf> {
 /// report's `agentInfo` and protocol version) and how long the agent took from its spawn to
 /// that answer (every case's deadlines scale with it, GATE-LOAD-1), its group killed
 /// afterwards. An agent that does not start or initialize is the runner's error (exit 2), with
-/// the transcript to show why.
+/// the transcript to show why. Its exchanges count for the id rule (`watch`) as any case's.
 pub async fn discover(
     spec: Arc<ServerSpec>,
     timeout: Duration,
+    watch: Watch,
 ) -> Result<(Value, Duration), (String, Vec<crate::core::transcript::Entry>)> {
     let started = Instant::now();
     let transcript = Transcript::with_peer(Peer::Agent);
@@ -136,6 +147,9 @@ pub async fn discover(
         scratch: std::env::temp_dir(),
         spec,
         scope: scope.clone(),
+        watch,
+        position: 0,
+        agents: Arc::new(AtomicU32::new(0)),
     };
     let found = match ctx.spawn(Caps::NONE) {
         Ok(mut agent) => match agent.initialize(Caps::NONE, json!(PROTOCOL_VERSION)).await {

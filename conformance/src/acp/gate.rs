@@ -83,6 +83,11 @@ pub type Ran = crate::core::schedule::Ran<Acp>;
 pub struct AcpRunner {
     /// The agent command.
     pub spec: Arc<ServerSpec>,
+    /// The id rule's findings of the whole run.
+    pub watch: crate::acp::watch::Watch,
+    /// The catalogue's case ids in report order: a case's place (from 1; discovery is 0)
+    /// orders the cross-cutting findings the same at any `--jobs`.
+    pub catalogue: Arc<Vec<&'static str>>,
 }
 
 /// A case's scratch directory, removed once the case's agents are gone.
@@ -130,6 +135,13 @@ impl Runner for AcpRunner {
             scratch: scratch.clone(),
             spec: self.spec.clone(),
             scope,
+            watch: self.watch.clone(),
+            position: self
+                .catalogue
+                .iter()
+                .position(|id| *id == case.id)
+                .map_or(usize::MAX, |i| i + 1),
+            agents: Arc::default(),
         };
         Ok((ctx, Box::new(Scratch(scratch))))
     }

@@ -21,6 +21,7 @@ pub mod gate;
 pub mod responder;
 pub mod schema;
 pub mod terminal;
+pub mod watch;
 
 use crate::acp::gate::AcpCase;
 
@@ -28,6 +29,20 @@ use crate::acp::gate::AcpCase;
 #[must_use]
 pub fn all() -> Vec<AcpCase> {
     cases::all()
+}
+
+/// The cases whose id matches any of `globs` (all when empty), in catalogue order, with the
+/// cross-cutting cases added: a `--case` shard keeps the id rule on the exchanges it makes.
+#[must_use]
+pub fn select_with_crosscut(catalogue: &[AcpCase], globs: &[String]) -> Vec<AcpCase> {
+    let selected = select(catalogue, globs);
+    catalogue
+        .iter()
+        .filter(|c| {
+            selected.iter().any(|s| s.id == c.id) || c.needs == crate::core::case::Needs::Crosscut
+        })
+        .copied()
+        .collect()
 }
 
 /// The cases whose id matches any of `globs` (all when empty), in catalogue order.

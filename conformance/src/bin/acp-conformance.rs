@@ -117,6 +117,8 @@ fn main() -> ExitCode {
     if cases.is_empty() {
         return usage(&format!("no case matches --case {:?}", cli.common.cases));
     }
+    // A shard keeps the id rule on the exchanges it makes.
+    let cases = acp::select_with_crosscut(&all, &cli.common.cases);
     let runtime = match runtime() {
         Ok(rt) => rt,
         Err(code) => return code,
@@ -367,7 +369,8 @@ async fn run_inner(
         env: Vec::new(),
     });
     let timeout = cli.common.timeout();
-    let (init, startup) = match ctx::discover(spec.clone(), timeout).await {
+    let watch = acp::watch::Watch::new();
+    let (init, startup) = match ctx::discover(spec.clone(), timeout, watch.clone()).await {
         Ok(found) => found,
         Err((why, transcript)) => {
             err_line("acp-conformance: discovery transcript:");
@@ -411,7 +414,17 @@ async fn run_inner(
         timeout: deadlines.effective(),
         jobs: cli.common.jobs(),
     };
-    let ran = schedule::run_all(Arc::new(AcpRunner { spec }), cases, settings, Some(tx)).await;
+    let ran = schedule::run_all(
+        Arc::new(AcpRunner {
+            spec,
+            watch,
+            catalogue: Arc::new(all.iter().map(|c| c.id).collect()),
+        }),
+        cases,
+        settings,
+        Some(tx),
+    )
+    .await;
     let _ = printer.await;
     let ids: BTreeSet<&str> = all.iter().map(|c| c.id).collect();
     let graded = ran

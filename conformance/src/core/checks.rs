@@ -58,10 +58,13 @@ pub async fn send_bad_line(client: &mut Client, bytes: &[u8]) -> Result<Vec<Valu
             _ => None,
         })
         // Server-initiated notifications and requests (list_changed, logging …) are not answers,
-        // nor is a JSON line without id, result or error (T1 grades such lines on its own).
+        // nor is a JSON line without id, result or error (T1 grades such lines on its own), nor
+        // a response under an id no request of this connection carried: the id rule's finding,
+        // answering nothing the case sent (one defect, one verdict).
         .filter(|v| {
             v.get("method").is_none()
                 && !is_response_to(v, &probe)
+                && !client.is_foreign_response(v)
                 && (v.is_array() || ["id", "result", "error"].iter().any(|k| v.get(k).is_some()))
         })
         .collect())

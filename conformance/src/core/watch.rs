@@ -4,7 +4,7 @@
 //! "first" the same at any `--jobs` and load ([`Order`]), the per-connection bookkeeping of what
 //! the runner sent ([`Sent`]), and the interface the raw client reports through ([`Observe`]).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 use std::hash::Hash;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -107,10 +107,27 @@ impl<R: Copy + Eq + Hash> Findings<R> {
 /// Requests sent on one connection: compact id → (method, tool name of a `tools/call`).
 pub type Sent = Arc<Mutex<BTreeMap<String, (String, Option<String>)>>>;
 
+/// Which of the runner's lines carry something the peer may answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answerable {
+    /// Any readable id, also on an invalid request or on a response-shaped line the runner
+    /// sends on purpose (a server may answer it -32600 under its id): MCP.
+    AnyId,
+    /// Only requests: the runner's own answers to the peer's requests (a `result` or an
+    /// `error`, no `method`) owe nothing back, and their ids (the peer's) are no request of the
+    /// runner's: ACP, whose agents call the client.
+    Requests,
+}
+
 /// Notes in `sent` the requests in one line the runner is about to send (a message or a batch;
 /// any line that does not parse sends no request), and returns their compact ids. Any readable
 /// id may be answered, also on an invalid request: `method` is recorded as sent, or empty.
 pub fn note_sent(sent: &Sent, line: &[u8]) -> Vec<String> {
+    note_sent_as(sent, line, Answerable::AnyId)
+}
+
+/// [`note_sent`], with what counts as answerable.
+pub fn note_sent_as(sent: &Sent, line: &[u8], answerable: Answerable) -> Vec<String> {
     // A line with invalid UTF-8 (sent on purpose) is read by many servers after a lossy
     // decoding, and answered under the id they find there: it is sent all the same.
     let parsed = serde_json::from_slice::<Value>(line)
@@ -125,6 +142,11 @@ pub fn note_sent(sent: &Sent, line: &[u8]) -> Vec<String> {
     let mut sent = sent.lock().unwrap_or_else(PoisonError::into_inner);
     let mut ids = Vec::new();
     for m in items {
+        let reply =
+            m.get("method").is_none() && (m.get("result").is_some() || m.get("error").is_some());
+        if answerable == Answerable::Requests && reply {
+            continue;
+        }
         if let Some(id) = m.get("id").filter(|id| !id.is_null()) {
             let method = m.get("method").and_then(Value::as_str).unwrap_or("");
             let tool = m
@@ -139,6 +161,169 @@ pub fn note_sent(sent: &Sent, line: &[u8]) -> Vec<String> {
     ids
 }
 
+/// What a peer owes on one connection (JSON-RPC 2.0 §5: "the Server MUST reply with exactly
+/// one Response" per request, under its id): the requests the runner sent, and which of them
+/// were answered. Every gate's observer keeps one per connection.
+#[derive(Debug)]
+pub struct Owed {
+    sent: Sent,
+    answered: Mutex<HashSet<String>>,
+    answerable: Answerable,
+}
+
+/// What one response (a message with a non-null id and no method) is to what the peer owes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Owing {
+    /// The first answer to a request the runner sent: (method, or empty for an invalid
+    /// request; tool name of a `tools/call`).
+    First(String, Option<String>),
+    /// A second answer to a request answered already on this connection, however late.
+    Repeat(String),
+    /// An answer under an id no request of the runner carried on this connection.
+    Unsolicited,
+}
+
+impl Owed {
+    /// Nothing sent yet; `answerable` says which of the runner's lines owe an answer.
+    #[must_use]
+    pub fn new(answerable: Answerable) -> Self {
+        Self {
+            sent: Sent::default(),
+            answered: Mutex::new(HashSet::new()),
+            answerable,
+        }
+    }
+
+    /// Notes the requests of a line the runner is about to send. An id sent again (a case
+    /// reusing one on purpose) may be answered again.
+    pub fn sending(&self, line: &[u8]) {
+        let again = note_sent_as(&self.sent, line, self.answerable);
+        let mut answered = self.answered.lock().unwrap_or_else(PoisonError::into_inner);
+        for id in again {
+            answered.remove(&id);
+        }
+    }
+
+    /// Whether a request with id `id` was sent on this connection.
+    #[must_use]
+    pub fn was_sent(&self, id: &Value) -> bool {
+        self.sent
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains_key(&id.to_string())
+    }
+
+    /// Whether a request of the runner is still unanswered on this connection.
+    #[must_use]
+    pub fn pending(&self) -> bool {
+        let answered = self.answered.lock().unwrap_or_else(PoisonError::into_inner);
+        self.sent
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .keys()
+            .any(|id| !answered.contains(id))
+    }
+
+    /// What the case gets of an offending answer (`owing` not [`Owing::First`]): a repeat is
+    /// hidden, and so is an unsolicited answer read while nothing was pending (it cannot be a
+    /// mislabelled answer to anything the case waits for, and must not cut a later wait
+    /// short); one read while a request is pending is the case's to see (most likely that
+    /// request's answer, mislabelled).
+    #[must_use]
+    pub fn seen(&self, owing: &Owing) -> Seen {
+        match owing {
+            Owing::First(..) => Seen::Fresh,
+            Owing::Repeat(_) => Seen::Repeat,
+            Owing::Unsolicited if self.pending() => Seen::Fresh,
+            Owing::Unsolicited => Seen::Stray,
+        }
+    }
+
+    /// Books one response under `id` (not null) against what the peer owes.
+    pub fn answer(&self, id: &Value) -> Owing {
+        let request = self
+            .sent
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&id.to_string())
+            .cloned();
+        let Some((method, tool)) = request else {
+            return Owing::Unsolicited;
+        };
+        let first = self
+            .answered
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(id.to_string());
+        if first {
+            Owing::First(method, tool)
+        } else {
+            Owing::Repeat(method)
+        }
+    }
+}
+
+impl Owing {
+    /// The id rule's evidence for an offending answer (`None` for a first answer): `id` and
+    /// `shown` as the peer wrote them ([`written`]).
+    #[must_use]
+    pub fn offence(&self, id: &str, shown: &str) -> Option<String> {
+        match self {
+            Owing::First(..) => None,
+            Owing::Unsolicited => Some(format!(
+                "a response with id {id}, which no request of the runner carried: {shown}"
+            )),
+            // JSON-RPC 2.0 §5: the Server MUST reply with exactly one Response per Request.
+            Owing::Repeat(method) => Some(format!(
+                "a second response to id {id} ({}), which was answered already: {shown}",
+                if method.is_empty() {
+                    "an invalid request"
+                } else {
+                    method
+                }
+            )),
+        }
+    }
+}
+
+/// One message of a stdout line as the peer wrote it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Written {
+    /// The message's text.
+    pub text: String,
+    /// Its `id` member's text (`None`: none, or null).
+    pub id: Option<String>,
+}
+
+/// Each message of a stdout line as written: one for a message, one per element of a batch;
+/// empty when the line is no JSON. serde_json holds an integer beyond 64 bits as a float
+/// (18446744073709551616 becomes 1.8446744073709552e+19): evidence quotes the peer's own text.
+#[must_use]
+pub fn written(line: &[u8]) -> Vec<Written> {
+    use serde_json::value::RawValue;
+    #[derive(serde::Deserialize)]
+    struct IdOf<'a> {
+        #[serde(borrow, default)]
+        id: Option<&'a RawValue>,
+    }
+    let one = |raw: &RawValue| Written {
+        text: raw.get().to_owned(),
+        id: serde_json::from_str::<IdOf<'_>>(raw.get())
+            .ok()
+            .and_then(|i| i.id)
+            .map(|r| r.get().to_owned()),
+    };
+    let Ok(text) = std::str::from_utf8(line) else {
+        return Vec::new();
+    };
+    if let Ok(items) = serde_json::from_str::<Vec<&RawValue>>(text) {
+        return items.into_iter().map(one).collect();
+    }
+    serde_json::from_str::<&RawValue>(text)
+        .map(|raw| vec![one(raw)])
+        .unwrap_or_default()
+}
+
 /// What the engine made of one message the peer sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Seen {
@@ -148,6 +333,9 @@ pub enum Seen {
     /// rule, and no answer to anything the case is waiting for (the case does not see it, so
     /// one defect gets one verdict).
     Repeat,
+    /// A response under an id never sent, read while no request was pending: the id rule's
+    /// finding, answering nothing the case could wait for (the case does not see it).
+    Stray,
 }
 
 /// What the raw client ([`crate::core::client::Client`]) tells the cross-cutting engine about
@@ -157,8 +345,9 @@ pub trait Observe: Send + Sync + fmt::Debug {
     fn sending(&self, line: &[u8]);
     /// A stdout line (number `line`) that is no JSON-RPC message.
     fn not_protocol(&self, line: u64, evidence: String);
-    /// A stdout line (number `line`) that is a JSON-RPC message (or a batch).
-    fn message(&self, line: u64, msg: &Value) -> Seen;
+    /// A stdout line (number `line`) that is a JSON-RPC message (or a batch), with its text
+    /// (`raw`) for evidence quoted as written.
+    fn message(&self, line: u64, msg: &Value, raw: &[u8]) -> Seen;
     /// Whether a request with id `id` was sent on this connection.
     fn was_sent(&self, id: &Value) -> bool;
 }
@@ -203,6 +392,45 @@ mod tests {
         assert_eq!(
             sent.get("1"),
             Some(&("tools/call".to_owned(), Some("t".to_owned())))
+        );
+    }
+
+    #[test]
+    fn each_message_of_a_line_is_quoted_as_written() {
+        let line = br#"[{"id":18446744073709551616,"result":{}},{"id":"a"},{"id":null},5]"#;
+        let w = written(line);
+        assert_eq!(w.len(), 4);
+        assert_eq!(w[0].id.as_deref(), Some("18446744073709551616"));
+        assert_eq!(w[0].text, r#"{"id":18446744073709551616,"result":{}}"#);
+        assert_eq!(w[1].id.as_deref(), Some(r#""a""#));
+        assert_eq!((w[2].id.as_deref(), w[3].id.as_deref()), (None, None));
+        assert!(written(b"not json").is_empty());
+    }
+
+    #[test]
+    fn a_peer_owes_one_answer_per_request_and_none_to_its_own_requests() {
+        let owed = Owed::new(Answerable::Requests);
+        owed.sending(br#"{"jsonrpc":"2.0","id":1,"method":"session/prompt"}"#);
+        // The runner's answer to the agent's request 7 is no request of the runner's.
+        owed.sending(br#"{"jsonrpc":"2.0","id":7,"result":{}}"#);
+        assert_eq!(
+            owed.answer(&serde_json::json!(1)),
+            Owing::First("session/prompt".into(), None)
+        );
+        let again = owed.answer(&serde_json::json!(1));
+        assert_eq!(again, Owing::Repeat("session/prompt".into()));
+        assert!(
+            again
+                .offence("1", "{}")
+                .is_some_and(|e| e.starts_with("a second response to id 1 (session/prompt)"))
+        );
+        assert_eq!(owed.answer(&serde_json::json!(7)), Owing::Unsolicited);
+        // MCP's runner sends response-shaped lines on purpose: their ids may be answered.
+        let owed = Owed::new(Answerable::AnyId);
+        owed.sending(br#"{"jsonrpc":"2.0","id":9,"result":{}}"#);
+        assert_eq!(
+            owed.answer(&serde_json::json!(9)),
+            Owing::First(String::new(), None)
         );
     }
 }

@@ -19,6 +19,53 @@ use crate::mcp::roles::{Expected, FakeKind, Family, Role, Roles};
 use crate::mcp::target::Target;
 use crate::mcp::watch::{Observer, Watch};
 
+/// How the fresh servers of the run's cases started: a server whose later instances never
+/// initialize (a lock file, a port, state its first instance leaves behind) looks, case by
+/// case, like a machine too loaded to start it; across the run it is one cause, said once.
+#[derive(Debug, Default)]
+pub struct Starts {
+    answered: AtomicU32,
+    /// The cases that gave up (a case the scheduler runs again counts once).
+    given_up: std::sync::Mutex<std::collections::BTreeSet<&'static str>>,
+}
+
+impl Starts {
+    /// How many cases' servers answered their first request, and how many cases gave up on
+    /// theirs (after two fresh servers).
+    #[must_use]
+    pub fn counts(&self) -> (u32, usize) {
+        (self.answered.load(Ordering::Relaxed), self.gave_up(None))
+    }
+
+    /// Notes that `case` gave up (when given); how many cases did.
+    fn gave_up(&self, case: Option<&'static str>) -> usize {
+        let mut cases = self
+            .given_up
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(case) = case {
+            cases.insert(case);
+        }
+        cases.len()
+    }
+
+    /// The run's one line on it: when no server a case started ever answered though
+    /// discovery's did, the server most likely runs only as its first instance.
+    #[must_use]
+    pub fn verdict(&self, runner: &str) -> Option<String> {
+        match self.counts() {
+            (0, given_up) if given_up > 0 => Some(format!(
+                "{runner}: no server a case started answered initialize ({given_up} case(s) \
+                 gave up, each after two fresh servers), although the discovery session's \
+                 server did: the server seems to work only as its first instance (a lock \
+                 file, a port, state the first instance leaves behind); a server that is only \
+                 slow to start needs a larger --timeout-ms"
+            )),
+            _ => None,
+        }
+    }
+}
+
 /// What a case's check gets: the run's settings, the shared discovery, and a way to start
 /// servers that the scheduler will kill afterwards.
 #[derive(Clone)]
@@ -51,6 +98,8 @@ pub struct Ctx {
     pub revision: Revision,
     /// Which revisions the server supports (discovery's probes).
     pub support: Arc<Support>,
+    /// How the run's fresh servers started.
+    pub(crate) starts: Arc<Starts>,
 }
 
 impl Ctx {
@@ -157,6 +206,7 @@ impl Ctx {
             match answer {
                 Ok(answer) => {
                     client.set_start_latency(took);
+                    self.starts.answered.fetch_add(1, Ordering::Relaxed);
                     return Ok((client, answer));
                 }
                 Err(crate::core::client::ClientError::Timeout {
@@ -176,10 +226,24 @@ impl Ctx {
             }
         }
         self.scope.mark_timed_out();
+        let given_up = self.starts.gave_up(Some(self.case_id));
+        let cause = if self.starts.answered.load(Ordering::Relaxed) == 0 {
+            // Nothing any case started has answered yet: one cause for every such case.
+            format!(
+                "no server a case started has answered yet ({} case(s) gave up so far), so \
+                 the server most likely works only as its first instance (a lock file, a \
+                 port, state the first instance leaves behind), or the machine is too loaded \
+                 to start it: raise --timeout-ms or lower --jobs to tell",
+                given_up
+            )
+        } else {
+            "other cases' servers did, so the machine is probably overloaded: raise \
+             --timeout-ms or lower --jobs"
+                .to_owned()
+        };
         Err(Check::Error(format!(
             "the server did not answer {method} within {} ms, twice (two fresh servers); \
-             the discovery session's server did, so the machine is probably overloaded: raise \
-             --timeout-ms or lower --jobs",
+             the discovery session's server did; {cause}",
             wait.as_millis()
         )))
     }

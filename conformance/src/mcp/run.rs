@@ -45,6 +45,8 @@ pub struct McpRunner {
     pub support: Arc<Support>,
     /// The revision revision-independent cases are graded on.
     pub base: Revision,
+    /// How the cases' fresh servers started (one cause for a server that starts only once).
+    pub starts: Arc<crate::mcp::ctx::Starts>,
 }
 
 impl Runner for McpRunner {
@@ -95,6 +97,7 @@ impl Runner for McpRunner {
             servers: Arc::new(AtomicU32::new(0)),
             revision: crate::mcp::revision::of_case(case.id, self.base),
             support: self.support.clone(),
+            starts: self.starts.clone(),
         };
         Ok((ctx, Box::new(())))
     }

@@ -16,12 +16,12 @@
 //! they are not counted here, so one defect gets one verdict.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, OnceLock, PoisonError};
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
+use crate::core::watch::{Answerable, Findings, Observe, Owed, Owing, Seen, written};
 pub use crate::core::watch::{Finding, Order, Sent};
-use crate::core::watch::{Findings, Observe, Seen, note_sent};
 use crate::mcp::tool_result::{
     NO_STRUCTURED, call_result_problem, mirror_problem, output_schema_problem,
 };
@@ -203,10 +203,8 @@ pub struct Observer {
     pub position: usize,
     /// The server's number within the case.
     pub server: u32,
-    /// Requests sent on this connection: compact id → (method, tool name of a `tools/call`).
-    pub sent: Sent,
-    /// Ids of this connection's requests answered already (each is answered exactly once).
-    answered: Arc<std::sync::Mutex<HashSet<String>>>,
+    /// What the server owes on this connection.
+    owed: Arc<Owed>,
 }
 
 impl Observer {
@@ -218,8 +216,7 @@ impl Observer {
             case,
             position,
             server,
-            sent: Arc::default(),
-            answered: Arc::default(),
+            owed: Arc::new(Owed::new(Answerable::AnyId)),
         }
     }
 
@@ -255,19 +252,11 @@ impl Observe for Observer {
                 }
             }
         }
-        // An id sent again (a case reusing one on purpose) may be answered again.
-        let again = note_sent(&self.sent, line);
-        let mut answered = self.answered.lock().unwrap_or_else(PoisonError::into_inner);
-        for id in again {
-            answered.remove(&id);
-        }
+        self.owed.sending(line);
     }
 
     fn was_sent(&self, id: &Value) -> bool {
-        self.sent
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .contains_key(&id.to_string())
+        self.owed.was_sent(id)
     }
 
     /// A stdout line that is no JSON-RPC message (T1).
@@ -276,35 +265,54 @@ impl Observe for Observer {
     }
 
     /// A stdout line that is a JSON-RPC message: every rule that applies to it.
-    fn message(&self, line: u64, msg: &Value) -> Seen {
+    fn message(&self, line: u64, msg: &Value, raw: &[u8]) -> Seen {
         self.looked(Rule::Stdout);
         match msg {
             // A batch answers several requests at once: the case reads it whole.
             Value::Array(a) => {
-                for m in a {
-                    self.response(line, m);
+                for (i, m) in a.iter().enumerate() {
+                    self.response(line, m, &As { raw, index: i });
                 }
                 Seen::Fresh
             }
-            one => self.response(line, one),
+            one => self.response(line, one, &As { raw, index: 0 }),
         }
     }
 }
 
+/// Where a message sits in the line the server wrote: for evidence quoted as written.
+struct As<'a> {
+    raw: &'a [u8],
+    index: usize,
+}
+
+impl As<'_> {
+    /// The message's text and its id's text as written (parsed values as a fallback).
+    fn shown(&self, m: &Value) -> (String, String) {
+        let w = written(self.raw).into_iter().nth(self.index);
+        let text = w.as_ref().map_or_else(|| m.to_string(), |w| w.text.clone());
+        let id = w.and_then(|w| w.id).unwrap_or_else(|| {
+            m.get("id")
+                .map_or_else(|| "null".to_owned(), Value::to_string)
+        });
+        (crate::core::transcript::clip_to(text.as_bytes(), 300), id)
+    }
+}
+
 impl Observer {
-    fn response(&self, line: u64, m: &Value) -> Seen {
+    fn response(&self, line: u64, m: &Value, at: &As<'_>) -> Seen {
         if m.get("method").is_some() {
             return Seen::Fresh;
         }
         let Some(id) = m.get("id") else {
             return Seen::Fresh;
         };
-        let shown = crate::core::transcript::clip_to(m.to_string().as_bytes(), 300);
         if id.is_null() {
             // "Method not found" names a method the server read; with id null, what it answers
             // had a method and no id: a notification, which is never answered. It answers
             // nothing the case sent, so the case does not read it (one defect, one verdict).
             if m.pointer("/error/code").and_then(Value::as_i64) == Some(-32601) {
+                let shown = at.shown(m).0;
                 self.offend(
                     Rule::NotificationAnswered,
                     line,
@@ -316,45 +324,23 @@ impl Observer {
             // §5); the case that sent it counts the answers.
             return Seen::Fresh;
         }
-        let request = self
-            .sent
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&id.to_string())
-            .cloned();
         self.looked(Rule::IdEcho);
-        let Some((method, tool)) = request else {
-            self.offend(
-                Rule::IdEcho,
-                line,
-                format!("a response with id {id}, which no request of the runner carried: {shown}"),
-            );
-            return Seen::Fresh;
+        let owing = self.owed.answer(id);
+        let (method, tool) = match owing {
+            Owing::First(method, tool) => (method, tool),
+            Owing::Unsolicited | Owing::Repeat(_) => {
+                let (text, id) = at.shown(m);
+                if let Some(evidence) = owing.offence(&id, &text) {
+                    self.offend(Rule::IdEcho, line, evidence);
+                }
+                // One defect, one verdict: see `Owed::seen`.
+                return self.owed.seen(&owing);
+            }
         };
-        let first = self
-            .answered
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(id.to_string());
-        if !first {
-            // JSON-RPC 2.0 §5: the Server MUST reply with exactly one Response per Request.
-            self.offend(
-                Rule::IdEcho,
-                line,
-                format!(
-                    "a second response to id {id} ({}), which was answered already: {shown}",
-                    if method.is_empty() {
-                        "an invalid request"
-                    } else {
-                        &method
-                    }
-                ),
-            );
-            return Seen::Repeat;
-        }
         if method != "tools/call" {
             return Seen::Fresh;
         }
+        let shown = at.shown(m).0;
         let listed = tool.as_deref().and_then(|t| self.watch.is_listed(t));
         if let Some(result) = m.get("result") {
             if listed == Some(false) {
@@ -442,6 +428,32 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// `msg` as if written as its compact text.
+    fn see(o: &Observer, line: u64, msg: &Value) -> Seen {
+        o.message(line, msg, msg.to_string().as_bytes())
+    }
+
+    #[test]
+    fn an_id_beyond_64_bits_is_quoted_as_the_server_wrote_it() {
+        let w = Watch::new();
+        let o = Observer::new(w.clone(), "lifecycle/ping/after-initialize", 3, 0);
+        o.sending(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+        let raw = br#"{"jsonrpc":"2.0","id":18446744073709551616,"result":{}}"#;
+        let msg: Value = serde_json::from_slice(raw).expect("json");
+        assert_eq!(o.message(1, &msg, raw), Seen::Fresh);
+        let f = w.result(Rule::IdEcho).0.expect("an offence");
+        assert!(
+            f.evidence.starts_with(
+                "a response with id 18446744073709551616, which no request of the runner carried"
+            ) && f
+                .evidence
+                .ends_with(std::str::from_utf8(raw).expect("utf8")),
+            "{}",
+            f.evidence
+        );
+        assert!(!f.evidence.contains("e+19"), "{}", f.evidence);
+    }
+
     #[test]
     fn the_earliest_offence_wins_whatever_the_order_it_arrives_in() {
         let w = Watch::new();
@@ -472,18 +484,20 @@ mod tests {
         let result = |id: u64, r: Value| json!({"jsonrpc": "2.0", "id": id, "result": r});
         let text = json!([{"type": "text", "text": "x"}]);
         o.sending(call(1, "count").as_bytes());
-        o.message(
+        see(
+            &o,
             1,
             &result(1, json!({"content": text, "structuredContent": {"n": 3}})),
         );
         // A failed call and a tool without a schema are not looked at.
         o.sending(call(2, "count").as_bytes());
-        o.message(2, &result(2, json!({"content": text, "isError": true})));
+        see(&o, 2, &result(2, json!({"content": text, "isError": true})));
         o.sending(call(3, "plain").as_bytes());
-        o.message(3, &result(3, json!({"content": text})));
+        see(&o, 3, &result(3, json!({"content": text})));
         assert_eq!(w.result(Rule::OutputSchema), (None, 1));
         o.sending(call(4, "count").as_bytes());
-        o.message(
+        see(
+            &o,
             4,
             &result(4, json!({"content": text, "structuredContent": {"n": "3"}})),
         );
@@ -494,7 +508,7 @@ mod tests {
         w2.set_output_schemas(&[json!({"name": "count", "outputSchema": schema})]);
         let o = Observer::new(w2.clone(), "tools/call/some-case", 3, 0);
         o.sending(call(5, "count").as_bytes());
-        o.message(5, &result(5, json!({"content": text})));
+        see(&o, 5, &result(5, json!({"content": text})));
         assert!(w2.result(Rule::OutputSchema).0.is_none());
         let f = w2.result(Rule::OutputSchemaAbsent).0.expect("an offence");
         assert!(
@@ -534,13 +548,17 @@ mod tests {
         let w = Watch::new();
         let o = Observer::new(w.clone(), "lifecycle/ping/after-initialize", 3, 0);
         o.sending(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
-        o.message(1, &json!({"jsonrpc": "2.0", "id": 1, "result": {}}));
+        see(&o, 1, &json!({"jsonrpc": "2.0", "id": 1, "result": {}}));
         assert!(w.result(Rule::IdEcho).0.is_none());
-        o.message(2, &json!({"jsonrpc": "2.0", "id": "wrong-1", "result": {}}));
+        see(
+            &o,
+            2,
+            &json!({"jsonrpc": "2.0", "id": "wrong-1", "result": {}}),
+        );
         assert!(w.result(Rule::IdEcho).0.is_some());
         let w = Watch::new();
         let o = Observer::new(w.clone(), "jsonrpc/ids/u64-max", 3, 0);
-        o.message(2, &json!({"jsonrpc": "2.0", "id": 5, "result": {}}));
+        see(&o, 2, &json!({"jsonrpc": "2.0", "id": 5, "result": {}}));
         assert!(w.result(Rule::IdEcho).0.is_none());
     }
 
@@ -550,9 +568,9 @@ mod tests {
         let o = Observer::new(w.clone(), "lifecycle/ping/after-initialize", 3, 0);
         o.sending(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
         let answer = json!({"jsonrpc": "2.0", "id": 1, "result": {}});
-        assert_eq!(o.message(1, &answer), Seen::Fresh);
+        assert_eq!(see(&o, 1, &answer), Seen::Fresh);
         assert!(w.result(Rule::IdEcho).0.is_none());
-        assert_eq!(o.message(2, &answer), Seen::Repeat);
+        assert_eq!(see(&o, 2, &answer), Seen::Repeat);
         let f = w.result(Rule::IdEcho).0.expect("an offence");
         assert!(
             f.evidence.starts_with("a second response to id 1 (ping)"),
@@ -561,14 +579,14 @@ mod tests {
         );
         // An id the runner sends again may be answered again.
         o.sending(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
-        assert_eq!(o.message(3, &answer), Seen::Fresh);
+        assert_eq!(see(&o, 3, &answer), Seen::Fresh);
         // Inside a batch the repeat offends too, and the batch is read whole.
         let w = Watch::new();
         let o = Observer::new(w.clone(), "jsonrpc/batch/x", 3, 0);
         o.sending(br#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#);
         let a = json!({"jsonrpc": "2.0", "id": "a", "result": {}});
-        assert_eq!(o.message(1, &a), Seen::Fresh);
-        assert_eq!(o.message(2, &json!([a.clone(), a])), Seen::Fresh);
+        assert_eq!(see(&o, 1, &a), Seen::Fresh);
+        assert_eq!(see(&o, 2, &json!([a.clone(), a])), Seen::Fresh);
         assert!(w.result(Rule::IdEcho).0.is_some());
     }
 
@@ -581,11 +599,11 @@ mod tests {
         // A parse error's answer (id null, -32700) is the sending case's to count.
         let parse =
             json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "x"}});
-        assert_eq!(o.message(1, &parse), Seen::Fresh);
+        assert_eq!(see(&o, 1, &parse), Seen::Fresh);
         assert!(w.result(Rule::NotificationAnswered).0.is_none());
         let answered =
             json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32601, "message": "x"}});
-        assert_eq!(o.message(2, &answered), Seen::Repeat);
+        assert_eq!(see(&o, 2, &answered), Seen::Repeat);
         let f = w.result(Rule::NotificationAnswered).0.expect("an offence");
         assert!(
             f.evidence.starts_with("an answer to a notification"),

@@ -382,3 +382,83 @@ fn a_terminal_left_running_and_its_grandchild_do_not_outlive_the_run() {
         .collect();
     assert!(survivors.is_empty(), "survived the case: {survivors:?}");
 }
+
+// JSON-RPC 2.0 §5 (exactly one Response per Request, under its id): the engine books what the
+// agent owes on every connection of every case. A prompt answered twice once passed (exit 0);
+// each defect now fails jsonrpc/response-ids alone, with the first offending exchange, and the
+// repeated answer reaches no case.
+#[test]
+fn a_prompt_answered_twice_fails_only_response_ids() {
+    check_blocking(
+        "mutant-prompt-answered-twice",
+        "20000",
+        ("jsonrpc/response-ids", "a second response to id "),
+        &[],
+        &[],
+    );
+}
+
+#[test]
+fn a_prompt_answered_again_with_an_error_fails_only_response_ids() {
+    check_blocking(
+        "mutant-prompt-answered-then-error",
+        "20000",
+        (
+            "jsonrpc/response-ids",
+            "(session/prompt), which was answered already",
+        ),
+        &[],
+        &[],
+    );
+}
+
+#[test]
+fn an_answer_under_a_string_id_never_sent_fails_only_response_ids() {
+    check_blocking(
+        "mutant-unsolicited-answer",
+        "20000",
+        (
+            "jsonrpc/response-ids",
+            "a response with id \"acp-conformance-never-sent\", which no request of the runner carried",
+        ),
+        &[],
+        &[],
+    );
+}
+
+// An integer one above u64 is a valid id (stdout/protocol-only holds) and is quoted as the
+// agent wrote it, not as the float serde_json reads (1.8446744073709552e+19).
+#[test]
+fn an_answer_under_an_integer_id_above_u64_fails_only_response_ids_as_written() {
+    check_blocking(
+        "mutant-unsolicited-huge-id",
+        "20000",
+        (
+            "jsonrpc/response-ids",
+            "a response with id 18446744073709551616, which no request of the runner carried",
+        ),
+        &[],
+        &[],
+    );
+}
+
+// A `--case` shard keeps the id rule on its own exchanges.
+#[test]
+fn a_shard_keeps_the_id_rule_on_its_own_exchanges() {
+    let mut agent = Command::new(fake_cursor_agent());
+    agent
+        .arg("acp")
+        .env("FAKE_CURSOR_SCENARIO", "mutant-prompt-answered-twice");
+    let (out, report) = run_acp(&["--case", "prompt/stop-reason"], &agent);
+    let got = non_pass(&report);
+    assert_eq!(
+        got,
+        BTreeMap::from([("jsonrpc/response-ids".to_owned(), "fail".to_owned())]),
+        "{report}"
+    );
+    assert_eq!(
+        crate::support::case(&report, "prompt/stop-reason")["outcome"],
+        "pass"
+    );
+    assert_eq!(out.status.code(), Some(1));
+}

@@ -57,7 +57,7 @@ fn assert_verdicts(report: &Value, findings: &[(&str, &str)]) {
 }
 
 /// The handshake graded (initialize's answer; session/new's auth-required answer is what every
-/// skip quotes) and the coverage stated: `graded` of the 42 applicable MUST / SHOULD cases, the
+/// skip quotes) and the coverage stated: `graded` of the 43 applicable MUST / SHOULD cases, the
 /// `ungraded` rest all for want of an account.
 #[track_caller]
 fn assert_coverage(report: &Value, graded: u64, ungraded: u64) {
@@ -74,7 +74,7 @@ fn assert_coverage(report: &Value, graded: u64, ungraded: u64) {
     assert_eq!(reasons.len(), 1, "{coverage}");
     assert_eq!(reasons[0]["reason"], "account", "{coverage}");
     assert_eq!(reasons[0]["count"], ungraded, "{coverage}");
-    assert_eq!(coverage["applicable"], 42, "{coverage}");
+    assert_eq!(coverage["applicable"], 43, "{coverage}");
     assert_eq!(coverage["graded"], graded, "{coverage}");
 }
 
@@ -111,7 +111,7 @@ fn codex_acp_answers_a_notification_and_cannot_read_a_negative_id() {
         .unwrap_or_default()
         .to_owned();
     assert!(negative.contains("Parse error"), "{negative}");
-    assert_coverage(&report, 16, 26);
+    assert_coverage(&report, 17, 26);
     assert_eq!(out.status.code(), Some(1), "codex-acp: {}", describe(&out));
 }
 
@@ -153,6 +153,6 @@ fn gemini_cli_answers_malformed_session_new_with_internal_errors() {
             .to_owned();
         assert!(actual.contains("-32603"), "{id}: {actual}");
     }
-    assert_coverage(&report, 17, 25);
+    assert_coverage(&report, 18, 25);
     assert_eq!(out.status.code(), Some(0), "gemini-cli: {}", describe(&out));
 }

@@ -220,13 +220,15 @@ fn a_wrong_id_on_ping_fails_the_id_rule_once() {
 }
 
 // The same under 18446744073709551616, an integer one above u64: a valid id (MCP: a string or
-// integer), so the answers are JSON-RPC messages and T1 holds; only the id rule fails.
+// integer), so the answers are JSON-RPC messages and T1 holds; only the id rule fails, and its
+// evidence shows the id as the server wrote it.
 #[test]
 fn a_wrong_integer_id_above_u64_on_ping_fails_the_id_rule_once() {
     assert_one_verdict(
         &["--huge-wrong-id-method", "ping"],
         ID_RULE,
-        "which no request of the runner carried",
+        // Quoted as written, not as the float serde_json holds (1.8446744073709552e+19).
+        "a response with id 18446744073709551616, which no request of the runner carried",
         &set(PING_BLOCKED),
     );
 }

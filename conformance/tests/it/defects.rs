@@ -318,6 +318,64 @@ fn a_server_slow_to_initialize_in_a_case_is_a_runner_error_after_one_retry() {
     assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
 }
 
+// A server whose later instances never initialize (only discovery's did): every case that
+// starts one is the runner's error, each naming the likely cause, and stderr says it once
+// rather than blaming an overloaded machine case by case.
+#[test]
+fn a_server_that_initializes_only_as_its_first_instance_is_said_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path().display().to_string();
+    let server = toy_with(&["--hang-initialize-unless-first", &d]);
+    let server: Vec<&str> = server.iter().map(String::as_str).collect();
+    let (out, report) = run_json(
+        &[
+            "--timeout-ms",
+            "1000",
+            "--case",
+            "lifecycle/ping/after-initialize",
+            "--case",
+            "jsonrpc/unknown-method",
+            "--case",
+            "jsonrpc/ids/zero",
+        ],
+        &server,
+    );
+    let report = report.unwrap_or_else(|| panic!("no report: {}", describe(&out)));
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    // The shard's cases, and the cross-cutting ones that start a server of their own.
+    let errors = ids_with(&report, &["error"]);
+    for id in [
+        "lifecycle/ping/after-initialize",
+        "jsonrpc/unknown-method",
+        "jsonrpc/ids/zero",
+        "jsonrpc/unknown-notification",
+    ] {
+        assert!(errors.contains(id), "{id}: {errors:?}");
+    }
+    for id in &errors {
+        let reason = case(&report, id)["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        assert!(
+            reason.contains("works only as its first instance"),
+            "{id}: {reason}"
+        );
+    }
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr
+            .matches(&format!(
+                "no server a case started answered initialize ({} case(s) gave up",
+                errors.len()
+            ))
+            .count(),
+        1,
+        "{stderr}"
+    );
+    assert!(!stderr.contains("probably overloaded"), "{stderr}");
+}
+
 #[test]
 fn an_oversized_initialize_answer_says_so() {
     let server = toy_with(&["--huge-initialize"]);

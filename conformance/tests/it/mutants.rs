@@ -780,6 +780,26 @@ mutant!(
     ["jsonrpc/response-ids"]
 );
 
+mutant!(
+    full_tier tools_list_answered_twice_fails_only_response_ids,
+    "list-answered-twice",
+    ["jsonrpc/response-ids"]
+);
+
+// The same rule's other half: a response under an id no request carried (here once per
+// connection, just before the answer to initialize), integer or string.
+mutant!(
+    an_answer_under_a_fresh_integer_id_fails_only_response_ids,
+    "unsolicited-number-answer",
+    ["jsonrpc/response-ids"]
+);
+
+mutant!(
+    full_tier an_answer_under_a_string_id_never_sent_fails_only_response_ids,
+    "unsolicited-string-answer",
+    ["jsonrpc/response-ids"]
+);
+
 // T3 with JSON-RPC 2.0 §4.1: notifications answered (-32601, id null). The watch grades every
 // notification of every case under the notification rule, and no other case reads the answer
 // (an answer to notifications/initialized once failed eleven cases that sent bad input next).
@@ -841,6 +861,16 @@ fn a_shard_keeps_the_cross_cutting_rules_on_its_own_exchanges() {
             "jsonrpc/response-ids",
         ),
         (
+            &["lifecycle/ping"][..],
+            "unsolicited-string-answer",
+            "jsonrpc/response-ids",
+        ),
+        (
+            &["tools/list"][..],
+            "list-answered-twice",
+            "jsonrpc/response-ids",
+        ),
+        (
             &["jsonrpc/unknown-notification"][..],
             "stdout-banner",
             "lifecycle/stdout/protocol-only",
@@ -863,6 +893,39 @@ fn a_shard_keeps_the_cross_cutting_rules_on_its_own_exchanges() {
                     .iter()
                     .any(|g| c["id"].as_str().unwrap_or("").starts_with(g))),
             "{report}"
+        );
+    }
+}
+
+// The id rule's evidence names the offence and the first exchange: a repeat says which request
+// was answered again, an unsolicited answer quotes the id as written.
+#[test]
+fn the_id_rules_evidence_names_each_kind_of_offence() {
+    for (mutation, says) in [
+        (
+            "list-answered-twice",
+            "(tools/list), which was answered already",
+        ),
+        (
+            "unsolicited-string-answer",
+            "a response with id \"mcp-proxy-never-sent\", which no request of the runner carried",
+        ),
+        (
+            "unsolicited-number-answer",
+            "a response with id 424242, which no request of the runner carried",
+        ),
+    ] {
+        let (failing, report) = shard(&["jsonrpc/response-ids"], mutation);
+        assert_eq!(
+            failing,
+            BTreeSet::from(["jsonrpc/response-ids".to_owned()]),
+            "{mutation}"
+        );
+        let c = crate::support::case(&report, "jsonrpc/response-ids");
+        let actual = c["actual"].as_str().unwrap_or_default();
+        assert!(
+            actual.contains(says) && actual.contains("(first seen in discovery)"),
+            "{mutation}: {actual}"
         );
     }
 }

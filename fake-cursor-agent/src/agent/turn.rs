@@ -122,6 +122,10 @@ impl<'a> Turn<'a> {
                 stderr(&text, *newline);
             }
             Step::Answer(a) => self.answer(a),
+            Step::AnswerAgain(a) => {
+                self.answered = false;
+                self.answer(a);
+            }
             Step::Repeat { n, steps } => {
                 for i in 0..*n {
                     self.vars.set("i", &i.to_string());

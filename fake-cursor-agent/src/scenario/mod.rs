@@ -110,6 +110,9 @@ pub enum Step {
     Stderr { text: String, newline: bool },
     /// Answer `session/prompt`; the turn's later steps still run (no cancel after this).
     Answer(Answer),
+    /// Answer `session/prompt` once more, answered or not (a defect on purpose: JSON-RPC 2.0
+    /// §5 asks for exactly one response per request).
+    AnswerAgain(Answer),
     /// The nested steps N times, `{{i}}` = 0..N-1.
     Repeat { n: u64, steps: Vec<Step> },
     /// Branch on the session's current mode (`"*"` matches any).

@@ -195,19 +195,23 @@ fn step(v: &Value) -> Result<Step, String> {
             newline,
         });
     }
-    if let Some(a) = obj.get("answer") {
-        only(&["answer"])?;
-        let a = object(a, "answer")?;
-        if let Some(e) = a.get("error") {
-            return Ok(Step::Answer(Answer::Error(e.clone())));
+    for key in ["answer", "answer_again"] {
+        if let Some(a) = obj.get(key) {
+            only(&[key])?;
+            let a = object(a, key)?;
+            let answer = if let Some(e) = a.get("error") {
+                Answer::Error(e.clone())
+            } else if let Some(r) = a.get("result") {
+                Answer::Result(r.clone())
+            } else {
+                Answer::Stop(str_of(a.get("stopReason"), &format!("{key}.stopReason"))?)
+            };
+            return Ok(if key == "answer" {
+                Step::Answer(answer)
+            } else {
+                Step::AnswerAgain(answer)
+            });
         }
-        if let Some(r) = a.get("result") {
-            return Ok(Step::Answer(Answer::Result(r.clone())));
-        }
-        return Ok(Step::Answer(Answer::Stop(str_of(
-            a.get("stopReason"),
-            "answer.stopReason",
-        )?)));
     }
     if let Some(n) = obj.get("repeat") {
         only(&["repeat", "steps"])?;

@@ -88,7 +88,29 @@ pub const CASES: &[AcpCase] = &[
         "initialize under id 9007199254740991 (2^53-1) is answered under that id",
         id_max_safe[]
     ),
+    case!(
+        "jsonrpc/response-ids",
+        "JSON-RPC 2.0 §5 (exactly one Response per Request, under its id)",
+        Level::Must,
+        Crosscut,
+        "every request of every case is answered once, under its id; no answer under an id the runner never sent",
+        response_ids[]
+    ),
 ];
+
+/// The id rule over every exchange of every case ([`crate::acp::watch`]): the first offence
+/// fails, with the case that saw it; no answer looked at skips.
+async fn response_ids(ctx: Ctx) -> CheckResult {
+    let (first, looked) = ctx.watch.result();
+    match first {
+        Some(f) => Err(Check::fail(
+            "each request answered exactly once, under its id (JSON-RPC 2.0 §5)",
+            format!("{} (first seen in {})", f.evidence, f.case),
+        )),
+        None if looked == 0 => Err(Check::skip("no response was read")),
+        None => Ok(Check::Pass),
+    }
+}
 
 /// The code of an unknown method's answer is graded at the case's level (neither JSON-RPC nor
 /// ACP makes -32601 a MUST); no answer at all breaks JSON-RPC 2.0 §5's MUST ("When a rpc call

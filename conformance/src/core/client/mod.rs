@@ -497,7 +497,8 @@ impl Client {
 
     /// Whether `m` is a response (a result or an error, with a non-null id) whose id no request
     /// on this connection carried. Without an observer nothing is known to be foreign.
-    fn is_foreign_response(&self, m: &Value) -> bool {
+    #[must_use]
+    pub fn is_foreign_response(&self, m: &Value) -> bool {
         let Some(o) = &self.observer else {
             return false;
         };

@@ -195,21 +195,24 @@ fn push_event(ev: DecodeEvent<'_>, frames: &mut Vec<(Frame, usize)>, sink: &mut 
                     let seen = sink
                         .observer
                         .as_ref()
-                        .map_or(Seen::Fresh, |o| o.message(sink.line, &v));
+                        .map_or(Seen::Fresh, |o| o.message(sink.line, &v, line));
                     if is_notification(&v) {
                         sink.transcript.record_notification(line);
                     } else {
                         sink.transcript
                             .record(sink.transcript.peer().received(), line);
                     }
-                    if seen == Seen::Repeat {
-                        // Graded once, by the id rule; no wait of the case is for it.
-                        sink.transcript.note(
+                    // Graded once, by the id rule; no wait of the case is for it.
+                    match seen {
+                        Seen::Repeat => sink.transcript.note(
                             "a second response to a request answered already (the id rule \
                              grades it; the case does not read it)",
-                        );
-                    } else {
-                        frames.push((Frame::Json(v), line.len()));
+                        ),
+                        Seen::Stray => sink.transcript.note(
+                            "a response under an id no request carried, while none was \
+                             pending (the id rule grades it; the case does not read it)",
+                        ),
+                        Seen::Fresh => frames.push((Frame::Json(v), line.len())),
                     }
                     p
                 }

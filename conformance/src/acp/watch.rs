@@ -1,0 +1,195 @@
+//! Agent mode's cross-cutting rule, checked by the engine of [`crate::core::watch`] on every
+//! exchange of every case: the agent answers each request of the runner exactly once, under
+//! its id (JSON-RPC 2.0 §5; ACP docs overview: JSON-RPC 2.0). A second answer to a request
+//! answered already (however late: after the case moved on, after a cancel settled the turn),
+//! or an answer under an id the runner never sent on that connection, is a finding of
+//! [`ID_RULE_CASE`], graded once with the first offending exchange; a repeated answer is not
+//! handed to the case (one defect, one verdict).
+//!
+//! The agent's own requests (`session/request_permission`, `fs/*`, `terminal/*`) and the runner's
+//! answers to them owe nothing back: only the runner's requests are booked ([`Answerable`]).
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+pub use crate::core::watch::ID_RULE_CASE;
+use crate::core::watch::{Answerable, Finding, Findings, Observe, Owed, Seen, written};
+
+/// The id rule, the one cross-cutting rule of agent mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct IdRule;
+
+/// The shared store of agent mode's cross-cutting findings of one run.
+#[derive(Debug, Clone, Default)]
+pub struct Watch {
+    findings: Findings<IdRule>,
+}
+
+impl Watch {
+    /// An empty store.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The first offence against the id rule, and how many answers were looked at.
+    #[must_use]
+    pub fn result(&self) -> (Option<Finding>, u64) {
+        self.findings.result(IdRule)
+    }
+
+    /// Whether exchanges of case `case` count: the `jsonrpc/ids/*` cases send exotic ids on
+    /// purpose and grade their answers themselves.
+    #[must_use]
+    pub fn counts_in(case: &str) -> bool {
+        !case.starts_with("jsonrpc/ids/")
+    }
+}
+
+/// One agent connection's view, as the raw client reports into the shared [`Watch`].
+#[derive(Debug)]
+pub struct Observer {
+    watch: Watch,
+    case: &'static str,
+    position: usize,
+    agent: u32,
+    owed: Owed,
+}
+
+impl Observer {
+    /// A fresh observer for agent number `agent` of case `case` at catalogue `position`.
+    #[must_use]
+    pub fn new(watch: Watch, case: &'static str, position: usize, agent: u32) -> Arc<Self> {
+        Arc::new(Self {
+            watch,
+            case,
+            position,
+            agent,
+            owed: Owed::new(Answerable::Requests),
+        })
+    }
+
+    fn response(&self, line: u64, m: &Value, raw: &[u8], index: usize) -> Seen {
+        if m.get("method").is_some() || !(m.get("result").is_some() || m.get("error").is_some()) {
+            return Seen::Fresh;
+        }
+        // An error with id null answers a line whose id could not be read (JSON-RPC §5): the
+        // case that sent it counts the answers.
+        let Some(id) = m.get("id").filter(|id| !id.is_null()) else {
+            return Seen::Fresh;
+        };
+        let counts = Watch::counts_in(self.case);
+        if counts {
+            self.watch.findings.looked(IdRule);
+        }
+        let owing = self.owed.answer(id);
+        let w = written(raw).into_iter().nth(index);
+        let text = w.as_ref().map_or_else(|| m.to_string(), |w| w.text.clone());
+        let id_text = w.and_then(|w| w.id).unwrap_or_else(|| id.to_string());
+        let shown = crate::core::transcript::clip_to(text.as_bytes(), 300);
+        if counts && let Some(evidence) = owing.offence(&id_text, &shown) {
+            self.watch.findings.offend(
+                IdRule,
+                (self.position, self.agent, line),
+                self.case,
+                evidence,
+            );
+        }
+        self.owed.seen(&owing)
+    }
+}
+
+impl Observe for Observer {
+    fn sending(&self, line: &[u8]) {
+        self.owed.sending(line);
+    }
+
+    /// stdout lines that are no ACP message are `stdout/protocol-only`'s, graded per case.
+    fn not_protocol(&self, _line: u64, _evidence: String) {}
+
+    fn message(&self, line: u64, msg: &Value, raw: &[u8]) -> Seen {
+        match msg {
+            // A batch is read whole by the case.
+            Value::Array(a) => {
+                for (i, m) in a.iter().enumerate() {
+                    self.response(line, m, raw, i);
+                }
+                Seen::Fresh
+            }
+            one => self.response(line, one, raw, 0),
+        }
+    }
+
+    fn was_sent(&self, id: &Value) -> bool {
+        self.owed.was_sent(id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn see(o: &Observer, line: u64, msg: &Value) -> Seen {
+        o.message(line, msg, msg.to_string().as_bytes())
+    }
+
+    #[test]
+    fn a_prompt_answered_twice_offends_once_and_the_repeat_is_hidden() {
+        let w = Watch::new();
+        let o = Observer::new(w.clone(), "prompt/stop-reason", 4, 0);
+        o.sending(br#"{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{}}"#);
+        // The agent's own request and the runner's answer to it owe nothing.
+        assert_eq!(
+            see(
+                &o,
+                1,
+                &json!({"jsonrpc":"2.0","id":0,"method":"fs/read_text_file"})
+            ),
+            Seen::Fresh
+        );
+        o.sending(br#"{"jsonrpc":"2.0","id":0,"result":{"content":""}}"#);
+        let answer = json!({"jsonrpc":"2.0","id":2,"result":{"stopReason":"end_turn"}});
+        assert_eq!(see(&o, 2, &answer), Seen::Fresh);
+        assert_eq!(w.result(), (None, 1));
+        assert_eq!(see(&o, 3, &answer), Seen::Repeat);
+        let f = w.result().0.expect("an offence");
+        assert!(
+            f.evidence
+                .starts_with("a second response to id 2 (session/prompt)"),
+            "{}",
+            f.evidence
+        );
+        assert_eq!((f.case, f.order), ("prompt/stop-reason", (4, 0, 3)));
+    }
+
+    #[test]
+    fn an_answer_under_an_id_never_sent_offends_except_in_the_id_cases() {
+        let w = Watch::new();
+        let o = Observer::new(w.clone(), "session/new", 2, 1);
+        // Nothing pending: it answers nothing a case could wait for, and no case reads it.
+        assert_eq!(
+            see(&o, 1, &json!({"jsonrpc":"2.0","id":"x","result":{}})),
+            Seen::Stray
+        );
+        // With a request pending it is most likely that request's answer, mislabelled: the
+        // case sees it (its wait ends blocked by the id rule).
+        o.sending(br#"{"jsonrpc":"2.0","id":3,"method":"session/new","params":{}}"#);
+        assert_eq!(
+            see(&o, 2, &json!({"jsonrpc":"2.0","id":"y","result":{}})),
+            Seen::Fresh
+        );
+        let f = w.result().0.expect("an offence");
+        assert!(
+            f.evidence
+                .starts_with(r#"a response with id "x", which no request"#),
+            "{}",
+            f.evidence
+        );
+        let w = Watch::new();
+        let o = Observer::new(w.clone(), "jsonrpc/ids/zero", 2, 1);
+        see(&o, 1, &json!({"jsonrpc":"2.0","id":"x","result":{}}));
+        assert_eq!(w.result(), (None, 0));
+    }
+}
