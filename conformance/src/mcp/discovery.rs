@@ -40,8 +40,12 @@ pub struct Listing {
     pub items: Vec<Value>,
     /// How many pages were read.
     pub pages: usize,
-    /// The first problem found while paging (error answer, bad shape, loop), if any.
+    /// The first problem with a page's answer (an error, no array), if any.
     pub problem: Option<String>,
+    /// The first problem with the paging itself (a cursor loop, a cursor that is no string,
+    /// no end within the page bound), if any: the pagination rule's finding, so the listing
+    /// rules do not fail on it too (the items read so far may repeat).
+    pub paging_problem: Option<String>,
 }
 
 /// The discovery snapshot every case may read.
@@ -270,6 +274,7 @@ pub async fn list_all(
                 items,
                 pages: page,
                 problem: Some(problem),
+                paging_problem: None,
             });
         };
         let Some(list) = result.get(key).and_then(Value::as_array) else {
@@ -278,6 +283,7 @@ pub async fn list_all(
                 items,
                 pages: page,
                 problem: Some(problem),
+                paging_problem: None,
             });
         };
         items.extend(list.iter().cloned());
@@ -287,6 +293,7 @@ pub async fn list_all(
                     items,
                     pages: page,
                     problem: None,
+                    paging_problem: None,
                 });
             }
             Some(Value::String(next)) => {
@@ -295,7 +302,8 @@ pub async fn list_all(
                     return Ok(Listing {
                         items,
                         pages: page,
-                        problem: Some(problem),
+                        problem: None,
+                        paging_problem: Some(problem),
                     });
                 }
                 cursor = Some(next.clone());
@@ -305,7 +313,8 @@ pub async fn list_all(
                 return Ok(Listing {
                     items,
                     pages: page,
-                    problem: Some(problem),
+                    problem: None,
+                    paging_problem: Some(problem),
                 });
             }
         }
@@ -313,6 +322,7 @@ pub async fn list_all(
     Ok(Listing {
         items,
         pages: MAX_PAGES,
-        problem: Some(format!("{method} did not end within {MAX_PAGES} pages")),
+        problem: None,
+        paging_problem: Some(format!("{method} did not end within {MAX_PAGES} pages")),
     })
 }

@@ -48,17 +48,18 @@ pub fn output_schema_problem(schema: &jsonschema::Validator, result: &Value) -> 
     ))
 }
 
-/// MCP server/tools: a `CallToolResult` has a `content` array of blocks with a string `type`;
-/// `isError`, when present, is a boolean; `structuredContent`, when present, an object.
+/// MCP server/tools: a `CallToolResult` has a `content` array of `ContentBlock`s (each a type
+/// the schema defines, with that type's required fields); `isError`, when present, is a
+/// boolean; `structuredContent`, when present, an object.
 pub fn call_result_problem(result: &Value) -> Result<(), String> {
     let Some(content) = result.get("content").and_then(Value::as_array) else {
         return Err("a tools/call result without a content array".into());
     };
-    if let Some(b) = content
+    if let Some((b, problem)) = content
         .iter()
-        .find(|b| b.get("type").and_then(Value::as_str).is_none())
+        .find_map(|b| content_block_problem(b).map(|p| (b, p)))
     {
-        return Err(format!("a content block without a string type: {b}"));
+        return Err(format!("{problem}: {b}"));
     }
     if result.get("isError").is_some_and(|v| !v.is_boolean()) {
         return Err("isError that is not a boolean".into());
@@ -70,6 +71,33 @@ pub fn call_result_problem(result: &Value) -> Result<(), String> {
         return Err("structuredContent that is not an object".into());
     }
     Ok(())
+}
+
+/// What is wrong with one content block, after MCP 2025-06-18's `ContentBlock` (the union of
+/// every revision the runner negotiates): `text` needs a string `text`; `image` and `audio` a
+/// string `data` and `mimeType`; `resource_link` a string `uri` and `name`; `resource` an
+/// object `resource` with a string `uri`.
+fn content_block_problem(block: &Value) -> Option<String> {
+    let has_str = |key: &str| block.get(key).is_some_and(Value::is_string);
+    let missing = |keys: &[&str]| {
+        keys.iter().find(|k| !has_str(k)).map(|k| {
+            format!(
+                "a content block of type {:?} without a string {k}",
+                block["type"].as_str().unwrap_or_default()
+            )
+        })
+    };
+    match block.get("type").and_then(Value::as_str) {
+        None => Some("a content block without a string type".into()),
+        Some("text") => missing(&["text"]),
+        Some("image" | "audio") => missing(&["data", "mimeType"]),
+        Some("resource_link") => missing(&["uri", "name"]),
+        Some("resource") => (!block["resource"]["uri"].is_string())
+            .then(|| "a resource content block without resource.uri".to_owned()),
+        Some(other) => Some(format!(
+            "a content block of type {other:?}, which no MCP revision defines"
+        )),
+    }
 }
 
 /// TOOL-4 on one `tools/call` result: `structuredContent: {"result": {...}}`, exactly one text
@@ -142,6 +170,29 @@ mod tests {
     fn answer(structured: &Value, text: &Value) -> Value {
         json!({"content": [{"type": "text", "text": text.to_string()}],
             "structuredContent": structured, "isError": false})
+    }
+
+    #[test]
+    fn content_blocks_need_a_known_type_and_its_fields() {
+        let with = |block: Value| json!({"content": [block], "isError": false});
+        for ok in [
+            json!({"type": "text", "text": "a"}),
+            json!({"type": "image", "data": "AA==", "mimeType": "image/png"}),
+            json!({"type": "audio", "data": "AA==", "mimeType": "audio/wav"}),
+            json!({"type": "resource_link", "uri": "file:///a", "name": "a"}),
+            json!({"type": "resource", "resource": {"uri": "file:///a", "text": "a"}}),
+        ] {
+            assert_eq!(call_result_problem(&with(ok.clone())), Ok(()), "{ok}");
+        }
+        for bad in [
+            json!({"type": "txt", "text": "a"}),
+            json!({"type": "text"}),
+            json!({"type": "image", "data": "AA=="}),
+            json!({"type": "resource", "resource": {"text": "a"}}),
+            json!({"text": "a"}),
+        ] {
+            assert!(call_result_problem(&with(bad.clone())).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Integration tests of the conformance runners (mcp-conformance and acp-conformance): report writers against golden files, the
 //! command line, grading of real third-party servers, the default target end to end, and
-//! deliberately broken servers (mutants) and a gateway built from the re-exporting proxy example.
+//! deliberately broken servers (mutants, and the independent mutant server and agent suites) and a
+//! gateway built from the re-exporting proxy example.
 
 mod acp_agents;
 mod acp_client;
@@ -19,6 +20,8 @@ mod golden;
 mod http;
 mod levels;
 mod load;
+mod mutant_suite_acp;
+mod mutant_suite_mcp;
 mod mutants;
 mod real_http_servers;
 mod real_servers;

@@ -64,14 +64,15 @@ pub fn adapter() -> String {
     beside_runner("claude-mcp-adapter").display().to_string()
 }
 
-/// A permit to run one whole suite (released on drop).
-struct Slot;
+/// A permit to run one whole suite (released on drop), shared by every file of whole-gate runs.
+pub struct Slot;
 
 static SLOTS: Mutex<usize> = Mutex::new(0);
 static FREED: Condvar = Condvar::new();
 
 impl Slot {
-    fn take() -> Self {
+    /// Waits until fewer than [`MAX_SUITES`] whole suites run, then holds one place.
+    pub fn take() -> Self {
         let mut busy = SLOTS.lock().unwrap_or_else(PoisonError::into_inner);
         while *busy >= MAX_SUITES {
             busy = FREED.wait(busy).unwrap_or_else(PoisonError::into_inner);

@@ -39,6 +39,18 @@ pub fn toy() -> PathBuf {
     path
 }
 
+/// An example of this package (`cargo test` builds examples next to the binaries).
+pub fn example(name: &str) -> PathBuf {
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_mcp-conformance"));
+    let path = bin.parent().expect("bin dir").join("examples").join(name);
+    assert!(
+        path.is_file(),
+        "{} missing: cargo test builds examples",
+        path.display()
+    );
+    path
+}
+
 /// Runs the runner with `args`, a JSON report written to a temp file; returns the process
 /// output and the parsed report (`None` when no report was written, e.g. exit 2).
 pub fn run_json(args: &[&str], server: &[&str]) -> (Output, Option<Value>) {

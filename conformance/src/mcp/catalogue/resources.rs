@@ -31,7 +31,8 @@ fn listing(ctx: &Ctx) -> Result<&crate::mcp::discovery::Listing, Check> {
 
 async fn list_shape(ctx: Ctx) -> CheckResult {
     let l = listing(&ctx)?;
-    if let Some(p) = &l.problem {
+    // No resources pagination case: a loop in resources/list is this rule's finding.
+    if let Some(p) = l.problem.as_ref().or(l.paging_problem.as_ref()) {
         return Err(Check::fail(
             "a resources/list result with a resources array",
             p.clone(),

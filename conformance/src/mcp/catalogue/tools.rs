@@ -86,7 +86,7 @@ async fn list_shape(ctx: Ctx) -> CheckResult {
 
 async fn pagination(ctx: Ctx) -> CheckResult {
     let l = listing(&ctx)?;
-    if let Some(p) = &l.problem {
+    if let Some(p) = l.problem.as_ref().or(l.paging_problem.as_ref()) {
         return Err(Check::fail("pages that end", p.clone()));
     }
     let mut names = BTreeSet::new();
@@ -130,13 +130,16 @@ async fn schema_valid(ctx: Ctx) -> CheckResult {
     let mut bad = Vec::new();
     for t in &l.items {
         let name = str_at(t, "name").unwrap_or("?");
-        let schema = t.get("inputSchema").cloned().unwrap_or(Value::Null);
-        // A `$schema` naming an unknown meta-schema makes the crate panic in `meta::validate`'s
-        // detection; guard so one odd tool does not end the runner.
-        let problem = std::panic::catch_unwind(|| schema_problem(&schema))
-            .unwrap_or_else(|_| Some("its $schema names no known draft".into()));
-        if let Some(p) = problem {
-            bad.push(format!("{name}: {p}"));
+        // A tool without an inputSchema has none to validate: tools/list/shape grades that it
+        // lacks one (one defect, one verdict).
+        if let Some(schema) = t.get("inputSchema") {
+            // A `$schema` naming an unknown meta-schema makes the crate panic in
+            // `meta::validate`'s detection; guard so one odd tool does not end the runner.
+            let problem = std::panic::catch_unwind(|| schema_problem(schema))
+                .unwrap_or_else(|_| Some("its $schema names no known draft".into()));
+            if let Some(p) = problem {
+                bad.push(format!("{name}: {p}"));
+            }
         }
         // MCP server/tools: an optional outputSchema is a JSON Schema too.
         if let Some(out) = t.get("outputSchema") {
@@ -160,8 +163,11 @@ async fn schema_closed(ctx: Ctx) -> CheckResult {
     let mut bad = Vec::new();
     for t in &l.items {
         let name = str_at(t, "name").unwrap_or("?");
-        let s = t.get("inputSchema").cloned().unwrap_or(Value::Null);
-        if str_at(&s, "type") != Some("object") {
+        // A missing inputSchema is tools/list/shape's finding, not this rule's.
+        let Some(s) = t.get("inputSchema") else {
+            continue;
+        };
+        if str_at(s, "type") != Some("object") {
             bad.push(format!("{name}: type is not object"));
         }
         if s.get("additionalProperties") != Some(&Value::Bool(false)) {
@@ -202,7 +208,10 @@ async fn names(ctx: Ctx) -> CheckResult {
     for t in &l.items {
         match str_at(t, "name") {
             Some(n) if !sep986(n) => bad.push(format!("{n:?} breaks the charset or length")),
-            Some(n) if !seen.insert(n) => bad.push(format!("{n:?} is listed twice")),
+            // Names repeated by a cursor loop are tools/list/pagination's finding.
+            Some(n) if !seen.insert(n) && l.paging_problem.is_none() => {
+                bad.push(format!("{n:?} is listed twice"));
+            }
             Some(_) => {}
             None => bad.push("a tool without a string name".into()),
         }

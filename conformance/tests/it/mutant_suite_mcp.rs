@@ -1,0 +1,824 @@
+//! The MCP mutant suite: `examples/mutant_server/`, a small MCP server written for this suite
+//! (not the toy server or the proxy the gate grew up with), run clean and with one defect each
+//! (`--defect NAME`). The whole plain gate runs against each; the test pins the exact set of
+//! verdicts that are not a pass (case id → outcome, and `blocked_by` for a skip a defect
+//! caused), so a verdict that appears, disappears or changes level beside the defect shows.
+//! Expected verdicts follow the specification's words (MUST → fail, SHOULD → warn, the kit's
+//! own rules → info in plain), not whatever the gate printed; where the gate disagrees today,
+//! the test is ignored with the gap named (`gate gap: …`).
+//!
+//! Tiers: the clean twin (`--strict`) and a few representative mutants run in the fast tier,
+//! the whole matrix in the full tier. Each run is a whole gate, at most
+//! [`crate::mutants::Slot`]'s bound at once.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::mutants::Slot;
+use crate::support::{describe, example, run_json};
+
+/// One expected verdict that is not a pass: (case id, outcome, blocked_by).
+type Want = (&'static str, &'static str, Option<&'static str>);
+
+const fn fail(id: &'static str) -> Want {
+    (id, "fail", None)
+}
+
+const fn warn(id: &'static str) -> Want {
+    (id, "warn", None)
+}
+
+const fn info(id: &'static str) -> Want {
+    (id, "info", None)
+}
+
+/// A skip that needs nothing the server failed to provide (nothing of its kind to look at).
+const fn skip(id: &'static str) -> Want {
+    (id, "skip", None)
+}
+
+/// A skip whose precondition case `by` failed.
+const fn blocked(id: &'static str, by: &'static str) -> Want {
+    (id, "skip", Some(by))
+}
+
+/// The clean twin's verdicts that are not a pass: the kit's computer-mcp metadata, info in
+/// plain, the instances of revisions it does not speak, and the cases nothing of a plain server
+/// feeds (no request stays in flight; the
+/// tools called by the output-schema probe feed only that rule).
+const CLEAN: &[Want] = &[
+    // The later revisions' own rules: the server speaks none of them.
+    skip("tools/call/wrong-typed-arguments@2025-11-25"),
+    skip("resources/read/unknown@2026-07-28"),
+    skip("tools/result/error-split"),
+    skip("cancellation/in-flight/no-response"),
+    info("meta-risk/declared"),
+    skip("meta-risk/by-role"),
+    skip("meta-risk/annotations"),
+    info("meta-work/declared"),
+    info("meta-work/resource-listed"),
+    info("meta-work/snapshot-shape"),
+    skip("meta-work/invocation-malformed"),
+    skip("meta-work/invocation-not-an-argument"),
+    skip("meta-continuation/declared"),
+    skip("meta-continuation/absent"),
+];
+
+/// The cases that probe the server with a ping (before, after or around what they send): a
+/// ping answered under another id removes their precondition.
+const PING_PROBED: &[&str] = &[
+    "lifecycle/ping/before-initialize",
+    "lifecycle/ping/after-initialize",
+    "lifecycle/shutdown/stdin-eof",
+    "lifecycle/shutdown/sigterm",
+    "jsonrpc/ids/zero",
+    "jsonrpc/ids/negative",
+    "jsonrpc/ids/string",
+    "jsonrpc/ids/empty-string",
+    "jsonrpc/ids/i64-max",
+    "jsonrpc/ids/i64-min",
+    "jsonrpc/ids/u64-max",
+    "jsonrpc/unknown-notification",
+    "jsonrpc/malformed/parse-error",
+    "jsonrpc/malformed/invalid-utf8",
+    "jsonrpc/invalid/not-an-object",
+    "jsonrpc/invalid/wrong-version",
+    "jsonrpc/invalid/method-not-string",
+    "jsonrpc/invalid/params-not-structured",
+    "jsonrpc/invalid/null-id",
+    "jsonrpc/batch/2025-03-26",
+    "jsonrpc/batch/rejected-2025-06-18",
+    "jsonrpc/batch/rejected-2024-11-05",
+    "jsonrpc/batch/empty",
+    "jsonrpc/oversized/answered",
+    "jsonrpc/oversized/memory-bounded",
+    "liveness/after-malformed",
+    "liveness/after-oversized",
+    "liveness/in-flight-kept",
+    "cancellation/unknown-request",
+];
+
+/// The cases graded from every exchange rather than from a session of their own: they keep
+/// grading when discovery fails.
+const CROSS_CUTTING_GRADED: &[&str] = &[
+    "lifecycle/stdout/protocol-only",
+    "jsonrpc/unknown-notification",
+];
+
+/// The whole plain gate against the mutant server with `--defect defect` (`none`: the clean
+/// twin, run `--strict` so a warning would count).
+fn run(defect: &str) -> (std::process::Output, Value) {
+    let _slot = Slot::take();
+    let server = example("mutant_server").display().to_string();
+    let strict: &[&str] = if defect == "none" { &["--strict"] } else { &[] };
+    let mut args = vec!["--timeout-ms", "3000"];
+    args.extend_from_slice(strict);
+    let (out, report) = run_json(&args, &[&server, "--defect", defect]);
+    let report = report.unwrap_or_else(|| panic!("{defect}: no report: {}", describe(&out)));
+    crate::docs::assert_matches_schema(&report);
+    (out, report)
+}
+
+/// Each case's outcome and `blocked_by`, for the cases that did not pass.
+fn non_pass(report: &Value) -> BTreeMap<String, (String, Option<String>)> {
+    report["cases"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .filter(|c| c["outcome"] != "pass")
+        .map(|c| {
+            (
+                c["id"].as_str().expect("id").to_owned(),
+                (
+                    c["outcome"].as_str().expect("outcome").to_owned(),
+                    c["blocked_by"].as_str().map(str::to_owned),
+                ),
+            )
+        })
+        .collect()
+}
+
+/// Asserts that `defect` gets exactly the clean twin's non-pass verdicts overlaid with `want`
+/// (a case in `want` replaces the clean one), and the exit status that follows (1 when
+/// anything fails).
+fn check(defect: &str, want: &[Want]) -> Value {
+    let (out, report) = run(defect);
+    let mut expected: BTreeMap<String, (String, Option<String>)> = BTreeMap::new();
+    for (id, outcome, by) in CLEAN.iter().chain(want) {
+        expected.insert(
+            (*id).to_owned(),
+            ((*outcome).to_owned(), by.map(str::to_owned)),
+        );
+    }
+    expected.retain(|_, (o, _)| o != "pass");
+    let got = non_pass(&report);
+    assert_eq!(
+        got,
+        expected,
+        "{defect}: the non-pass verdicts differ\n{}",
+        describe(&out)
+    );
+    let fails = expected.values().any(|(o, _)| o == "fail");
+    assert_eq!(
+        out.status.code(),
+        Some(i32::from(fails)),
+        "{defect}: {}",
+        describe(&out)
+    );
+    report
+}
+
+/// [`check`] for a defect that removes discovery's precondition: `own` fails and every case
+/// but the cross-cutting ones that still grade is blocked by it.
+fn check_blocks_all(defect: &str, own: &'static str) {
+    let (out, report) = run(defect);
+    let mut expected = BTreeMap::new();
+    for c in report["cases"].as_array().expect("cases") {
+        let id = c["id"].as_str().expect("id");
+        if id == own {
+            expected.insert(id.to_owned(), ("fail".to_owned(), None));
+        } else if !CROSS_CUTTING_GRADED.contains(&id) {
+            expected.insert(id.to_owned(), ("skip".to_owned(), Some(own.to_owned())));
+        }
+    }
+    assert_eq!(non_pass(&report), expected, "{defect}: {}", describe(&out));
+    assert_eq!(out.status.code(), Some(1), "{defect}: {}", describe(&out));
+}
+
+/// `mcp_mutant!(test_name, "defect", [wants…])`, attributes (tier, gap) first.
+macro_rules! mcp_mutant {
+    ($(#[$attr:meta])* $test:ident, $defect:literal, [$($want:expr),* $(,)?]) => {
+        $(#[$attr])*
+        #[test]
+        fn $test() {
+            check($defect, &[$($want),*]);
+        }
+    };
+}
+
+#[test]
+fn the_clean_mutant_server_passes_the_plain_gate_under_strict() {
+    let report = check("none", &[]);
+    // Its stderr diagnostics are no finding (MCP stdio: servers may log to stderr).
+    assert_eq!(report["summary"]["failed"], 0);
+    assert_eq!(report["summary"]["warned"], 0);
+}
+
+// Framing and stdout (MCP transports, stdio: "The server MUST NOT write anything to its stdout
+// that is not a valid MCP message").
+mcp_mutant!(
+    a_banner_before_anything_fails_protocol_only,
+    "banner",
+    [fail("lifecycle/stdout/protocol-only")]
+);
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    a_text_line_after_the_third_request_fails_protocol_only,
+    "noise-after-third",
+    [fail("lifecycle/stdout/protocol-only")]
+);
+mcp_mutant!(
+    #[ignore = "gate gap: no connection of the gate carries 8 requests, so a text line after \
+                the 8th request of a connection is never seen"]
+    a_text_line_after_the_eighth_request_fails_protocol_only,
+    "noise-after-eighth",
+    [fail("lifecycle/stdout/protocol-only")]
+);
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    a_truncated_json_line_fails_protocol_only,
+    "partial-line",
+    [fail("lifecycle/stdout/protocol-only")]
+);
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    an_oversized_unterminated_line_fails_protocol_only,
+    "oversized-partial",
+    [fail("lifecycle/stdout/protocol-only")]
+);
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    a_notification_without_jsonrpc_fails_protocol_only,
+    "notification-no-jsonrpc",
+    [fail("lifecycle/stdout/protocol-only")]
+);
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    ping_answers_without_jsonrpc_fail_protocol_only_and_block_the_ping_cases,
+    "no-jsonrpc-on-ping",
+    [
+        fail("lifecycle/stdout/protocol-only"),
+        blocked(
+            "lifecycle/ping/before-initialize",
+            "lifecycle/stdout/protocol-only"
+        ),
+        blocked(
+            "lifecycle/ping/after-initialize",
+            "lifecycle/stdout/protocol-only"
+        ),
+    ]
+);
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    a_jsonrpc_1_0_answer_fails_protocol_only,
+    "wrong-jsonrpc-on-read",
+    [fail("lifecycle/stdout/protocol-only")]
+);
+mcp_mutant!(
+    #[ignore = "gate gap: the discover probe reads an error that also has a result as a \
+                discover answer, so the 2026-07-28 revision is taken as supported and \
+                resources/read/unknown@2026-07-28 warns on the server's not-initialized answer"]
+    an_answer_with_result_and_error_fails_protocol_only,
+    "result-and-error",
+    [
+        fail("lifecycle/stdout/protocol-only"),
+        blocked("jsonrpc/unknown-method", "lifecycle/stdout/protocol-only"),
+    ]
+);
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    a_json_log_record_on_stdout_fails_protocol_only,
+    "json-log-on-call",
+    [fail("lifecycle/stdout/protocol-only")]
+);
+
+// Ids (JSON-RPC 2.0 §5: the response's id MUST be the request's).
+#[test]
+fn a_ping_answered_under_another_id_fails_the_id_rule_and_blocks_what_pings() {
+    let mut want = vec![fail("jsonrpc/response-ids")];
+    want.extend(
+        PING_PROBED
+            .iter()
+            .map(|id| blocked(id, "jsonrpc/response-ids")),
+    );
+    check("wrong-id-on-ping", &want);
+}
+
+#[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+fn a_discovery_answer_under_another_id_fails_the_id_rule_and_blocks_every_case() {
+    check_blocks_all("wrong-id-on-resources-list", "jsonrpc/response-ids");
+}
+
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    an_id_whose_type_changed_fails_the_id_rule_and_blocks_the_reads,
+    "id-type-on-read",
+    [
+        fail("jsonrpc/response-ids"),
+        blocked("resources/read/listed", "jsonrpc/response-ids"),
+        blocked("resources/read/unknown", "jsonrpc/response-ids"),
+        blocked("meta-work/snapshot-shape", "jsonrpc/response-ids"),
+    ]
+);
+mcp_mutant!(
+    #[ignore = "gate gap: an error under id null to a request whose id was readable is blamed \
+                on jsonrpc/unknown-notification (an answered notification), the requests it \
+                leaves unanswered fail or warn their own cases instead of being blocked, and \
+                request-before-initialize turns into a runner error"]
+    errors_under_id_null_fail_the_id_rule_and_block_what_waited,
+    "null-id-on-error",
+    [
+        fail("jsonrpc/response-ids"),
+        blocked("lifecycle/server-discover/probe", "jsonrpc/response-ids"),
+        blocked(
+            "lifecycle/request-before-initialize",
+            "jsonrpc/response-ids"
+        ),
+        blocked("jsonrpc/unknown-method", "jsonrpc/response-ids"),
+        blocked("tools/list/invalid-cursor", "jsonrpc/response-ids"),
+        blocked("tools/call/unknown-tool", "jsonrpc/response-ids"),
+        blocked("resources/read/unknown", "jsonrpc/response-ids"),
+        // JSON-RPC 2.0 §5 allows id null for an invalid request.
+        info("jsonrpc/invalid/wrong-version"),
+        info("jsonrpc/invalid/method-not-string"),
+        info("jsonrpc/invalid/params-not-structured"),
+    ]
+);
+
+// Error objects (JSON-RPC 2.0 §5.1: code an integer, message a string). The discover probe
+// is the kit's rule (info in plain) and sees the malformed error first.
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    an_error_without_code_fails_protocol_only,
+    "error-no-code",
+    [
+        info("lifecycle/server-discover/probe"),
+        fail("lifecycle/stdout/protocol-only"),
+        blocked("jsonrpc/unknown-method", "lifecycle/stdout/protocol-only"),
+    ]
+);
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    an_error_without_message_fails_protocol_only,
+    "error-no-message",
+    [
+        fail("lifecycle/stdout/protocol-only"),
+        blocked("jsonrpc/unknown-method", "lifecycle/stdout/protocol-only"),
+    ]
+);
+mcp_mutant!(
+    an_error_code_as_a_string_fails_protocol_only,
+    "error-code-string",
+    [
+        info("lifecycle/server-discover/probe"),
+        fail("lifecycle/stdout/protocol-only"),
+        blocked("jsonrpc/unknown-method", "lifecycle/stdout/protocol-only"),
+    ]
+);
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    an_error_that_is_a_string_fails_protocol_only,
+    "error-not-object",
+    [
+        info("lifecycle/server-discover/probe"),
+        fail("lifecycle/stdout/protocol-only"),
+        blocked("jsonrpc/unknown-method", "lifecycle/stdout/protocol-only"),
+    ]
+);
+// JSON-RPC 2.0 §5.1 defines -32601 without a MUST: another code warns.
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    an_unknown_method_answered_32600_warns_unknown_method,
+    "unknown-method-code",
+    [
+        info("lifecycle/server-discover/probe"),
+        warn("jsonrpc/unknown-method"),
+    ]
+);
+// JSON-RPC 2.0 §5: "the Server MUST reply with a Response".
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    an_unknown_method_never_answered_fails_unknown_method,
+    "unknown-method-silent",
+    [
+        info("lifecycle/server-discover/probe"),
+        fail("jsonrpc/unknown-method"),
+    ]
+);
+
+// Lifecycle (MCP basic/lifecycle).
+// MCP basic/lifecycle: the server MUST answer the proposal or another version it supports; a
+// date no revision defines is neither (lifecycle/initialize/revisions grades it).
+mcp_mutant!(
+    #[ignore = "gate gap: the version cases call a date no revision defines another version \
+                the server supports (info) and the batch cases skip as not applicable, instead \
+                of being blocked by lifecycle/initialize/revisions"]
+    a_protocol_version_no_revision_defines_fails_the_revisions_case,
+    "version-never-offered",
+    [
+        fail("lifecycle/initialize/revisions"),
+        blocked(
+            "lifecycle/initialize/version/2024-11-05",
+            "lifecycle/initialize/revisions"
+        ),
+        blocked(
+            "lifecycle/initialize/version/2025-03-26",
+            "lifecycle/initialize/revisions"
+        ),
+        blocked(
+            "lifecycle/initialize/version/2025-06-18",
+            "lifecycle/initialize/revisions"
+        ),
+        blocked("jsonrpc/batch/2025-03-26", "lifecycle/initialize/revisions"),
+        blocked(
+            "jsonrpc/batch/rejected-2025-06-18",
+            "lifecycle/initialize/revisions"
+        ),
+        blocked(
+            "jsonrpc/batch/rejected-2024-11-05",
+            "lifecycle/initialize/revisions"
+        ),
+    ]
+);
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    echoing_unsupported_proposals_fails_the_proposal_cases,
+    "echo-any-version",
+    [
+        fail("lifecycle/initialize/unsupported-proposal"),
+        fail("lifecycle/initialize/older-proposal"),
+        fail("lifecycle/initialize/malformed-proposal"),
+    ]
+);
+mcp_mutant!(
+    #[ignore = "gate gap: an initialize result without capabilities skips every tools and \
+                resources case as not applicable (uncounted in the coverage) instead of \
+                blocking them by lifecycle/initialize/result-shape"]
+    an_initialize_result_without_capabilities_fails_result_shape,
+    "no-capabilities",
+    [
+        fail("lifecycle/initialize/result-shape"),
+        blocked("tools/list/shape", "lifecycle/initialize/result-shape"),
+        blocked("tools/list/pagination", "lifecycle/initialize/result-shape"),
+        blocked(
+            "tools/list/invalid-cursor",
+            "lifecycle/initialize/result-shape"
+        ),
+        blocked("tools/schema/valid", "lifecycle/initialize/result-shape"),
+        blocked(
+            "tools/schema/closed-objects",
+            "lifecycle/initialize/result-shape"
+        ),
+        blocked("tools/names/sep-986", "lifecycle/initialize/result-shape"),
+        blocked(
+            "tools/call/unknown-tool",
+            "lifecycle/initialize/result-shape"
+        ),
+        blocked(
+            "tools/call/wrong-typed-arguments",
+            "lifecycle/initialize/result-shape"
+        ),
+        blocked("tools/result/shape", "lifecycle/initialize/result-shape"),
+        blocked(
+            "tools/result/output-schema",
+            "lifecycle/initialize/result-shape"
+        ),
+        blocked("resources/list/shape", "lifecycle/initialize/result-shape"),
+        blocked("resources/read/listed", "lifecycle/initialize/result-shape"),
+        blocked(
+            "resources/read/unknown",
+            "lifecycle/initialize/result-shape"
+        ),
+    ]
+);
+mcp_mutant!(
+    an_initialize_result_without_server_info_fails_result_shape,
+    "no-server-info",
+    [fail("lifecycle/initialize/result-shape")]
+);
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    server_info_without_version_fails_result_shape,
+    "server-info-no-version",
+    [fail("lifecycle/initialize/result-shape")]
+);
+// T3's refusal before initialize is the kit's rule: info in plain.
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    requests_served_before_initialize_are_info,
+    "served-before-initialize",
+    [info("lifecycle/request-before-initialize")]
+);
+// MCP basic/lifecycle: "The server SHOULD NOT send requests other than pings and logging
+// before receiving the initialized notification". No case grades it (the id is the one it
+// would have).
+mcp_mutant!(
+    #[ignore = "gate gap: no case grades a server request sent before notifications/initialized"]
+    a_request_before_initialized_warns,
+    "request-before-initialized",
+    [warn("lifecycle/initialized/no-early-requests")]
+);
+// MCP basic/utilities/ping: "The receiver MUST respond promptly with an empty response"
+// (before initialize, the kit's T3 at SHOULD).
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    a_ping_answered_with_a_non_empty_result_fails_ping,
+    "ping-not-empty",
+    [
+        warn("lifecycle/ping/before-initialize"),
+        fail("lifecycle/ping/after-initialize"),
+    ]
+);
+// MCP transports, stdio shutdown: the client closes stdin, then SIGTERM; no MUST on the server.
+mcp_mutant!(
+    staying_up_after_stdin_eof_warns_stdin_eof,
+    "no-exit-on-eof",
+    [warn("lifecycle/shutdown/stdin-eof")]
+);
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    ignoring_sigterm_warns_sigterm,
+    "ignore-sigterm",
+    [warn("lifecycle/shutdown/sigterm")]
+);
+
+// Notifications (JSON-RPC 2.0 §4.1: "The Server MUST NOT reply to a Notification").
+mcp_mutant!(
+    answering_initialized_fails_unknown_notification,
+    "answer-initialized",
+    [fail("jsonrpc/unknown-notification")]
+);
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    answering_cancelled_fails_unknown_notification,
+    "answer-cancelled",
+    [fail("jsonrpc/unknown-notification")]
+);
+mcp_mutant!(
+    #[ignore = "gate gap: an answered notification inside a 2025-03-26 batch also fails \
+                jsonrpc/batch/2025-03-26, whose pings were both answered"]
+    answering_unknown_notifications_fails_unknown_notification,
+    "answer-unknown-notifications",
+    [fail("jsonrpc/unknown-notification")]
+);
+
+// Tools (MCP server/tools).
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    a_tool_without_input_schema_fails_list_shape,
+    "no-input-schema",
+    [fail("tools/list/shape")]
+);
+// The kit's closed-object rule (TOOL-2, info in plain) also wants type object.
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    an_input_schema_of_type_string_fails_list_shape,
+    "input-schema-string",
+    [
+        fail("tools/list/shape"),
+        info("tools/schema/closed-objects")
+    ]
+);
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    an_invalid_output_schema_fails_schema_valid,
+    "invalid-output-schema",
+    [fail("tools/schema/valid")]
+);
+mcp_mutant!(
+    is_error_as_a_string_fails_result_shape_and_blocks_what_reads_results,
+    "is-error-string",
+    [
+        fail("tools/result/shape"),
+        blocked("tools/result/output-schema", "tools/result/shape"),
+        blocked("tools/call/wrong-typed-arguments", "tools/result/shape"),
+    ]
+);
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    structured_content_breaking_the_output_schema_fails_output_schema,
+    "structured-mismatch",
+    [fail("tools/result/output-schema")]
+);
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    a_content_block_of_an_unknown_type_fails_result_shape,
+    "content-bad-type",
+    [fail("tools/result/shape")]
+);
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    a_text_block_without_text_fails_result_shape,
+    "content-no-text",
+    [fail("tools/result/shape")]
+);
+// SEP-986: tool names SHOULD use A-Z a-z 0-9 _ - .
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    a_tool_name_with_a_space_warns_sep_986,
+    "bad-tool-name",
+    [warn("tools/names/sep-986")]
+);
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    an_unknown_tool_as_an_is_error_result_warns_unknown_tool,
+    "unknown-tool-is-error",
+    [warn("tools/call/unknown-tool")]
+);
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    an_unknown_tool_answered_32601_warns_unknown_tool,
+    "unknown-tool-code",
+    [warn("tools/call/unknown-tool")]
+);
+// MCP 2025-06-18 allows -32602 for invalid arguments (info); the shape rule then has no result
+// of another case to look at.
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    wrong_typed_arguments_answered_32602_are_info,
+    "wrong-args-protocol-error",
+    [
+        info("tools/call/wrong-typed-arguments"),
+        skip("tools/result/shape"),
+    ]
+);
+
+/// Coverage: with no tool marked read-only the gate calls none, so the MUST rules on results
+/// go ungraded, each saying why (`no-safe-tool`), and the run is not a failure.
+#[test]
+fn tools_without_read_only_hint_are_never_called_and_the_coverage_says_so() {
+    let report = check(
+        "no-read-only-hint",
+        &[
+            skip("tools/call/wrong-typed-arguments"),
+            skip("tools/result/shape"),
+            skip("tools/result/output-schema"),
+        ],
+    );
+    for id in [
+        "tools/call/wrong-typed-arguments",
+        "tools/result/shape",
+        "tools/result/output-schema",
+    ] {
+        assert_eq!(
+            crate::support::case(&report, id)["ungraded"],
+            "no-safe-tool",
+            "{id}"
+        );
+    }
+}
+
+// Resources (MCP server/resources).
+mcp_mutant!(
+    a_listed_resource_that_cannot_be_read_fails_read_listed,
+    "unreadable-resource",
+    [
+        fail("resources/read/listed"),
+        // The work resource is read the same way: its case is blocked, not failed.
+        blocked("meta-work/snapshot-shape", "resources/read/listed"),
+    ]
+);
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    read_contents_without_uri_fail_read_listed,
+    "contents-no-uri",
+    [
+        fail("resources/read/listed"),
+        blocked("meta-work/snapshot-shape", "resources/read/listed"),
+    ]
+);
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    read_contents_without_text_or_blob_fail_read_listed,
+    "contents-no-text",
+    [
+        fail("resources/read/listed"),
+        blocked("meta-work/snapshot-shape", "resources/read/listed"),
+    ]
+);
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    a_resource_without_name_fails_list_shape,
+    "resource-no-name",
+    [fail("resources/list/shape")]
+);
+// MCP server/resources, error handling: "Resource not found: -32002" (servers SHOULD).
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    a_missing_resource_answered_32600_warns_read_unknown,
+    "missing-resource-wrong-code",
+    [warn("resources/read/unknown")]
+);
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    a_missing_resource_answered_with_empty_contents_warns_read_unknown,
+    "missing-resource-empty",
+    [warn("resources/read/unknown")]
+);
+
+// Pagination (MCP utilities/pagination).
+mcp_mutant!(
+    a_cursor_loop_fails_pagination_only,
+    "cursor-loop",
+    [fail("tools/list/pagination")]
+);
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    an_unknown_cursor_accepted_warns_invalid_cursor,
+    "cursor-accepted",
+    [warn("tools/list/invalid-cursor")]
+);
+
+// Batches and malformed input (MCP 2025-03-26: MUST support receiving batches; the kit's T4).
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    a_dropped_batch_under_2025_03_26_fails_the_batch_case,
+    "batch-dropped",
+    [fail("jsonrpc/batch/2025-03-26")]
+);
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    batch_answers_written_one_per_line_fail_the_batch_case,
+    "batch-unwrapped",
+    [fail("jsonrpc/batch/2025-03-26")]
+);
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    an_unanswered_empty_batch_warns_batch_empty,
+    "empty-batch-silent",
+    [warn("jsonrpc/batch/empty")]
+);
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    a_silently_dropped_bad_line_warns_parse_error,
+    "parse-error-silent",
+    [
+        warn("jsonrpc/malformed/parse-error"),
+        info("jsonrpc/malformed/invalid-utf8"),
+    ]
+);
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    a_scalar_answered_32700_warns_not_an_object,
+    "scalar-parse-error",
+    [warn("jsonrpc/invalid/not-an-object")]
+);
+// Dying on a bad line (after answering what came before it): its parse-error answer never
+// comes (SHOULD), and the kit's liveness rule (T4, info in plain) sees the server gone.
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    exiting_on_a_bad_line_warns_parse_error_and_the_liveness_rules_note_it,
+    "die-on-bad-line",
+    [
+        warn("jsonrpc/malformed/parse-error"),
+        info("jsonrpc/malformed/invalid-utf8"),
+        info("liveness/after-malformed"),
+    ]
+);
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    a_jsonrpc_1_0_request_served_warns_wrong_version,
+    "wrong-version-accepted",
+    [warn("jsonrpc/invalid/wrong-version")]
+);
+mcp_mutant!(
+    #[ignore = "gate gap: the answer to the null-id probe also fails \
+                lifecycle/stdout/protocol-only, though jsonrpc/invalid/null-id sent it on \
+                purpose and grades it"]
+    a_null_id_request_served_warns_null_id,
+    "null-id-accepted",
+    [warn("jsonrpc/invalid/null-id")]
+);
+
+// Prompts and logging: no case grades them yet (the ids are the ones they would have).
+mcp_mutant!(
+    #[ignore = "gate gap: no prompts case (MCP server/prompts: a Prompt has a name)"]
+    a_prompt_without_name_fails_prompts_list_shape,
+    "prompt-no-name",
+    [fail("prompts/list/shape")]
+);
+mcp_mutant!(
+    #[ignore = "gate gap: no prompts case (MCP server/prompts: GetPromptResult.messages is an \
+                array)"]
+    prompts_get_messages_as_an_object_fails_prompts_get_shape,
+    "prompt-get-wrong-shape",
+    [fail("prompts/get/shape")]
+);
+mcp_mutant!(
+    #[ignore = "gate gap: no logging case (MCP utilities/logging: the level is one of RFC \
+                5424's eight)"]
+    a_log_notification_with_an_unknown_level_fails_logging_shape,
+    "log-bad-level",
+    [fail("logging/message-shape")]
+);
+
+/// Every defect the server knows has its test here (a defect added without one is unchecked).
+#[test]
+fn every_defect_of_the_mutant_server_is_in_this_suite() {
+    let source = include_str!("mutant_suite_mcp.rs");
+    let defects = include_str!("../../examples/mutant_server/defects.rs");
+    let names: Vec<&str> = defects
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("(\""))
+        .filter_map(|l| l.split('"').next())
+        .filter(|n| *n != "none")
+        .collect();
+    assert!(names.len() >= 40, "{} defects", names.len());
+    let missing: Vec<&&str> = names
+        .iter()
+        .filter(|n| !source.contains(&format!("\"{n}\"")))
+        .collect();
+    assert!(missing.is_empty(), "defects without a test: {missing:?}");
+}
