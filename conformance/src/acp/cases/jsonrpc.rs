@@ -257,6 +257,15 @@ async fn id_echo(ctx: Ctx, id: Value) -> CheckResult {
         .await?;
     if answer.get("id") == Some(&id) {
         Ok(Check::Pass)
+    } else if answer.get("id").is_none_or(Value::is_null) {
+        // JSON-RPC 2.0 §5: id null only "if there was an error in detecting the id".
+        Err(Check::fail(
+            format!("the answer under id {id}"),
+            format!(
+                "an error with no id (the agent could not read id {id}): {}",
+                show(&answer)
+            ),
+        ))
     } else {
         Err(Check::fail(
             format!("the answer under id {id}"),
