@@ -247,13 +247,7 @@ async fn id_echo(ctx: Ctx, id: Value) -> CheckResult {
         ))
         .await?;
     let answer = ctx
-        .handshake(async {
-            agent
-                .client
-                .response_to(&id, "initialize")
-                .await
-                .map_err(Check::from)
-        })
+        .first_answer(agent.client.response_to(&id, "initialize"))
         .await?;
     if answer.get("id") == Some(&id) {
         Ok(Check::Pass)
