@@ -448,7 +448,7 @@ async fn run_inner(
     let ran = schedule::run_all(runner, cases, settings, Some(tx)).await;
     let _ = printer.await;
     // Many runner errors of one cause are said once, with the cause.
-    if let Some(line) = starts.verdict("mcp-conformance") {
+    if let Some(line) = mcp_conformance::mcp::ctx::starts_verdict(&starts, "mcp-conformance") {
         err_line(&line);
     }
 

@@ -13,9 +13,10 @@ use crate::acp::driver::{Agent, Caps, PROTOCOL_VERSION};
 use crate::acp::responder::{Permission, Served, State};
 use crate::acp::watch::{Observer, Watch};
 use crate::core::checks::show;
-use crate::core::client::ServerSpec;
+use crate::core::client::{ClientError, ServerSpec};
 use crate::core::model::Check;
 use crate::core::schedule::Scope;
+use crate::core::starts::Starts;
 use crate::core::transcript::{Peer, Transcript};
 
 /// What a case's check gets: a way to start agents that the scheduler kills afterwards.
@@ -36,6 +37,8 @@ pub struct Ctx {
     pub(crate) position: usize,
     /// Agents started by the case so far.
     pub(crate) agents: Arc<AtomicU32>,
+    /// How the run's cases' agents started (one cause for an agent that starts only once).
+    pub(crate) starts: Arc<Starts>,
 }
 
 impl Ctx {
@@ -48,6 +51,51 @@ impl Ctx {
         step: impl std::future::Future<Output = Result<T, Check>>,
     ) -> Result<T, Check> {
         self.scope.off_the_clock(step).await
+    }
+
+    /// A fresh agent's first answer (`initialize`), off the case's clock as
+    /// [`Ctx::handshake`]. The discovery session's agent did answer, so silence here is the
+    /// runner's `error` (`timed_out`), never a verdict on what the case checks; while no agent
+    /// any case started has answered, its reason names the likely cause, an agent that works
+    /// only as its first instance (GATE-LOAD-1).
+    pub async fn first_answer(
+        &self,
+        step: impl std::future::Future<Output = Result<Value, ClientError>>,
+    ) -> Result<Value, Check> {
+        match self.scope.off_the_clock(step).await {
+            Ok(answer) => {
+                self.starts.answered();
+                Ok(answer)
+            }
+            Err(ClientError::Timeout {
+                foreign_id: false,
+                ms,
+                unmatched,
+                arrived,
+                ..
+            }) if unmatched.is_empty() && arrived.is_empty() => {
+                self.scope.mark_timed_out();
+                let given_up = self.starts.gave_up(Some(self.case_id));
+                let cause = if self.starts.none_answered() {
+                    format!(
+                        "no agent a case started has answered yet ({given_up} case(s) gave up \
+                         so far), so the agent most likely works only as its first instance (a \
+                         lock file, a port, state the first instance leaves behind), or the \
+                         machine is too loaded to start it: raise --timeout-ms or lower --jobs \
+                         to tell"
+                    )
+                } else {
+                    "other cases' agents did, so the machine is probably overloaded: raise \
+                     --timeout-ms or lower --jobs"
+                        .to_owned()
+                };
+                Err(Check::Error(format!(
+                    "the agent did not answer initialize within {ms} ms; the discovery \
+                     session's agent did; {cause}"
+                )))
+            }
+            Err(e) => Err(e.into()),
+        }
     }
 
     /// The scratch directory as a string (a session's `cwd`).
@@ -85,7 +133,7 @@ impl Ctx {
         let mut agent = self.spawn(caps)?;
         let started = Instant::now();
         let answer = self
-            .handshake(agent.initialize(caps, json!(PROTOCOL_VERSION)))
+            .first_answer(agent.initialize_raw(caps, json!(PROTOCOL_VERSION)))
             .await?;
         // A loaded machine slows an agent's exit as much as its start (see exit/*).
         agent.client.set_start_latency(started.elapsed());
@@ -150,6 +198,7 @@ pub async fn discover(
         watch,
         position: 0,
         agents: Arc::new(AtomicU32::new(0)),
+        starts: Arc::default(),
     };
     let found = match ctx.spawn(Caps::NONE) {
         Ok(mut agent) => match agent.initialize(Caps::NONE, json!(PROTOCOL_VERSION)).await {

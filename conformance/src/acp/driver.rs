@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use super::responder::{Permission, State};
 use crate::core::checks::show;
-use crate::core::client::{Client, Frame, error_code};
+use crate::core::client::{Client, ClientError, Frame, error_code};
 use crate::core::model::{Check, Gap};
 
 /// The ACP protocol version the runner speaks.
@@ -161,6 +161,16 @@ impl Agent {
     /// Sends `initialize` proposing `version` and returns the whole answer (the result is kept
     /// in [`Agent::init`] when there is one).
     pub async fn initialize(&mut self, caps: Caps, version: Value) -> Result<Value, Check> {
+        Ok(self.initialize_raw(caps, version).await?)
+    }
+
+    /// [`Agent::initialize`], with the client's error as it is (a silence told apart from a
+    /// closed connection: [`crate::acp::ctx::Ctx::first_answer`]).
+    pub async fn initialize_raw(
+        &mut self,
+        caps: Caps,
+        version: Value,
+    ) -> Result<Value, ClientError> {
         if caps.terminal {
             // Served from the moment it is advertised; a wait never outlasts the case.
             self.state

@@ -88,6 +88,8 @@ pub struct AcpRunner {
     /// The catalogue's case ids in report order: a case's place (from 1; discovery is 0)
     /// orders the cross-cutting findings the same at any `--jobs`.
     pub catalogue: Arc<Vec<&'static str>>,
+    /// How the cases' agents started (one cause for an agent that starts only once).
+    pub starts: Arc<crate::core::starts::Starts>,
 }
 
 /// A case's scratch directory, removed once the case's agents are gone.
@@ -142,6 +144,7 @@ impl Runner for AcpRunner {
                 .position(|id| *id == case.id)
                 .map_or(usize::MAX, |i| i + 1),
             agents: Arc::default(),
+            starts: self.starts.clone(),
         };
         Ok((ctx, Box::new(Scratch(scratch))))
     }

@@ -124,6 +124,10 @@ impl Observe for Observer {
     fn was_sent(&self, id: &Value) -> bool {
         self.owed.was_sent(id)
     }
+
+    fn sole_pending(&self, id: &Value) -> bool {
+        self.owed.sole_pending(id)
+    }
 }
 
 #[cfg(test)]

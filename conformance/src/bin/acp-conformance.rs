@@ -414,11 +414,13 @@ async fn run_inner(
         timeout: deadlines.effective(),
         jobs: cli.common.jobs(),
     };
+    let starts = Arc::new(mcp_conformance::core::starts::Starts::default());
     let ran = schedule::run_all(
         Arc::new(AcpRunner {
             spec,
             watch,
             catalogue: Arc::new(all.iter().map(|c| c.id).collect()),
+            starts: starts.clone(),
         }),
         cases,
         settings,
@@ -426,6 +428,15 @@ async fn run_inner(
     )
     .await;
     let _ = printer.await;
+    // Many runner errors of one cause are said once, with the cause.
+    if let Some(given_up) = starts.only_first_instance() {
+        err_line(&format!(
+            "acp-conformance: no agent a case started answered initialize ({given_up} case(s) \
+             gave up), although the discovery session's agent did: the agent seems to work \
+             only as its first instance (a lock file, a port, state the first instance leaves \
+             behind); an agent that is only slow to start needs a larger --timeout-ms"
+        ));
+    }
     let ids: BTreeSet<&str> = all.iter().map(|c| c.id).collect();
     let graded = ran
         .iter()

@@ -1,6 +1,6 @@
 //! The runner core both gates share, and which knows neither gate's catalogue: the case type
 //! ([`case`]), the scheduler ([`schedule`]), the raw stdio client ([`client`]) and the process
-//! containment under it ([`process`], [`exits`]), the cross-cutting engine ([`watch`]), grading
+//! containment under it ([`process`], [`exits`]), the cross-cutting engine ([`watch`]), how cases' peers started ([`starts`]), grading
 //! ([`verdict`], [`baseline`], [`coverage`]), the report model and writers ([`report`]) and the
 //! command-line pieces both binaries use ([`cli`]).
 
@@ -19,6 +19,7 @@ pub mod process;
 pub mod report;
 pub mod schedule;
 pub mod select;
+pub mod starts;
 pub mod transcript;
 pub mod verdict;
 pub mod watch;

@@ -161,6 +161,29 @@ pub fn note_sent_as(sent: &Sent, line: &[u8], answerable: Answerable) -> Vec<Str
     ids
 }
 
+/// How many messages of a line the runner is about to send carry no readable id and are no
+/// reply of the runner's ([`Answerable::Requests`]): a line that does not parse counts one.
+fn owing_no_id(line: &[u8], answerable: Answerable) -> u64 {
+    let parsed = serde_json::from_slice::<Value>(line)
+        .or_else(|_| serde_json::from_str::<Value>(&String::from_utf8_lossy(line)));
+    let Ok(v) = parsed else {
+        return 1;
+    };
+    let items: Vec<&Value> = match &v {
+        Value::Array(a) if !a.is_empty() => a.iter().collect(),
+        other => vec![other],
+    };
+    let count = items
+        .into_iter()
+        .filter(|m| {
+            let reply = m.get("method").is_none()
+                && (m.get("result").is_some() || m.get("error").is_some());
+            !(answerable == Answerable::Requests && reply) && m.get("id").is_none_or(Value::is_null)
+        })
+        .count();
+    u64::try_from(count).unwrap_or(u64::MAX)
+}
+
 /// What a peer owes on one connection (JSON-RPC 2.0 §5: "the Server MUST reply with exactly
 /// one Response" per request, under its id): the requests the runner sent, and which of them
 /// were answered. Every gate's observer keeps one per connection.
@@ -169,6 +192,9 @@ pub struct Owed {
     sent: Sent,
     answered: Mutex<HashSet<String>>,
     answerable: Answerable,
+    /// Lines sent that a peer may answer with an id-less error though they owe no answer
+    /// under an id: notifications, lines that do not parse, messages with id null.
+    others: std::sync::atomic::AtomicU64,
 }
 
 /// What one response (a message with a non-null id and no method) is to what the peer owes.
@@ -191,12 +217,16 @@ impl Owed {
             sent: Sent::default(),
             answered: Mutex::new(HashSet::new()),
             answerable,
+            others: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
     /// Notes the requests of a line the runner is about to send. An id sent again (a case
     /// reusing one on purpose) may be answered again.
     pub fn sending(&self, line: &[u8]) {
+        let others = owing_no_id(line, self.answerable);
+        self.others
+            .fetch_add(others, std::sync::atomic::Ordering::Relaxed);
         let again = note_sent_as(&self.sent, line, self.answerable);
         let mut answered = self.answered.lock().unwrap_or_else(PoisonError::into_inner);
         for id in again {
@@ -222,6 +252,21 @@ impl Owed {
             .unwrap_or_else(PoisonError::into_inner)
             .keys()
             .any(|id| !answered.contains(id))
+    }
+
+    /// Whether `id` is the only line the runner sent on this connection that is still owed or
+    /// could draw an answer without an id: no other request is pending, and no notification or
+    /// unreadable line was ever sent. An error response with no id (JSON-RPC 2.0 §5: null when
+    /// the request's id could not be read) can then answer nothing else.
+    #[must_use]
+    pub fn sole_pending(&self, id: &Value) -> bool {
+        if self.others.load(std::sync::atomic::Ordering::Relaxed) > 0 {
+            return false;
+        }
+        let answered = self.answered.lock().unwrap_or_else(PoisonError::into_inner);
+        let sent = self.sent.lock().unwrap_or_else(PoisonError::into_inner);
+        let key = id.to_string();
+        sent.contains_key(&key) && sent.keys().all(|k| answered.contains(k) == (*k != key))
     }
 
     /// What the case gets of an offending answer (`owing` not [`Owing::First`]): a repeat is
@@ -350,6 +395,8 @@ pub trait Observe: Send + Sync + fmt::Debug {
     fn message(&self, line: u64, msg: &Value, raw: &[u8]) -> Seen;
     /// Whether a request with id `id` was sent on this connection.
     fn was_sent(&self, id: &Value) -> bool;
+    /// Whether `id` is all this connection may be answering ([`Owed::sole_pending`]).
+    fn sole_pending(&self, id: &Value) -> bool;
 }
 
 /// One connection's observer, as the client holds it.
@@ -405,6 +452,29 @@ mod tests {
         assert_eq!(w[1].id.as_deref(), Some(r#""a""#));
         assert_eq!((w[2].id.as_deref(), w[3].id.as_deref()), (None, None));
         assert!(written(b"not json").is_empty());
+    }
+
+    #[test]
+    fn an_id_less_error_can_answer_only_a_lone_request_on_a_connection_without_notifications() {
+        let lone = serde_json::json!(-7);
+        let owed = Owed::new(Answerable::Requests);
+        owed.sending(br#"{"jsonrpc":"2.0","id":-7,"method":"initialize"}"#);
+        assert!(owed.sole_pending(&lone));
+        // The runner's answer to the agent's request draws no error of its own.
+        owed.sending(br#"{"jsonrpc":"2.0","id":3,"result":{}}"#);
+        assert!(owed.sole_pending(&lone));
+        owed.sending(br#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#);
+        assert!(!owed.sole_pending(&lone));
+        let _ = owed.answer(&serde_json::json!(2));
+        assert!(owed.sole_pending(&lone));
+        assert!(!owed.sole_pending(&serde_json::json!(2)));
+        // A notification (or a line that does not parse) may draw an id-less error too.
+        owed.sending(br#"{"jsonrpc":"2.0","method":"_note"}"#);
+        assert!(!owed.sole_pending(&lone));
+        let owed = Owed::new(Answerable::AnyId);
+        owed.sending(b"not json");
+        owed.sending(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+        assert!(!owed.sole_pending(&serde_json::json!(1)));
     }
 
     #[test]

@@ -19,51 +19,21 @@ use crate::mcp::roles::{Expected, FakeKind, Family, Role, Roles};
 use crate::mcp::target::Target;
 use crate::mcp::watch::{Observer, Watch};
 
-/// How the fresh servers of the run's cases started: a server whose later instances never
-/// initialize (a lock file, a port, state its first instance leaves behind) looks, case by
-/// case, like a machine too loaded to start it; across the run it is one cause, said once.
-#[derive(Debug, Default)]
-pub struct Starts {
-    answered: AtomicU32,
-    /// The cases that gave up (a case the scheduler runs again counts once).
-    given_up: std::sync::Mutex<std::collections::BTreeSet<&'static str>>,
-}
+pub use crate::core::starts::Starts;
 
-impl Starts {
-    /// How many cases' servers answered their first request, and how many cases gave up on
-    /// theirs (after two fresh servers).
-    #[must_use]
-    pub fn counts(&self) -> (u32, usize) {
-        (self.answered.load(Ordering::Relaxed), self.gave_up(None))
-    }
-
-    /// Notes that `case` gave up (when given); how many cases did.
-    fn gave_up(&self, case: Option<&'static str>) -> usize {
-        let mut cases = self
-            .given_up
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(case) = case {
-            cases.insert(case);
-        }
-        cases.len()
-    }
-
-    /// The run's one line on it: when no server a case started ever answered though
-    /// discovery's did, the server most likely runs only as its first instance.
-    #[must_use]
-    pub fn verdict(&self, runner: &str) -> Option<String> {
-        match self.counts() {
-            (0, given_up) if given_up > 0 => Some(format!(
-                "{runner}: no server a case started answered initialize ({given_up} case(s) \
-                 gave up, each after two fresh servers), although the discovery session's \
-                 server did: the server seems to work only as its first instance (a lock \
-                 file, a port, state the first instance leaves behind); a server that is only \
-                 slow to start needs a larger --timeout-ms"
-            )),
-            _ => None,
-        }
-    }
+/// The run's one line on how its cases' servers started: when no server a case started ever
+/// answered though discovery's did, the server most likely runs only as its first instance.
+#[must_use]
+pub fn starts_verdict(starts: &Starts, runner: &str) -> Option<String> {
+    starts.only_first_instance().map(|given_up| {
+        format!(
+            "{runner}: no server a case started answered initialize ({given_up} case(s) \
+             gave up, each after two fresh servers), although the discovery session's \
+             server did: the server seems to work only as its first instance (a lock \
+             file, a port, state the first instance leaves behind); a server that is only \
+             slow to start needs a larger --timeout-ms"
+        )
+    })
 }
 
 /// What a case's check gets: the run's settings, the shared discovery, and a way to start
@@ -206,7 +176,7 @@ impl Ctx {
             match answer {
                 Ok(answer) => {
                     client.set_start_latency(took);
-                    self.starts.answered.fetch_add(1, Ordering::Relaxed);
+                    self.starts.answered();
                     return Ok((client, answer));
                 }
                 Err(crate::core::client::ClientError::Timeout {
@@ -227,7 +197,7 @@ impl Ctx {
         }
         self.scope.mark_timed_out();
         let given_up = self.starts.gave_up(Some(self.case_id));
-        let cause = if self.starts.answered.load(Ordering::Relaxed) == 0 {
+        let cause = if self.starts.none_answered() {
             // Nothing any case started has answered yet: one cause for every such case.
             format!(
                 "no server a case started has answered yet ({} case(s) gave up so far), so \

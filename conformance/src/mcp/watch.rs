@@ -259,6 +259,10 @@ impl Observe for Observer {
         self.owed.was_sent(id)
     }
 
+    fn sole_pending(&self, id: &Value) -> bool {
+        self.owed.sole_pending(id)
+    }
+
     /// A stdout line that is no JSON-RPC message (T1).
     fn not_protocol(&self, line: u64, evidence: String) {
         self.offend(Rule::Stdout, line, evidence);

@@ -369,3 +369,63 @@ fn the_listing_names_every_case_with_its_level() {
     }
     assert_eq!(out.status.code(), Some(0));
 }
+
+// GATE-LOAD-1: an agent whose later instances never initialize (only discovery's did): every
+// case that starts one is the runner's error naming the likely cause, never a failure of what
+// the case checks, and stderr says it once rather than blaming the machine case by case.
+#[test]
+fn an_agent_that_initializes_only_as_its_first_instance_is_said_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut agent = Command::new(fake_cursor_agent());
+    agent
+        .arg("acp")
+        .env("FAKE_CURSOR_SCENARIO", "conformance-clean")
+        .env("FAKE_CURSOR_INITIALIZE_ONLY_FIRST", dir.path());
+    let shard = [
+        "initialize/protocol-version",
+        "jsonrpc/ids/zero",
+        "session/new/absolute-cwd",
+    ];
+    let mut args = vec!["--timeout-ms", "1000"];
+    for id in shard {
+        args.extend(["--case", id]);
+    }
+    let (out, report) = run_acp(&args, &agent);
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    let errors: Vec<&str> = report["cases"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .filter(|c| c["outcome"] == "error")
+        .map(|c| c["id"].as_str().expect("id"))
+        .collect();
+    for id in shard {
+        assert!(errors.contains(&id), "{id}: {}", non_pass(&report).len());
+    }
+    assert!(
+        !report["cases"]
+            .as_array()
+            .expect("cases")
+            .iter()
+            .any(|c| c["outcome"] == "fail"),
+        "{:?}",
+        non_pass(&report)
+    );
+    for id in &errors {
+        let reason = crate::support::case(&report, id)["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        assert!(
+            reason.contains("works only as its first instance"),
+            "{id}: {reason}"
+        );
+    }
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let once = format!(
+        "no agent a case started answered initialize ({} case(s) gave up",
+        errors.len()
+    );
+    assert_eq!(stderr.matches(&once).count(), 1, "{stderr}");
+    assert!(!stderr.contains("probably overloaded"), "{stderr}");
+}

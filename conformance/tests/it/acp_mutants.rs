@@ -426,6 +426,23 @@ fn an_answer_under_a_string_id_never_sent_fails_only_response_ids() {
     );
 }
 
+// The same answer while a slow prompt is pending: the prompt's wait is not cut short (it once
+// gave up 2 s later), so only the id rule fails and every prompt case keeps its verdict. The
+// slow turn gives cancel/mid-turn a turn to cancel (the clean one ends too soon): it passes.
+#[test]
+fn an_unsolicited_answer_during_a_slow_prompt_fails_only_response_ids() {
+    check_blocking(
+        "mutant-unsolicited-answer-slow",
+        "20000",
+        (
+            "jsonrpc/response-ids",
+            "a response with id \"acp-conformance-never-sent\", which no request of the runner carried",
+        ),
+        &[],
+        &["cancel/mid-turn"],
+    );
+}
+
 // An integer one above u64 is a valid id (stdout/protocol-only holds) and is quoted as the
 // agent wrote it, not as the float serde_json reads (1.8446744073709552e+19).
 #[test]
@@ -461,4 +478,22 @@ fn a_shard_keeps_the_id_rule_on_its_own_exchanges() {
         "pass"
     );
     assert_eq!(out.status.code(), Some(1));
+}
+
+// JSON-RPC 2.0 §5 (the response id is the request's): an agent that cannot read a negative id
+// answers initialize under id -7 with an id-less -32700, as codex-acp does. That error answers
+// the one request the connection carries, so the case is graded on it at once (it once waited
+// twice the case timeout and said "no answer").
+#[test]
+fn an_id_less_error_to_a_negative_id_fails_only_ids_negative_on_that_answer() {
+    check_blocking(
+        "mutant-unsigned-ids",
+        "20000",
+        (
+            "jsonrpc/ids/negative",
+            "an error with no id (the agent could not read id -7)",
+        ),
+        &[],
+        &[],
+    );
 }

@@ -118,27 +118,9 @@ fn an_answer_under_another_id_fails_the_id_rule_once_and_blocks_what_waited_for_
     assert_eq!(blocked["outcome"], "skip");
     assert_eq!(blocked["blocked_by"], "jsonrpc/response-ids");
     assert_eq!(outcome(&report, "lifecycle/ping/before-initialize"), "pass");
-    // The wait ends soon after the mislabelled answer, not at the case's timeout (a minute here).
-    let server = toy_with(&["--wrong-id-method", "ping"]);
-    let server: Vec<&str> = server.iter().map(String::as_str).collect();
-    let (out, report) = run_json(
-        &[
-            "--timeout-ms",
-            "60000",
-            "--case",
-            "lifecycle/ping/after-initialize",
-            "--case",
-            "jsonrpc/response-ids",
-        ],
-        &server,
-    );
-    let report = report.unwrap_or_else(|| panic!("no report: {}", describe(&out)));
-    let blocked = case(&report, "lifecycle/ping/after-initialize");
-    assert_eq!(blocked["outcome"], "skip", "{blocked}");
-    assert!(
-        blocked["duration_ms"].as_u64().expect("duration") < 30_000,
-        "waited out the timeout: {blocked}"
-    );
+    // The mislabelled answer does not end the wait (an answer under an id never sent may come
+    // while another request is slow): the case waits out its timeout and is then blocked, as
+    // above; acp_mutants pins that such an answer leaves a slow request's verdict alone.
     // Not a precision question of T3a: a MUST of JSON-RPC 2.0 §5 even where T3a is a SHOULD.
     let (out, report) = plain_suite(
         &["--case", "jsonrpc/ids/i64-max"],

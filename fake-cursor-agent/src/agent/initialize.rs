@@ -2,7 +2,9 @@
 //! method) with `loadSession` as the process scenario says, after its delay; or never (hang).
 //! Works without credentials, as the real agent's does. A scenario may answer any result instead
 //! (`handshake.initialize.result`). The client's `clientCapabilities` are kept for the scenarios'
-//! `capability` branches.
+//! `capability` branches. With env [`ONLY_FIRST`] naming a directory, only the first process
+//! to answer there does: every later one never answers `initialize` (an agent holding a lock
+//! file or a port).
 
 use std::time::Duration;
 
@@ -11,6 +13,21 @@ use serde_json::Value;
 use super::Agent;
 use crate::process;
 
+/// Env variable naming a directory: the first process to create `first` in it answers
+/// `initialize`; every other one never does.
+pub const ONLY_FIRST: &str = "FAKE_CURSOR_INITIALIZE_ONLY_FIRST";
+
+/// Whether this process must not answer `initialize` ([`ONLY_FIRST`]).
+fn not_first() -> bool {
+    std::env::var_os(ONLY_FIRST).is_some_and(|dir| {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(std::path::Path::new(&dir).join("first"))
+            .is_err()
+    })
+}
+
 /// Answers `initialize` request `id` with `params`.
 pub fn handle(agent: &mut Agent, id: &Value, params: &Value) {
     agent.client_caps = params
@@ -18,7 +35,7 @@ pub fn handle(agent: &mut Agent, id: &Value, params: &Value) {
         .cloned()
         .unwrap_or(Value::Null);
     let phase = agent.base.handshake.initialize.clone();
-    if phase.hang {
+    if phase.hang || not_first() {
         process::hang();
     }
     std::thread::sleep(Duration::from_millis(phase.delay_ms));

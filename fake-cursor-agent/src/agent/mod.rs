@@ -202,6 +202,12 @@ impl Agent {
             }
             return Handled::Done; // other notifications: ignored
         };
+        if self.base.handshake.unsigned_ids && id.as_i64().is_some_and(|n| n < 0) {
+            // Not even the id survives a reader that wants it unsigned.
+            self.out.send(&serde_json::json!({"jsonrpc": "2.0",
+                "error": {"code": -32700, "message": "Parse error"}}));
+            return Handled::Done;
+        }
         match method.as_str() {
             "initialize" => initialize::handle(self, &id, &params),
             "authenticate" => authenticate::handle(self, &id),

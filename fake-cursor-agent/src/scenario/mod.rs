@@ -44,6 +44,9 @@ pub struct Handshake {
     pub modes: Option<Value>,
     /// How `session/set_mode` is answered.
     pub set_mode: SetMode,
+    /// Read request ids as unsigned: a request under a negative integer id is answered
+    /// `-32700` "Parse error" with no id at all (codex-acp's reading).
+    pub unsigned_ids: bool,
 }
 
 /// How `session/set_mode` is answered.

@@ -59,6 +59,7 @@ fn handshake(v: &Value) -> Result<Handshake, String> {
             "initialize" => h.initialize = phase(val, k)?,
             "session_new" => h.session_new = phase(val, k)?,
             "load_session" => h.load_session = bool_of(val, k)?,
+            "unsigned_ids" => h.unsigned_ids = bool_of(val, k)?,
             "modes" if val.is_null() || val.is_object() => h.modes = Some(val.clone()),
             "set_mode" => {
                 h.set_mode = match val.as_str() {

@@ -247,16 +247,19 @@ async fn id_echo(ctx: Ctx, id: Value) -> CheckResult {
         ))
         .await?;
     let answer = ctx
-        .handshake(async {
-            agent
-                .client
-                .response_to(&id, "initialize")
-                .await
-                .map_err(Check::from)
-        })
+        .first_answer(agent.client.response_to(&id, "initialize"))
         .await?;
     if answer.get("id") == Some(&id) {
         Ok(Check::Pass)
+    } else if answer.get("id").is_none_or(Value::is_null) {
+        // JSON-RPC 2.0 §5: id null only "if there was an error in detecting the id".
+        Err(Check::fail(
+            format!("the answer under id {id}"),
+            format!(
+                "an error with no id (the agent could not read id {id}): {}",
+                show(&answer)
+            ),
+        ))
     } else {
         Err(Check::fail(
             format!("the answer under id {id}"),

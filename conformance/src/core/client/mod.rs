@@ -38,10 +38,6 @@ const FRAME_QUEUE: usize = 4096;
 const SEEN_BYTES: usize = 16 * 1024 * 1024;
 /// See [`SEEN_BYTES`].
 const MAX_SEEN: usize = 4096;
-/// How much longer a wait for an answer lasts once a response under an id never sent arrived
-/// (JSON-RPC 2.0 §5; graded once by `jsonrpc/response-ids`): the right id may still come, but
-/// the case's whole timeout (up to 30 s) is not spent on a mislabelled answer.
-const FOREIGN_ANSWER_GRACE: Duration = Duration::from_secs(2);
 
 /// Frames read while waiting for something else, in arrival order, bounded by [`SEEN_BYTES`]
 /// and [`MAX_SEEN`].
@@ -406,7 +402,7 @@ impl Client {
         &mut self,
         id: &Value,
         what: &str,
-        mut deadline: Instant,
+        deadline: Instant,
     ) -> Result<Value, ClientError> {
         let earlier = self
             .seen
@@ -423,6 +419,12 @@ impl Client {
         loop {
             match self.next_until(deadline).await? {
                 Some((Frame::Json(m), _)) if is_response_to(&m, id) => return Ok(m),
+                // An error with no id (JSON-RPC 2.0 §5: null when the request's id could not be
+                // read) while this request is all the peer could be answering is its answer:
+                // the case grades it at once rather than waiting its whole timeout.
+                Some((Frame::Json(m), _)) if is_idless_error(&m) && self.sole_pending(id) => {
+                    return Ok(m);
+                }
                 Some((frame, size)) => {
                     if let Frame::Oversized(len) = frame {
                         oversized = Some(len);
@@ -430,12 +432,10 @@ impl Client {
                     if !is_plain_response(&frame) && arrived.len() < MAX_UNMATCHED {
                         arrived.push(format!("at {} ms {}", elapsed_ms(started), shown(&frame)));
                     }
-                    if frame.json().is_some_and(|m| self.is_foreign_response(m)) {
-                        // An answer under an id never sent: most likely this one, mislabelled.
-                        // Wait a little more for the right id, not the whole case timeout; the
-                        // wait then ends as blocked by the id rule, which fails either way.
-                        deadline = deadline.min(Instant::now() + FOREIGN_ANSWER_GRACE);
-                    }
+                    // An answer under an id never sent does not end the wait: only this
+                    // request's own answer, or the peer's exit, does. A wait that runs out
+                    // after one is blocked by the id rule ([`ClientError::Timeout`]'s
+                    // `foreign_id`).
                     self.keep(frame, size);
                 }
                 None if self.closed => {
@@ -506,6 +506,12 @@ impl Client {
             && (m.get("result").is_some() || m.get("error").is_some())
             && m.get("id")
                 .is_some_and(|id| !id.is_null() && !o.was_sent(id))
+    }
+
+    /// Whether `id` is all the peer could be answering on this connection (see
+    /// [`crate::core::watch::Owed::sole_pending`]); without an observer, never.
+    fn sole_pending(&self, id: &Value) -> bool {
+        self.observer.as_ref().is_some_and(|o| o.sole_pending(id))
     }
 
     /// The server's exit status when it has exited (without waiting).
@@ -723,6 +729,11 @@ pub fn reply_to_server_request(msg: &Value) -> Option<Value> {
     }
     let err = mcp_wire::ErrorObject::method_not_found(method);
     Some(mcp_wire::error_response(Some(id), &err))
+}
+
+/// Whether `m` is an error response whose id is missing or null.
+fn is_idless_error(m: &Value) -> bool {
+    m.get("method").is_none() && m.get("error").is_some() && m.get("id").is_none_or(Value::is_null)
 }
 
 /// Whether `frame` is one response object (a result or an error with an id): such frames are
