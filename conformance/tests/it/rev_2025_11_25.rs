@@ -112,3 +112,47 @@ fn the_reference_adapter_skips_them_as_a_revision_it_does_not_support() {
     }
     assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
 }
+
+#[test]
+fn a_baseline_lists_an_instance_of_a_revision_by_its_id() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("known.txt");
+    let toy = toy().display().to_string();
+    let server = [
+        toy.as_str(),
+        "--versions",
+        "2025-06-18,2025-11-25",
+        "--defect-2025-11-25",
+        "name",
+    ];
+    let baseline = file.display().to_string();
+    // Under --strict the 2025-11-25 instance's warning fails; the baseline knows it.
+    std::fs::write(&file, "tools/names/2025-11-25\n").expect("write");
+    let (out, report) = run_json(
+        &["--strict", "--baseline", &baseline, "--case", NAMES],
+        &server,
+    );
+    let report = report.unwrap_or_else(|| panic!("no report: {}", describe(&out)));
+    assert_eq!(case(&report, NAMES)["baselined"], true, "{report}");
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    // An instance ID@DATE of a changed rule is an id too.
+    std::fs::write(
+        &file,
+        "tools/names/2025-11-25\ntools/call/wrong-typed-arguments@2025-11-25\n",
+    )
+    .expect("write");
+    let (out, _) = run_json(
+        &["--strict", "--baseline", &baseline, "--case", NAMES],
+        &server,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    // A revision the case's rule did not change in names no instance: a usage error.
+    std::fs::write(&file, "tools/list/shape@2025-11-25\n").expect("write");
+    let (out, _) = run_json(&["--baseline", &baseline, "--case", NAMES], &server);
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("tools/list/shape@2025-11-25"),
+        "{}",
+        describe(&out)
+    );
+}
