@@ -37,7 +37,10 @@
 //! revisions without batches (2024-11-05, 2025-06-18).
 //! Revisions: `--versions A,B` supports exactly those handshake dates (echoed; any other
 //! proposal is answered with the last of them); `--answer-version DATE` answers every
-//! `initialize` with DATE, whatever was proposed.
+//! `initialize` with DATE, whatever was proposed. `--defect-2025-11-25 KIND` adds one tool to
+//! the listing of a 2025-11-25 connection only: `name` one named `bad name, here` (SEP-986),
+//! `schema` one whose inputSchema has no `$schema` and is draft-07 (`items` an array), not
+//! valid 2020-12 (SEP-1613); `draft-07` the same schema naming draft-07 in `$schema` (clean).
 //! `echo` declares an `outputSchema` (`{text: string}`) and answers with `structuredContent`;
 //! `--output-schema-mismatch` makes that `{text: <the length>}`, a number where its schema says
 //! string (MCP server/tools: structured results conform to the declared schema).
@@ -109,7 +112,29 @@ struct Server {
     /// `--answer-version DATE`: answers every `initialize` with DATE (a date no revision
     /// defines, for the T2 defect).
     answer_version: Option<String>,
+    /// `--defect-2025-11-25 KIND`: the tool added to a 2025-11-25 connection's listing.
+    defect_2025_11_25: Option<String>,
     version: Option<String>,
+}
+
+/// The tool `--defect-2025-11-25 KIND` lists on a 2025-11-25 connection.
+fn tool_of_2025_11_25(kind: &str) -> Value {
+    // `items` as an array is draft-07's tuple form; 2020-12 wants a schema there.
+    let mut schema = json!({"type": "object",
+        "properties": {"pair": {"type": "array", "items": [{"type": "string"}]}}});
+    let name = match kind {
+        "name" => {
+            schema = json!({"type": "object"});
+            "bad name, here"
+        }
+        "draft-07" => {
+            schema["$schema"] = json!("http://json-schema.org/draft-07/schema#");
+            "legacy_pair"
+        }
+        _ => "legacy_pair",
+    };
+    json!({"name": name, "description": "A tool of the 2025-11-25 listing",
+           "annotations": {"readOnlyHint": true}, "inputSchema": schema})
 }
 
 /// The id of the toy's own ping to the client (`--ping-client`).
@@ -226,6 +251,11 @@ impl Server {
                         "description": "Schedules a task that persists",
                         "inputSchema": {"type": "object", "properties": {"when": {"type": "string"}},
                                         "required": ["when"], "additionalProperties": false}}));
+                }
+                if self.version.as_deref() == Some("2025-11-25")
+                    && let Some(kind) = &self.defect_2025_11_25
+                {
+                    tools.push(tool_of_2025_11_25(kind));
                 }
                 json!({ "tools": tools })
             }
@@ -475,6 +505,7 @@ fn main() {
             |list| list.split(',').map(str::to_owned).collect(),
         ),
         answer_version: value_of("--answer-version"),
+        defect_2025_11_25: value_of("--defect-2025-11-25"),
         hang_method: args
             .iter()
             .position(|a| a == "--hang-method")

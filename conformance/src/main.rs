@@ -290,7 +290,7 @@ async fn run_inner(
     let baseline = match &cli.common.baseline {
         Some(p) => {
             let b = Baseline::load(p)?;
-            b.check_known(p, |id| all.iter().any(|c| c.id == id))?;
+            b.check_known(p, |id| catalogue::revisions::known_id(&all, id))?;
             b
         }
         None => Baseline::default(),
@@ -460,8 +460,21 @@ async fn run_inner(
             graded_case
         })
         .collect();
-    // Family instances (`ID@FAMILY`) are cases too: a baseline may list them.
-    let ran_ids: Vec<String> = results.iter().map(|r| r.id.clone()).collect();
+    // Family instances (`ID@FAMILY`) are cases too: a baseline may list them; so are the
+    // revision instances (`ID@DATE`), whether this run selected them or not.
+    let ran_ids: Vec<String> = results
+        .iter()
+        .map(|r| r.id.clone())
+        .chain(
+            baseline
+                .ids
+                .iter()
+                .filter(|id| {
+                    revision::of_instance(id).is_some() && catalogue::revisions::known_id(&all, id)
+                })
+                .cloned(),
+        )
+        .collect();
     let ids: std::collections::BTreeSet<&str> = all
         .iter()
         .map(|c| c.id)

@@ -1,4 +1,5 @@
-//! The expected-failures baseline: plain text, one case id per line, `#` comments. Strict both
+//! The expected-failures baseline: plain text, one case id per line (an instance as `ID@DATE`
+//! or `ID@FAMILY`), `#` comments. Strict both
 //! ways: an unlisted failure fails, and a listed case that passes fails too (stale), so the
 //! baseline always says exactly what is known to be broken.
 
@@ -133,9 +134,17 @@ impl Baseline {
             if line.is_empty() {
                 continue;
             }
-            let valid = line
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '-' | '_' | '.'));
+            let slug = |part: &str| {
+                !part.is_empty()
+                    && part
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '-' | '_' | '.'))
+            };
+            // A case, or one instance of it: `ID@DATE` (a revision), `ID@FAMILY` (a tool family).
+            let valid = match line.split_once('@') {
+                Some((id, tail)) => slug(id) && slug(tail) && !tail.contains('/'),
+                None => slug(line),
+            };
             if !valid {
                 return Err(ParseError::NotAnId(i + 1, line.to_owned()));
             }
@@ -168,6 +177,25 @@ mod tests {
         let b = Baseline::parse("# known\n\njsonrpc/malformed/parse-error  # T4\n").unwrap();
         assert!(b.lists("jsonrpc/malformed/parse-error"));
         assert_eq!(b.ids.len(), 1);
+    }
+
+    #[test]
+    fn instances_of_a_revision_or_a_family_are_ids() {
+        let b = Baseline::parse(
+            "tools/call/wrong-typed-arguments@2025-11-25
+runs/x@cursor
+",
+        )
+        .unwrap();
+        assert!(b.lists("tools/call/wrong-typed-arguments@2025-11-25"));
+        assert!(b.lists("runs/x@cursor"));
+        for bad in ["a@", "@2025-11-25", "a@b@c", "a@b/c"] {
+            assert_eq!(
+                Baseline::parse(bad).unwrap_err(),
+                ParseError::NotAnId(1, bad.into()),
+                "{bad}"
+            );
+        }
     }
 
     #[test]

@@ -172,6 +172,15 @@ pub const APPLIES: &[(&str, Applies)] = &[
         "jsonrpc/batch/rejected-2024-11-05",
         Applies::Pinned(Revision::R2024_11_05),
     ),
+    // 2025-11-25's listing rules (SEP-986, SEP-1613), graded on a connection of it.
+    (
+        "tools/names/2025-11-25",
+        Applies::Pinned(Revision::R2025_11_25),
+    ),
+    (
+        "tools/schema/dialect/2025-11-25",
+        Applies::Pinned(Revision::R2025_11_25),
+    ),
     // SEP-1303: from 2025-11-25 an input-validation failure is an isError result.
     (
         "tools/call/wrong-typed-arguments",

@@ -26,5 +26,6 @@ mod mutants;
 mod real_http_servers;
 mod real_servers;
 mod reports;
+mod rev_2025_11_25;
 mod revisions;
 mod support;

@@ -153,6 +153,10 @@ const PLAIN: &[(&str, &str, &str)] = &[
     // and their structuredContent conforms; the Python server's tools carry no readOnlyHint, so
     // nothing of it is called.
     ("tools/result/output-schema", "pass", "skip"),
+    // MCP 2025-11-25 server/tools, on a 2025-11-25 connection (both support it): their tool
+    // names (SEP-986) and schemas in their dialect, 2020-12 by default (SEP-1613).
+    ("tools/names/2025-11-25", "pass", "pass"),
+    ("tools/schema/dialect/2025-11-25", "pass", "pass"),
     ("resources/list/shape", "pass", "pass"),
     ("resources/read/listed", "pass", "pass"),
     ("resources/read/unknown", "pass", "pass"),

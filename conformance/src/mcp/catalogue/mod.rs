@@ -12,6 +12,7 @@ pub mod meta_continuation;
 pub mod meta_risk;
 pub mod meta_work;
 pub mod resources;
+pub mod rev_2025_11_25;
 pub mod revisions;
 pub mod run_session;
 pub mod runs;
@@ -52,6 +53,7 @@ pub fn all() -> Vec<Case> {
         jsonrpc::CASES,
         liveness::CASES,
         tools::CASES,
+        rev_2025_11_25::CASES,
         resources::CASES,
         cancellation::CASES,
         meta_risk::CASES,

@@ -105,6 +105,24 @@ pub fn expand(cases: Vec<Case>, graded: &Graded, globs: &[String]) -> Vec<Case> 
     out
 }
 
+/// Whether a baseline may list `id`: a case of `all`, an instance `ID@DATE` of a revision its
+/// rule changed in, or `ID@FAMILY` of a case (the families are known only once the server
+/// lists its tools, so any tail that names no revision).
+#[must_use]
+pub fn known_id(all: &[Case], id: &str) -> bool {
+    let is_case = |id: &str| all.iter().any(|c| c.id == id);
+    match id.split_once('@') {
+        None => is_case(id),
+        Some((base, tail)) => {
+            is_case(base)
+                && match Revision::parse(tail) {
+                    Some(r) => matches!(applies(base), Applies::Also(rs) if rs.contains(&r)),
+                    None => true,
+                }
+        }
+    }
+}
+
 /// Case `case`'s instance for revision `r`.
 fn instance(case: Case, r: Revision, supported: bool) -> Case {
     // Instances live for the whole run; there are a handful.
