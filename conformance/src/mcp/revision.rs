@@ -177,6 +177,31 @@ pub const APPLIES: &[(&str, Applies)] = &[
         "tools/call/wrong-typed-arguments",
         Applies::Also(&[Revision::R2025_11_25]),
     ),
+    // The stateless era's own rules (catalogue/rev_2026_07_28.rs).
+    (
+        "lifecycle/2026-07-28/discover",
+        Applies::Pinned(Revision::R2026_07_28),
+    ),
+    (
+        "lifecycle/2026-07-28/envelope",
+        Applies::Pinned(Revision::R2026_07_28),
+    ),
+    (
+        "lifecycle/2026-07-28/envelope-missing",
+        Applies::Pinned(Revision::R2026_07_28),
+    ),
+    (
+        "lifecycle/2026-07-28/initialize-refused",
+        Applies::Pinned(Revision::R2026_07_28),
+    ),
+    (
+        "lifecycle/2026-07-28/legacy-refuses-envelope",
+        Applies::Pinned(Revision::R2026_07_28),
+    ),
+    (
+        "lifecycle/2026-07-28/stateless",
+        Applies::Pinned(Revision::R2026_07_28),
+    ),
     // SEP-2164: from 2026-07-28 a missing resource is -32602 only.
     (
         "resources/read/unknown",
