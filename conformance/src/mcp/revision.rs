@@ -313,7 +313,7 @@ impl Graded {
         negotiated: Option<Revision>,
     ) -> Self {
         let base = negotiated
-            .filter(|r| chosen.contains(r))
+            .filter(|r| chosen.contains(r) && r.era() == Era::Handshake)
             .or_else(|| {
                 chosen
                     .iter()
@@ -336,11 +336,25 @@ impl Graded {
         }
     }
 
+    /// Whether the server supports the stateless era and no handshake revision.
+    #[must_use]
+    pub fn modern_only(&self) -> bool {
+        modern_only(&self.supported)
+    }
+
     /// Whether cases of `r` are run at all (chosen).
     #[must_use]
     pub fn chosen(&self, r: Revision) -> bool {
         self.chosen.contains(&r)
     }
+}
+
+/// Whether `supported` holds the stateless era and no handshake revision: a server of
+/// 2026-07-28 alone, which refuses `initialize`.
+#[must_use]
+pub fn modern_only(supported: &[Revision]) -> bool {
+    supported.contains(&Revision::R2026_07_28)
+        && !supported.iter().any(|r| r.era() == Era::Handshake)
 }
 
 /// Parses `--revision` dates; `Err` names the unknown one.
@@ -415,6 +429,9 @@ mod tests {
         assert!(!g.once);
         let g = Graded::new(vec![R2026_07_28], Revision::ALL.to_vec(), Some(R2025_06_18));
         assert!(!g.once);
+        // A server of the stateless era alone: nothing is graded once.
+        let g = Graded::new(Revision::ALL.to_vec(), vec![R2026_07_28], Some(R2026_07_28));
+        assert!(!g.once && g.modern_only());
         // No known revision negotiated: graded as the default offer opened, as before.
         let g = Graded::new(Revision::ALL.to_vec(), Vec::new(), None);
         assert!(g.once && g.base == R2025_06_18);

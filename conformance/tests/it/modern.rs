@@ -1,6 +1,7 @@
 //! The stateless era's cases (MCP 2026-07-28) end to end: a clean server of both eras passes
-//! each, a server with one defect fails exactly that defect's case, and the reference adapter
-//! (handshake revisions only) says `skip: revision not supported` for each.
+//! each, a server with one defect fails exactly that defect's case, the reference adapter
+//! (handshake revisions only) says `skip: revision not supported` for each, and a server of the
+//! stateless era alone is graded, its handshake-era cases skipped, instead of "would not start".
 
 use crate::support::{case, describe, example, run_json};
 
@@ -81,6 +82,37 @@ fn the_reference_adapter_skips_the_stateless_cases() {
     let (out, report) = run_json(&["--case", "lifecycle/2026-07-28/*"], &[]);
     let report = report.unwrap_or_else(|| panic!("no report: {}", describe(&out)));
     for id in CASES {
+        let c = case(&report, id);
+        assert_eq!(c["outcome"], "skip", "{c}");
+        assert_eq!(c["reason"], "revision not supported", "{c}");
+    }
+}
+
+#[test]
+fn a_server_of_the_stateless_era_alone_is_graded_not_refused() {
+    // It refuses initialize with -32022 even as a connection's first request: discovery falls
+    // back to server/discover in the envelope instead of "would not start" (exit 2).
+    let toy = modern_toy();
+    let (out, report) = run_json(&[], &[toy.as_str(), "--only-modern"]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let report = report.unwrap_or_else(|| panic!("no report: {}", describe(&out)));
+    for id in CASES {
+        let c = case(&report, id);
+        if id == "lifecycle/2026-07-28/legacy-refuses-envelope" {
+            assert_eq!(c["reason"], "no handshake revision supported", "{c}");
+        } else {
+            assert_eq!(c["outcome"], "pass", "{c}");
+        }
+    }
+    assert_eq!(
+        case(&report, "lifecycle/initialize/revisions")["outcome"],
+        "pass"
+    );
+    for id in [
+        "tools/list/shape",
+        "lifecycle/initialize/version/2025-06-18",
+        "resources/read/unknown",
+    ] {
         let c = case(&report, id);
         assert_eq!(c["outcome"], "skip", "{c}");
         assert_eq!(c["reason"], "revision not supported", "{c}");
