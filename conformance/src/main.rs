@@ -371,9 +371,15 @@ async fn run_inner(
         &watch,
         revision_probe::Offer {
             offered: Revision::DEFAULT,
-            answered: revision_probe::Answer::Date(
-                discovery.protocol_version.clone().unwrap_or_default(),
-            ),
+            // A server of the stateless era alone refused the discovery session's initialize.
+            answered: if negotiated == Some(Revision::R2026_07_28) {
+                revision_probe::Answer::Refused(format!(
+                    "error {}",
+                    mcp_conformance::mcp::discovery::UNSUPPORTED_PROTOCOL_VERSION
+                ))
+            } else {
+                revision_probe::Answer::Date(discovery.protocol_version.clone().unwrap_or_default())
+            },
         },
     )
     .await;

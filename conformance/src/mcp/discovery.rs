@@ -18,6 +18,9 @@ use crate::mcp::watch::{Observer, Watch};
 /// The protocol version the runner proposes by default: the newest date the contract lists (T2),
 /// which the TypeScript and Python SDKs also support.
 pub const DEFAULT_VERSION: &str = "2025-06-18";
+/// The error of `initialize` from a server of the stateless era alone (Python SDK 2.3.0:
+/// UNSUPPORTED_PROTOCOL_VERSION).
+pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 /// Pages of a paginated listing the runner follows before calling it endless.
 pub const MAX_PAGES: usize = 100;
 
@@ -138,6 +141,9 @@ impl Discovery {
             }
         };
         let startup = spawned.elapsed();
+        if error_code(&init) == Some(UNSUPPORTED_PROTOCOL_VERSION) {
+            return Self::stateless(client, transcript, startup).await;
+        }
         let result = match init.get("result") {
             Some(r) if r.is_object() => r.clone(),
             _ => {
@@ -201,6 +207,39 @@ impl Discovery {
             },
             client,
         ))
+    }
+
+    /// A server that refused `initialize` with `-32022` (a server of the stateless era
+    /// alone, as the Python SDK 2.3.0 names it: UNSUPPORTED_PROTOCOL_VERSION) is discovered by
+    /// `server/discover` in the 2026-07-28 envelope on the same connection: its result stands
+    /// for `initialize`'s, and the negotiated revision is 2026-07-28. The listings are not
+    /// read (the handshake-era cases that read them say `skip: revision not supported`).
+    async fn stateless(
+        mut client: Client,
+        transcript: Transcript,
+        startup: Duration,
+    ) -> Result<(Self, Client), DiscoveryError> {
+        let modern = crate::mcp::revision::Revision::R2026_07_28;
+        let answer = client
+            .request(
+                "server/discover",
+                Some(crate::mcp::revision::envelope(json!({}), modern)),
+            )
+            .await?;
+        let result = match answer.get("result") {
+            Some(r) if r.is_object() => r.clone(),
+            _ => {
+                return Err(DiscoveryError::Initialize(format!(
+                    "initialize refused with -32022 and server/discover in the 2026-07-28 \
+                     envelope answered {}",
+                    crate::core::checks::show(&answer)
+                )));
+            }
+        };
+        let mut discovery = Self::incomplete(result, None, None, &client, &transcript);
+        discovery.protocol_version = Some(modern.date().to_owned());
+        discovery.startup = startup;
+        Ok((discovery, client))
     }
 
     /// What discovery holds when it stopped early (`init` Null when `initialize` itself was

@@ -186,6 +186,31 @@ pub const APPLIES: &[(&str, Applies)] = &[
         "tools/call/wrong-typed-arguments",
         Applies::Also(&[Revision::R2025_11_25]),
     ),
+    // The stateless era's own rules (catalogue/rev_2026_07_28.rs).
+    (
+        "lifecycle/2026-07-28/discover",
+        Applies::Pinned(Revision::R2026_07_28),
+    ),
+    (
+        "lifecycle/2026-07-28/envelope",
+        Applies::Pinned(Revision::R2026_07_28),
+    ),
+    (
+        "lifecycle/2026-07-28/envelope-missing",
+        Applies::Pinned(Revision::R2026_07_28),
+    ),
+    (
+        "lifecycle/2026-07-28/initialize-refused",
+        Applies::Pinned(Revision::R2026_07_28),
+    ),
+    (
+        "lifecycle/2026-07-28/legacy-refuses-envelope",
+        Applies::Pinned(Revision::R2026_07_28),
+    ),
+    (
+        "lifecycle/2026-07-28/stateless",
+        Applies::Pinned(Revision::R2026_07_28),
+    ),
     // SEP-2164: from 2026-07-28 a missing resource is -32602 only.
     (
         "resources/read/unknown",
@@ -297,7 +322,7 @@ impl Graded {
         negotiated: Option<Revision>,
     ) -> Self {
         let base = negotiated
-            .filter(|r| chosen.contains(r))
+            .filter(|r| chosen.contains(r) && r.era() == Era::Handshake)
             .or_else(|| {
                 chosen
                     .iter()
@@ -320,11 +345,25 @@ impl Graded {
         }
     }
 
+    /// Whether the server supports the stateless era and no handshake revision.
+    #[must_use]
+    pub fn modern_only(&self) -> bool {
+        modern_only(&self.supported)
+    }
+
     /// Whether cases of `r` are run at all (chosen).
     #[must_use]
     pub fn chosen(&self, r: Revision) -> bool {
         self.chosen.contains(&r)
     }
+}
+
+/// Whether `supported` holds the stateless era and no handshake revision: a server of
+/// 2026-07-28 alone, which refuses `initialize`.
+#[must_use]
+pub fn modern_only(supported: &[Revision]) -> bool {
+    supported.contains(&Revision::R2026_07_28)
+        && !supported.iter().any(|r| r.era() == Era::Handshake)
 }
 
 /// Parses `--revision` dates; `Err` names the unknown one.
@@ -399,6 +438,9 @@ mod tests {
         assert!(!g.once);
         let g = Graded::new(vec![R2026_07_28], Revision::ALL.to_vec(), Some(R2025_06_18));
         assert!(!g.once);
+        // A server of the stateless era alone: nothing is graded once.
+        let g = Graded::new(Revision::ALL.to_vec(), vec![R2026_07_28], Some(R2026_07_28));
+        assert!(!g.once && g.modern_only());
         // No known revision negotiated: graded as the default offer opened, as before.
         let g = Graded::new(Revision::ALL.to_vec(), Vec::new(), None);
         assert!(g.once && g.base == R2025_06_18);

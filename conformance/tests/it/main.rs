@@ -20,6 +20,7 @@ mod golden;
 mod http;
 mod levels;
 mod load;
+mod modern;
 mod mutant_suite_acp;
 mod mutant_suite_mcp;
 mod mutants;

@@ -145,11 +145,11 @@ fn list_shows_the_cases_per_revision() {
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("resources/read/unknown@2026-07-28"));
+    assert!(text.contains("lifecycle/2026-07-28/discover"));
     assert!(!text.contains("tools/list/shape"), "{text}");
     assert!(
         text.lines()
-            .filter(|l| !l.contains("resources/read/unknown@2026-07-28"))
-            .all(|l| l.contains(" every ")),
+            .all(|l| l.contains(" every ") || l.contains(" 2026-07-28 ")),
         "{text}"
     );
 }

@@ -13,6 +13,7 @@ pub mod meta_risk;
 pub mod meta_work;
 pub mod resources;
 pub mod rev_2025_11_25;
+pub mod rev_2026_07_28;
 pub mod revisions;
 pub mod run_session;
 pub mod runs;
@@ -50,6 +51,7 @@ pub fn all() -> Vec<Case> {
     [
         lifecycle::CASES,
         revisions::CASES,
+        rev_2026_07_28::CASES,
         jsonrpc::CASES,
         liveness::CASES,
         tools::CASES,

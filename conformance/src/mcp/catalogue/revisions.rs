@@ -10,7 +10,7 @@ use crate::core::select::glob_match;
 use crate::mcp::ctx::Ctx;
 use crate::mcp::gate::Case;
 use crate::mcp::profile::Levels;
-use crate::mcp::revision::{Applies, Graded, Revision, applies};
+use crate::mcp::revision::{Applies, Era, Graded, Revision, applies};
 
 /// The id of the case that grades the revisions found (its transcript shows the probes).
 pub const SUPPORT_CASE: &str = "lifecycle/initialize/revisions";
@@ -74,20 +74,33 @@ pub fn expand(cases: Vec<Case>, graded: &Graded, globs: &[String]) -> Vec<Case> 
             out.push(case);
             continue;
         }
+        // A server of the stateless era alone: each handshake-era case a handshake revision
+        // would grade says `skip: revision not supported`.
+        let handshake_chosen = graded.chosen.iter().any(|r| r.era() == Era::Handshake);
+        let unsupported = |case: Case| Case {
+            check: |_| Box::pin(async { Err(Check::skip(NOT_SUPPORTED)) }),
+            ..case
+        };
         match applies(case.id) {
             Applies::Pinned(r) => {
-                if graded.chosen(r) {
+                if graded.chosen(r) && graded.modern_only() && r.era() == Era::Handshake {
+                    out.push(unsupported(case));
+                } else if graded.chosen(r) {
                     out.push(case);
                 }
             }
             Applies::Once => {
                 if graded.once {
                     out.push(case);
+                } else if graded.modern_only() && handshake_chosen {
+                    out.push(unsupported(case));
                 }
             }
             Applies::Also(revisions) => {
                 if graded.once && wanted(case.id, case.id) {
                     out.push(case);
+                } else if graded.modern_only() && handshake_chosen && wanted(case.id, case.id) {
+                    out.push(unsupported(case));
                 }
                 for &r in revisions {
                     // The case itself is graded on the base revision: no instance of it twice.
