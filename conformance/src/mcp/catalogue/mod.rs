@@ -8,9 +8,11 @@ pub mod gateway;
 pub mod jsonrpc;
 pub mod lifecycle;
 pub mod liveness;
+pub mod logging;
 pub mod meta_continuation;
 pub mod meta_risk;
 pub mod meta_work;
+pub mod prompts;
 pub mod resources;
 pub mod rev_2025_11_25;
 pub mod rev_2026_07_28;
@@ -57,6 +59,8 @@ pub fn all() -> Vec<Case> {
         tools::CASES,
         rev_2025_11_25::CASES,
         resources::CASES,
+        prompts::CASES,
+        logging::CASES,
         cancellation::CASES,
         meta_risk::CASES,
         meta_work::CASES,
