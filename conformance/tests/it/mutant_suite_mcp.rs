@@ -228,8 +228,7 @@ mcp_mutant!(
     [fail("lifecycle/stdout/protocol-only")]
 );
 mcp_mutant!(
-    #[ignore = "gate gap: no connection of the gate carries 8 requests, so a text line after \
-                the 8th request of a connection is never seen"]
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
     a_text_line_after_the_eighth_request_fails_protocol_only,
     "noise-after-eighth",
     [fail("lifecycle/stdout/protocol-only")]

@@ -9,6 +9,7 @@ pub mod jsonrpc;
 pub mod lifecycle;
 pub mod liveness;
 pub mod logging;
+pub mod long_connection;
 pub mod meta_continuation;
 pub mod meta_risk;
 pub mod meta_work;
@@ -55,6 +56,7 @@ pub fn all() -> Vec<Case> {
         revisions::CASES,
         rev_2026_07_28::CASES,
         jsonrpc::CASES,
+        long_connection::CASES,
         liveness::CASES,
         tools::CASES,
         rev_2025_11_25::CASES,
