@@ -53,11 +53,14 @@ pub enum Rule {
     /// successful call) cannot be told. `tools/result/shape` grades the `isError`; the
     /// output-schema case is blocked by it (one defect, one verdict).
     OutputSchemaUnknown,
+    /// MCP server/utilities/logging: a `notifications/message` has a `level` among the eight
+    /// RFC 5424 severities the specification lists, and `data`.
+    LogMessage,
 }
 
 impl Rule {
     /// Every rule.
-    pub const ALL: [Rule; 9] = [
+    pub const ALL: [Rule; 10] = [
         Rule::Stdout,
         Rule::IdEcho,
         Rule::NotificationAnswered,
@@ -67,6 +70,7 @@ impl Rule {
         Rule::OutputSchema,
         Rule::OutputSchemaAbsent,
         Rule::OutputSchemaUnknown,
+        Rule::LogMessage,
     ];
 
     /// The case that grades this rule.
@@ -82,6 +86,7 @@ impl Rule {
             Rule::OutputSchema | Rule::OutputSchemaAbsent | Rule::OutputSchemaUnknown => {
                 "tools/result/output-schema"
             }
+            Rule::LogMessage => "logging/message-shape",
         }
     }
 
@@ -116,7 +121,8 @@ impl Rule {
             | Rule::Mirror
             | Rule::OutputSchema
             | Rule::OutputSchemaAbsent
-            | Rule::OutputSchemaUnknown => true,
+            | Rule::OutputSchemaUnknown
+            | Rule::LogMessage => true,
         }
     }
 }
@@ -306,6 +312,11 @@ impl As<'_> {
 impl Observer {
     fn response(&self, line: u64, m: &Value, at: &As<'_>) -> Seen {
         if m.get("method").is_some() {
+            if m.get("method").and_then(Value::as_str) == Some("notifications/message")
+                && m.get("id").is_none()
+            {
+                self.log_message(line, m, at);
+            }
             return Seen::Fresh;
         }
         let Some(id) = m.get("id") else {
@@ -390,7 +401,50 @@ impl Observer {
     }
 }
 
+/// The severities of MCP server/utilities/logging ("the standard syslog severity levels
+/// specified in RFC 5424"), as the schema's `LoggingLevel` spells them.
+pub const LOG_LEVELS: [&str; 8] = [
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+];
+
 impl Observer {
+    /// MCP server/utilities/logging: `notifications/message` params are `{level: LoggingLevel,
+    /// logger?: string, data}`.
+    fn log_message(&self, line: u64, m: &Value, at: &As<'_>) {
+        self.looked(Rule::LogMessage);
+        let params = m.get("params");
+        let level = params.and_then(|p| p.get("level"));
+        let problem = if !level
+            .and_then(Value::as_str)
+            .is_some_and(|l| LOG_LEVELS.contains(&l))
+        {
+            Some(format!(
+                "a level that is not one of {}",
+                LOG_LEVELS.join(", ")
+            ))
+        } else if params.and_then(|p| p.get("data")).is_none() {
+            Some("no data".to_owned())
+        } else if params
+            .and_then(|p| p.get("logger"))
+            .is_some_and(|l| !l.is_string())
+        {
+            Some("a logger that is not a string".to_owned())
+        } else {
+            None
+        };
+        if let Some(problem) = problem {
+            let shown = at.shown(m).0;
+            self.offend(Rule::LogMessage, line, format!("{problem}: {shown}"));
+        }
+    }
+
     /// MCP server/tools, output schema: "servers MUST provide structured results that conform to
     /// this schema". A failed call (`isError: true`) is not held to it.
     fn output_schema(

@@ -113,6 +113,7 @@ fn all_but_discovery_graders(notified: bool) -> BTreeSet<String> {
             "tools/result/shape",
             "tools/result/error-split",
             "tools/result/output-schema",
+            "logging/message-shape",
         ]))
         .chain((!notified).then(|| "jsonrpc/unknown-notification".to_owned()))
         .filter(|id| id != "jsonrpc/response-ids")

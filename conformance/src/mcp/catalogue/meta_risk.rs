@@ -40,6 +40,10 @@ fn name(t: &Value) -> &str {
 }
 
 fn tools(ctx: &Ctx) -> Result<&[Value], Check> {
+    if ctx.discovery.tools.is_none() {
+        // No tools capability, or no capabilities at all (then blocked by the result's shape).
+        super::support::declared(ctx, "tools")?;
+    }
     let t = ctx.discovery.tools();
     if t.is_empty() {
         return Err(Check::skip("the server lists no tools"));

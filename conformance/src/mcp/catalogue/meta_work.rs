@@ -54,6 +54,10 @@ pub const CASES: &[Case] = &[
 ];
 
 fn tools(ctx: &Ctx) -> Result<&[Value], Check> {
+    if ctx.discovery.tools.is_none() {
+        // No tools capability, or no capabilities at all (then blocked by the result's shape).
+        super::support::declared(ctx, "tools")?;
+    }
     let t = ctx.discovery.tools();
     if t.is_empty() {
         return Err(Check::skip("the server lists no tools"));
@@ -78,6 +82,9 @@ async fn declared(ctx: Ctx) -> CheckResult {
 
 async fn resource_listed(ctx: Ctx) -> CheckResult {
     let Some(l) = &ctx.discovery.resources else {
+        if let Err(blocked @ Check::Blocked { .. }) = super::support::declared(&ctx, "resources") {
+            return Err(blocked);
+        }
         return Err(Check::fail(
             format!("a resources capability listing {WORK_URI}"),
             "no resources capability",
@@ -142,6 +149,9 @@ fn unreadable(answer: &Value) -> Check {
 
 async fn snapshot_shape(ctx: Ctx) -> CheckResult {
     if ctx.profile != Profile::Provider && ctx.discovery.resources.is_none() {
+        if let Err(blocked @ Check::Blocked { .. }) = super::support::declared(&ctx, "resources") {
+            return Err(blocked);
+        }
         // No resources at all: META-WORK-2's defect (the work URI is not listed).
         return Err(Check::blocked(
             "meta-work/resource-listed",

@@ -8,9 +8,12 @@ pub mod gateway;
 pub mod jsonrpc;
 pub mod lifecycle;
 pub mod liveness;
+pub mod logging;
+pub mod long_connection;
 pub mod meta_continuation;
 pub mod meta_risk;
 pub mod meta_work;
+pub mod prompts;
 pub mod resources;
 pub mod rev_2025_11_25;
 pub mod rev_2026_07_28;
@@ -53,10 +56,13 @@ pub fn all() -> Vec<Case> {
         revisions::CASES,
         rev_2026_07_28::CASES,
         jsonrpc::CASES,
+        long_connection::CASES,
         liveness::CASES,
         tools::CASES,
         rev_2025_11_25::CASES,
         resources::CASES,
+        prompts::CASES,
+        logging::CASES,
         cancellation::CASES,
         meta_risk::CASES,
         meta_work::CASES,

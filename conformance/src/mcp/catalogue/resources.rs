@@ -23,10 +23,12 @@ pub const CASES: &[Case] = &[
 ];
 
 fn listing(ctx: &Ctx) -> Result<&crate::mcp::discovery::Listing, Check> {
-    ctx.discovery
-        .resources
-        .as_ref()
-        .ok_or_else(|| Check::skip("the server declares no resources capability"))
+    match ctx.discovery.resources.as_ref() {
+        Some(l) => Ok(l),
+        None => Err(super::support::declared(ctx, "resources")
+            .err()
+            .unwrap_or_else(|| Check::skip("the server declares no resources capability"))),
+    }
 }
 
 async fn list_shape(ctx: Ctx) -> CheckResult {

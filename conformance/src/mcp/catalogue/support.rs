@@ -83,6 +83,26 @@ pub fn well_formed(answer: &Value, what: &str) -> Result<(), Check> {
     }
 }
 
+/// Whether the server declared capability `name` in its initialize result (MCP basic/lifecycle,
+/// capability negotiation). A capability not declared skips the case (it does not apply); a
+/// result without a `capabilities` object (a MUST field) blocks it on
+/// `lifecycle/initialize/result-shape`, which grades that defect once.
+pub fn declared(ctx: &crate::mcp::ctx::Ctx, name: &str) -> Result<(), Check> {
+    match ctx.discovery.init.get("capabilities") {
+        Some(Value::Object(caps)) if caps.contains_key(name) => Ok(()),
+        Some(Value::Object(_)) => Err(Check::skip(format!(
+            "the server declares no {name} capability"
+        ))),
+        _ => Err(Check::blocked(
+            "lifecycle/initialize/result-shape",
+            Check::skip(format!(
+                "the initialize result has no capabilities object: whether the server has \
+                 {name} cannot be told"
+            )),
+        )),
+    }
+}
+
 /// Grades one cross-cutting rule from what every case's exchanges showed: the first offence
 /// fails (with the case and the line), no exchange to look at skips with `nothing`.
 pub fn grade_rule(

@@ -62,10 +62,12 @@ pub const CASES: &[Case] = &[
 ];
 
 fn listing(ctx: &Ctx) -> Result<&crate::mcp::discovery::Listing, Check> {
-    ctx.discovery
-        .tools
-        .as_ref()
-        .ok_or_else(|| Check::skip("the server declares no tools capability"))
+    match ctx.discovery.tools.as_ref() {
+        Some(l) => Ok(l),
+        None => Err(super::support::declared(ctx, "tools")
+            .err()
+            .unwrap_or_else(|| Check::skip("the server declares no tools capability"))),
+    }
 }
 
 async fn list_shape(ctx: Ctx) -> CheckResult {
@@ -474,7 +476,23 @@ async fn result_shape(ctx: Ctx) -> CheckResult {
         "no tools/call was answered with a result (in plain and gateway, only tools annotated \
          readOnlyHint are called, see --allow-tool-calls)",
     );
-    verdict.map_err(|c| withheld(&ctx, c, |_| true))
+    verdict
+        .map_err(|c| withheld(&ctx, c, |_| true))
+        .or_else(|c| undeclared(&ctx, c))
+}
+
+/// A cross-cutting tools rule with nothing to look at on a server that has no tools listing:
+/// blocked like the listing's cases when the initialize result has no capabilities.
+fn undeclared(ctx: &Ctx, c: Check) -> CheckResult {
+    match c {
+        Check::Skip(_) if ctx.discovery.tools.is_none() => {
+            match super::support::declared(ctx, "tools") {
+                Err(blocked @ Check::Blocked { .. }) => Err(blocked),
+                _ => Err(c),
+            }
+        }
+        other => Err(other),
+    }
 }
 
 async fn structured_mirror(ctx: Ctx) -> CheckResult {
@@ -572,7 +590,7 @@ async fn output_schema(ctx: Ctx) -> CheckResult {
             .result(crate::mcp::watch::Rule::OutputSchemaAbsent)
             .0,
     ) {
-        (Err(Check::Fail { .. }), _) | (_, None) => verdict,
+        (Err(Check::Fail { .. }), _) | (_, None) => verdict.or_else(|c| undeclared(&ctx, c)),
         (_, Some(f)) => Err(Check::blocked(
             crate::mcp::watch::Rule::Mirror.case_id(),
             Check::fail(
