@@ -182,7 +182,7 @@ pub enum Body {
     },
     /// Another content type (or none): its first bytes.
     Other {
-        /// The first [`MAX_OTHER_BODY`] bytes.
+        /// The first `MAX_OTHER_BODY` bytes.
         head: Vec<u8>,
         /// All the bytes read.
         len: usize,
