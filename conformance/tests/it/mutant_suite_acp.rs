@@ -300,11 +300,10 @@ acp_mutant!(
         blocked("cancel/pending-permission", "prompt/stop-reason"),
     ]
 );
-// JSON-RPC 2.0 §5: one response per request; no ACP case tracks a second one (the id it
-// would have is the MCP gate's).
+// JSON-RPC 2.0 §5: one response per request; the id rule (`jsonrpc/response-ids`) books
+// every answer of every exchange and fails on the second.
 acp_mutant!(
-    #[ignore = "gate gap: a prompt answered twice goes unnoticed (no rule tracks duplicate \
-                answers in the ACP gate)"]
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
     a_prompt_answered_twice_fails_the_id_rule,
     "prompt-answered-twice",
     [fail("jsonrpc/response-ids")]
