@@ -213,6 +213,7 @@ acp_mutant!(
     ]
 );
 acp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
     a_newer_proposal_echoed_fails_version_newer,
     "version-echo",
     [fail("initialize/version-newer")]
@@ -332,6 +333,7 @@ acp_mutant!(
     [fail("prompt/update-shape")]
 );
 acp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
     a_tool_call_kind_outside_the_enum_fails_tool_call_shape,
     "tool-call-bad-kind",
     [fail("prompt/tool-call-shape")]
@@ -377,6 +379,7 @@ acp_mutant!(
 
 // Client capabilities (schema ClientCapabilities, ReadTextFileRequest).
 acp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
     fs_requests_without_fs_advertised_fail_unadvertised_fs_terminal,
     "fs-unadvertised",
     [fail("capabilities/unadvertised-fs-terminal")]
