@@ -196,7 +196,23 @@ pub fn answer_of(msg: &Value, revision: Revision) -> Answer {
                     .unwrap_or_default()
                     .to_owned(),
             ),
-            Era::Stateless => Answer::Date(revision.date().to_owned()),
+            // A discover result speaks for the stateless era only when it names the date:
+            // `supportedVersions` is the list of what the server speaks.
+            Era::Stateless => {
+                let names = r
+                    .get("supportedVersions")
+                    .and_then(Value::as_array)
+                    .is_some_and(|v| v.iter().any(|d| d.as_str() == Some(revision.date())));
+                if names {
+                    Answer::Date(revision.date().to_owned())
+                } else {
+                    Answer::Refused(format!(
+                        "a server/discover result whose supportedVersions does not name {}: {}",
+                        revision.date(),
+                        crate::core::checks::show(msg)
+                    ))
+                }
+            }
         },
         _ => Answer::Refused(match error_code(msg) {
             Some(code) => format!("error {code}"),
@@ -248,5 +264,13 @@ mod tests {
             Revision::R2026_07_28,
         );
         assert_eq!(refused, Answer::Refused("error -32601".into()));
+        let other = answer_of(
+            &json!({"jsonrpc": "2.0", "id": 1, "result": {"supportedVersions": ["2025-06-18"]}}),
+            Revision::R2026_07_28,
+        );
+        assert!(
+            !offer(Revision::R2026_07_28, other).supported(),
+            "a discover result that does not name 2026-07-28 is not that era"
+        );
     }
 }

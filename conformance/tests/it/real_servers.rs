@@ -130,6 +130,7 @@ const PLAIN: &[(&str, &str, &str)] = &[
     // the Python server buffers it (~190 MiB and more) and answers the ping inside it.
     ("jsonrpc/oversized/answered", "info", "info"),
     ("jsonrpc/oversized/memory-bounded", "info", "info"),
+    ("jsonrpc/long-connection", "pass", "pass"),
     // T4's liveness after bad input is the kit's rule too: info under plain (TypeScript: was
     // warn; it exits on the 64 MiB line).
     ("liveness/after-malformed", "pass", "pass"),
@@ -179,6 +180,11 @@ const PLAIN: &[(&str, &str, &str)] = &[
     // supported); the Python SDK 2.3.0 server answers it, and answers the enveloped read, sent
     // with no initialize, -32602 as SEP-2164 asks.
     ("resources/read/unknown@2026-07-28", "skip", "pass"),
+    // server-everything lists prompts; the Python server declares the capability and lists none.
+    ("prompts/list/shape", "pass", "pass"),
+    ("prompts/get/shape", "pass", "skip"),
+    // Neither logs without being asked to.
+    ("logging/message-shape", "skip", "skip"),
     ("cancellation/unknown-request", "pass", "pass"),
     // No request of these servers is known to stay in flight.
     ("cancellation/in-flight/no-response", "skip", "skip"),
