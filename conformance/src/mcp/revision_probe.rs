@@ -196,13 +196,14 @@ pub fn answer_of(msg: &Value, revision: Revision) -> Answer {
                     .unwrap_or_default()
                     .to_owned(),
             ),
-            // A discover result speaks for the stateless era only when it names the date:
-            // `supportedVersions` is the list of what the server speaks.
+            // A discover result speaks for the stateless era unless its `supportedVersions`
+            // (the list of what the server speaks) leaves the date out; a result without the
+            // list is still the era's, and `lifecycle/2026-07-28/discover` grades its shape.
             Era::Stateless => {
                 let names = r
                     .get("supportedVersions")
                     .and_then(Value::as_array)
-                    .is_some_and(|v| v.iter().any(|d| d.as_str() == Some(revision.date())));
+                    .is_none_or(|v| v.iter().any(|d| d.as_str() == Some(revision.date())));
                 if names {
                     Answer::Date(revision.date().to_owned())
                 } else {
