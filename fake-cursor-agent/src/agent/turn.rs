@@ -104,6 +104,7 @@ impl<'a> Turn<'a> {
                 let until = Instant::now() + Duration::from_millis(*ms);
                 self.wait(Some(until), None)?;
             }
+            Step::AwaitAnswers(n) => self.await_answers(*n)?,
             Step::Hang => process::hang(),
             Step::Exit(code) => process::exit(*code),
             Step::Signal(sig) => process::die_by(*sig),
@@ -210,6 +211,24 @@ impl<'a> Turn<'a> {
                 }
             }
         }
+    }
+
+    /// Serves client messages until `n` answers to the agent's requests have come, whatever their
+    /// ids. At end of input the wait never ends, as a wait for one answer.
+    fn await_answers(&mut self, n: u64) -> Result<(), Stop> {
+        let mut got = 0;
+        while got < n {
+            match self.agent.next(None) {
+                Next::Timeout => {}
+                Next::Eof => process::hang(),
+                Next::Msg(msg) => {
+                    if self.serve(msg)?.is_some() {
+                        got += 1;
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Serves whatever the client has already sent, without waiting.

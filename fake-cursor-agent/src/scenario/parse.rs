@@ -145,6 +145,10 @@ fn step(v: &Value) -> Result<Step, String> {
         only(&["sleep_ms"])?;
         return Ok(Step::SleepMs(u64_of(ms, "sleep_ms")?));
     }
+    if let Some(n) = obj.get("await_answers") {
+        only(&["await_answers"])?;
+        return Ok(Step::AwaitAnswers(u64_of(n, "await_answers")?));
+    }
     if obj.contains_key("hang") {
         only(&["hang"])?;
         return Ok(Step::Hang);
