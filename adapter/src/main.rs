@@ -67,6 +67,14 @@ fn main() -> ExitCode {
         return supervisor::main(&args[2..]);
     }
     let cli = Cli::parse();
+    // Before any thread: the CLI a `cli-tree` subcommand runs dies with the adapter, even by
+    // SIGKILL (C-SUP-5).
+    if matches!(cli.command, Some(Command::CliTree { .. }))
+        && let Err(e) = cmk_native::drift::contain()
+    {
+        eprintln!("claude-mcp-adapter cli-tree: {e}");
+        return ExitCode::from(2);
+    }
     match cli.command {
         Some(Command::Cli {
             command: CliCommand::Run(a),

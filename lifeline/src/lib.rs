@@ -9,7 +9,9 @@
 //! helper it forked. So [`start`] forks, before the tool starts any thread, a watchdog in a
 //! session of its own (a terminal's or a CI job's signal to the tool's group does not reach it)
 //! that holds the read end of a close-on-exec pipe. The tool writes `+PGID` when it starts a
-//! group ([`register`]) and `-PGID` once the group is killed and reaped ([`unregister`]); lines
+//! group ([`register`]; [`spawn_registered`] does it from the child before it execs, so no
+//! instant of the spawn is left uncovered) and `-PGID` once the group is killed and reaped
+//! ([`unregister`]); lines
 //! of at most `PIPE_BUF` bytes are written whole, so threads need no lock. When the pipe reaches
 //! end of file (the tool's last copy of the write end closed: it exited or was killed) the
 //! watchdog kills every group still registered and exits. It waits on the pipe alone: no
@@ -108,6 +110,58 @@ pub fn register_in_child() -> i32 {
         let _ = unsafe { libc::write(w.as_raw_fd(), line.as_ptr().cast(), len + 2) };
     }
     pid
+}
+
+/// Spawns `cmd` as the leader of a process group of its own, that group registered with the
+/// watchdog from the forked child before it execs (C-SUP-5): a tool killed at any instant, the
+/// spawn itself included, leaves no group the watchdog never heard of. (While the child has not
+/// exec'd yet it holds a copy of the lifeline's write end, so the watchdog's end of file comes
+/// only after the child's registration.) Every place a tool starts a peer goes through here.
+///
+/// `std_of` gives the [`std::process::Command`] inside `cmd` (the identity for a std command,
+/// `tokio::process::Command::as_std_mut` for tokio's) and `spawn` spawns `cmd`, so one helper
+/// serves both. It sets `process_group(0)` itself (the registered id is the child's pid) and adds
+/// a `pre_exec` hook after the caller's. When the exec fails (the spawn's error) the registration
+/// the child made is withdrawn: the pid is free again, and a later group that reuses it must not
+/// be killed by the watchdog. The caller still calls [`register`] once the spawn returned (a
+/// repeated `+PGID` changes nothing) and [`unregister`] once the group is killed and reaped.
+///
+/// # Errors
+/// The withdrawal pipe could not be made, or the spawn's own error.
+pub fn spawn_registered<C, T>(
+    cmd: &mut C,
+    std_of: impl FnOnce(&mut C) -> &mut std::process::Command,
+    spawn: impl FnOnce(&mut C) -> std::io::Result<T>,
+) -> std::io::Result<T> {
+    use std::os::unix::process::CommandExt as _;
+    // The child writes its pid here from the hook. Both ends are non-blocking: the parent reads
+    // only after a failed spawn, when std has already reaped the child (whatever it wrote is in
+    // the pipe, or it wrote nothing: it failed before the hook); and a command spawned again
+    // with a full pipe must not block its child before the exec.
+    let (read, write) =
+        nix::unistd::pipe2(OFlag::O_CLOEXEC | OFlag::O_NONBLOCK).map_err(std::io::Error::from)?;
+    let command = std_of(cmd);
+    command.process_group(0);
+    let hook = move || {
+        let pid = register_in_child().to_ne_bytes();
+        // SAFETY: write(2) of a valid stack buffer on a descriptor this closure owns (open until
+        // the exec closes the child's copy); async-signal-safe.
+        let _ = unsafe { libc::write(write.as_raw_fd(), pid.as_ptr().cast(), pid.len()) };
+        Ok(())
+    };
+    // SAFETY: the hook runs in the forked child before exec and makes only async-signal-safe
+    // calls (getpid, write): no allocation, no lock.
+    unsafe {
+        command.pre_exec(hook);
+    }
+    let spawned = spawn(cmd);
+    if spawned.is_err() {
+        let mut pid = [0u8; 4];
+        if File::from(read).read_exact(&mut pid).is_ok() {
+            unregister(i32::from_ne_bytes(pid));
+        }
+    }
+    spawned
 }
 
 /// Forgets a group the tool killed and reaped itself (so a later group that reuses the id is not
@@ -230,6 +284,32 @@ mod tests {
         apply_lines(&mut pending, &mut groups);
         assert_eq!(groups, HashSet::from([13, 14]));
         assert!(pending.is_empty());
+    }
+
+    #[test]
+    fn a_registered_spawn_leads_its_own_group() {
+        let mut cmd = std::process::Command::new("sh");
+        cmd.args(["-c", "read line || exit 0"])
+            .stdin(std::process::Stdio::piped());
+        let mut child =
+            spawn_registered(&mut cmd, |c| c, std::process::Command::spawn).expect("spawn sh");
+        let pid = Pid::from_raw(i32::try_from(child.id()).expect("pid"));
+        assert_eq!(nix::unistd::getpgid(Some(pid)), Ok(pid));
+        drop(child.stdin.take());
+        assert!(child.wait().expect("wait").success());
+    }
+
+    #[test]
+    fn a_failed_spawn_is_the_spawns_error_and_does_not_block() {
+        // The exec fails (after the hook ran) and the directory change fails (before it): either
+        // way the error comes back, and the withdrawal's read does not wait for the child.
+        let mut missing = std::process::Command::new("/nonexistent/program");
+        let e = spawn_registered(&mut missing, |c| c, std::process::Command::spawn)
+            .expect_err("no such program");
+        assert_eq!(e.kind(), std::io::ErrorKind::NotFound);
+        let mut no_dir = std::process::Command::new("true");
+        no_dir.current_dir("/nonexistent/dir");
+        assert!(spawn_registered(&mut no_dir, |c| c, std::process::Command::spawn).is_err());
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! leads its own process group; it gets `SIGKILL` if the thread that started it dies
 //! (`PR_SET_PDEATHSIG`: the tool spawns from its main thread, so that is the tool dying, even by
 //! `SIGKILL`), and so does the rest of its group (the lifeline watchdog, [`cmk_lifeline`], which
-//! the binary starts first thing); when the tool is asked to end (`SIGTERM`, `SIGINT`, `SIGHUP`: see
+//! the binary starts first thing, and with which the child registers its group before it execs:
+//! C-SUP-5); when the tool is asked to end (`SIGTERM`, `SIGINT`, `SIGHUP`: see
 //! [`contain_signals`]) the whole group gets `SIGKILL` first; and it is shut down explicitly: stdin
 //! closed, a bounded wait, `SIGTERM` to the whole group, a short wait, `SIGKILL` to the group,
 //! reaped. Escaping the group (`setsid`) escapes this: owned process-group cleanup, not a
@@ -139,10 +140,15 @@ impl Peer {
                 Ok(())
             });
         }
-        let mut child = cmd.spawn().map_err(|source| Error::Spawn {
-            program: program.to_string_lossy().into_owned(),
-            source,
-        })?;
+        // C-SUP-5: the group is registered with the lifeline from the child, before it execs
+        // (after the hook above), so a tool killed right after the spawn still takes it down.
+        let mut child =
+            cmk_lifeline::spawn_registered(&mut cmd, |c| c, Command::spawn).map_err(|source| {
+                Error::Spawn {
+                    program: program.to_string_lossy().into_owned(),
+                    source,
+                }
+            })?;
         let pgid = i32::try_from(child.id()).unwrap_or_default();
         GROUP.store(pgid, Ordering::SeqCst);
         cmk_lifeline::register(pgid);

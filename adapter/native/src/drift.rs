@@ -15,7 +15,6 @@ mod help;
 
 use std::ffi::OsStr;
 use std::io::{Read, Write};
-use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
@@ -400,22 +399,57 @@ pub enum CheckError {
     NotHelp(String),
 }
 
+/// Starts the lifeline watchdog ([`cmk_lifeline`]) that kills the group of a CLI being checked if
+/// the adapter dies without doing so itself (`SIGKILL`; C-SUP-5). The `cli-tree` subcommands
+/// call it first, before any thread exists (the MCP server never does: an adapter with no run has
+/// no child process, C-SUP-2).
+///
+/// # Errors
+/// The watchdog could not be forked: the check refuses to run uncontained.
+pub fn contain() -> Result<(), CheckError> {
+    cmk_lifeline::start().map_err(|e| CheckError::Run(e.to_string()))
+}
+
 /// Runs `program args…` with stdin `/dev/null`, in its own process group, bounded in time and
-/// output; returns stdout. A non-zero exit is an error carrying stderr's first line.
+/// output; returns stdout. A non-zero exit is an error carrying stderr's first line. The group is
+/// registered with the lifeline watchdog before the program execs (C-SUP-5; the binary starts
+/// the watchdog for `cli-tree`), so the adapter killed at any instant leaves it no survivor, and
+/// killed and unregistered once the program is reaped.
 fn capture(program: &OsStr, args: &[&str]) -> Result<String, CheckError> {
     let shown = format!("{} {}", program.to_string_lossy(), args.join(" "));
-    let mut child = Command::new(program)
-        .args(args)
+    let mut cmd = Command::new(program);
+    cmd.args(args)
         .env_clear()
         // NAT-8: the same scrubbing as runs (claude refuses to start under CLAUDECODE).
         .envs(crate::binary::scrubbed_env())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
+        .stderr(Stdio::piped());
+    let mut child = cmk_lifeline::spawn_registered(&mut cmd, |c| c, Command::spawn)
         .map_err(|e| CheckError::Run(format!("cannot run {shown}: {e}")))?;
     let pgid = child.id();
+    let registered = i32::try_from(pgid).unwrap_or_default();
+    cmk_lifeline::register(registered);
+    let result = finish_capture(&mut child, pgid, &shown);
+    // The leader is reaped on every path; what it left in its group goes too (as mcp-replay's
+    // shutdown does), then the group is ours no more.
+    if registered > 1 {
+        let _ = nix::sys::signal::killpg(
+            nix::unistd::Pid::from_raw(registered),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+    cmk_lifeline::unregister(registered);
+    result
+}
+
+/// The rest of [`capture`]: reads the started `child` (leader of group `pgid`) to its end within
+/// [`CAPTURE_TIMEOUT`], and reaps it.
+fn finish_capture(
+    child: &mut std::process::Child,
+    pgid: u32,
+    shown: &str,
+) -> Result<String, CheckError> {
     let reader = |pipe: Option<Box<dyn Read + Send>>| {
         std::thread::spawn(move || {
             let mut buf = Vec::new();

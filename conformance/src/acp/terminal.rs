@@ -4,7 +4,9 @@
 //! `clientCapabilities.terminal`.
 //!
 //! Each command runs in the case's scratch directory (or a `cwd` inside it), in a process group
-//! of its own registered with [`crate::core::process`] (so Ctrl-C of the runner kills it too), stdin
+//! of its own registered with [`crate::core::process`] (so Ctrl-C of the runner kills it too) and,
+//! before the command execs, with the lifeline watchdog (so does a SIGKILL of the runner at any
+//! instant: [`cmk_lifeline::spawn_registered`], C-SUP-5), stdin
 //! closed, stdout and stderr kept in one bounded buffer. `terminal/kill` and `terminal/release`
 //! SIGKILL the group; whatever is still live when the case ends is killed by
 //! [`Terminals::end`] (the case's explicit cleanup) or, should the case be aborted, by `Drop`.
@@ -278,7 +280,12 @@ impl Terminals {
                 }
             }
         }
-        let spawned = cmd.spawn();
+        // C-SUP-5: the group is registered with the lifeline from the child, before it execs.
+        let spawned = cmk_lifeline::spawn_registered(
+            &mut cmd,
+            tokio::process::Command::as_std_mut,
+            tokio::process::Command::spawn,
+        );
         // The command's copies of the write end: the reader sees EOF once the command (and
         // whatever it started that kept them) is done writing.
         drop(cmd);

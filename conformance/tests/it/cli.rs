@@ -453,6 +453,26 @@ fn sigkill_of_the_runner_still_kills_every_server_group() {
     assert_eq!(status.signal(), Some(9));
 }
 
+#[test]
+fn a_runner_killed_right_after_it_started_a_server_leaves_no_group() {
+    // C-SUP-5: every server (and ACP agent: the same stdio client) registers its group with the
+    // runner's lifeline before it execs, so a runner killed at once (the server's first act)
+    // leaves nothing, however the scheduler ordered the kill and the runner's own registration.
+    testkit::parent_kill::assert_parent_sigkill_leaves_no_group(
+        "mcp-conformance's server",
+        |probe| {
+            runner()
+                .args(["--case", "lifecycle/ping", "--"])
+                .args(probe.argv())
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .expect("the runner starts")
+        },
+    );
+}
+
 /// Starts the runner on servers that record their pids (and a backgrounded grandchild's) and
 /// hang on `ping`, sends `signal` once the cases' servers are up, and asserts that every recorded
 /// process ends within a bound (their ends are asynchronous to the runner's, so the test waits on

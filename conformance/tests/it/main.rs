@@ -5,6 +5,7 @@
 
 mod acp_agents;
 mod acp_client;
+mod acp_containment;
 mod acp_mutants;
 mod acp_vendor_agents;
 mod action;

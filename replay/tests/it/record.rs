@@ -148,6 +148,25 @@ fn the_servers_whole_group_dies_when_the_proxy_is_killed() {
     assert_eq!(status.signal(), Some(9));
 }
 
+#[test]
+fn a_proxy_killed_right_after_it_started_the_server_leaves_no_group() {
+    // C-SUP-5: the server registers its group with the proxy's lifeline before it execs, so a
+    // proxy killed at once (the server's first act) leaves nothing, however the scheduler
+    // ordered the kill and the proxy's own registration.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut round = 0;
+    testkit::parent_kill::assert_parent_sigkill_leaves_no_group("mcp-replay's server", |probe| {
+        // A recording is never overwritten: one file per round.
+        round += 1;
+        record_cmd(&dir.path().join(format!("{round}.jsonl")), &probe.argv())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("the proxy starts")
+    });
+}
+
 /// Records a server with a grandchild in its group, sends `signal` to the proxy and asserts
 /// that the whole group ends within the bound; returns the proxy's status.
 fn signal_the_proxy(signal: nix::sys::signal::Signal) -> std::process::ExitStatus {

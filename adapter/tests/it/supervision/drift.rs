@@ -281,3 +281,23 @@ fn a_program_that_is_not_claude_is_named_as_such() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("point --cursor at"), "{stderr}");
 }
+
+#[test]
+fn an_adapter_killed_right_after_it_started_the_cli_leaves_no_group() {
+    // C-SUP-5: the CLI being checked registers its group with the adapter's lifeline (started for
+    // `cli-tree`) before it execs, so an adapter killed at once (the CLI's first act) leaves
+    // nothing, however the scheduler ordered the kill and the adapter's own registration.
+    testkit::parent_kill::assert_parent_sigkill_leaves_no_group(
+        "claude-mcp-adapter cli-tree check's CLI",
+        |probe| {
+            std::process::Command::new(adapter_exe())
+                .args(["cli-tree", "check", "--claude"])
+                .arg(probe.executable())
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .expect("the adapter starts")
+        },
+    );
+}

@@ -129,7 +129,14 @@ async fn drive(cfg: &ClientModeConfig, dir: &CaseDir, ran: &mut Ran) {
         })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let mut child = match cmd.spawn() {
+    // C-SUP-5: the client's group is registered with the lifeline from the child, before it
+    // execs, so a runner killed right after the spawn still takes it down.
+    let spawned = cmk_lifeline::spawn_registered(
+        &mut cmd,
+        tokio::process::Command::as_std_mut,
+        tokio::process::Command::spawn,
+    );
+    let mut child = match spawned {
         Ok(c) => c,
         Err(e) => {
             ran.facts.spawn_error = Some(format!("cannot start the client {program:?}: {e}"));

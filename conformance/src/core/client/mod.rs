@@ -116,42 +116,6 @@ pub struct Client {
     responder: Option<Responder>,
 }
 
-/// Spawns `cmd` (a child in a group of its own) with its group registered with the lifeline
-/// watchdog from the child itself, before it execs ([`cmk_lifeline::register_in_child`]; C-SUP-5):
-/// a runner killed between the spawn and [`process::register`] leaves no group behind. The child
-/// also writes its pid to a close-on-exec pipe, so that when the exec fails (the spawn's error)
-/// the registration it made is withdrawn: the pid is free again, and a later group reusing it
-/// must not be killed by the watchdog.
-fn spawn_registered(cmd: &mut Command) -> std::io::Result<tokio::process::Child> {
-    use std::io::Read as _;
-    use std::os::fd::AsRawFd as _;
-    let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)?;
-    let fd = write.as_raw_fd();
-    let hook = move || {
-        let pid = cmk_lifeline::register_in_child().to_ne_bytes();
-        // SAFETY: write(2) of a valid stack buffer, async-signal-safe; the descriptor is open in
-        // the child until its exec closes it.
-        let _ = unsafe { libc::write(fd, pid.as_ptr().cast(), pid.len()) };
-        Ok(())
-    };
-    // SAFETY: the hook runs in the forked child before exec and makes only async-signal-safe
-    // calls (getpid, write): no allocation, no lock.
-    unsafe {
-        cmd.pre_exec(hook);
-    }
-    let spawned = cmd.spawn();
-    // The parent's copy of the write end: once closed, the read below ends at the child's exec
-    // or exit, never waits.
-    drop(write);
-    if spawned.is_err() {
-        let mut pid = [0u8; 4];
-        if std::fs::File::from(read).read_exact(&mut pid).is_ok() {
-            process::unregister(i32::from_ne_bytes(pid));
-        }
-    }
-    spawned
-}
-
 impl Client {
     /// Starts `spec` in a new process group with piped stdio. `deadline` bounds every wait.
     pub fn spawn(
@@ -169,10 +133,14 @@ impl Client {
             .process_group(0)
             // A backstop only: the scheduler kills the whole group explicitly.
             .kill_on_drop(true);
-        let mut child = spawn_registered(&mut cmd).map_err(|source| ClientError::Spawn {
-            program: spec.program.to_string_lossy().into_owned(),
-            source,
-        })?;
+        // C-SUP-5: the group is registered with the lifeline from the child, before it execs.
+        let mut child =
+            cmk_lifeline::spawn_registered(&mut cmd, Command::as_std_mut, Command::spawn).map_err(
+                |source| ClientError::Spawn {
+                    program: spec.program.to_string_lossy().into_owned(),
+                    source,
+                },
+            )?;
         let pgid = child
             .id()
             .and_then(|p| i32::try_from(p).ok())

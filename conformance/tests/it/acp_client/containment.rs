@@ -59,3 +59,23 @@ async fn a_hung_client_and_its_agent_are_killed_at_the_case_timeout() {
         assert!(!procs::alive(pid), "pid {pid} survived the run");
     }
 }
+
+#[test]
+fn a_runner_killed_right_after_it_started_the_client_leaves_no_group() {
+    // C-SUP-5: the client registers its group with the runner's lifeline before it execs, so a
+    // runner killed at once (the client's first act) leaves nothing, however the scheduler
+    // ordered the kill and the runner's own registration.
+    testkit::parent_kill::assert_parent_sigkill_leaves_no_group(
+        "acp-conformance's client",
+        |probe| {
+            std::process::Command::new(env!("CARGO_BIN_EXE_acp-conformance"))
+                .args(["--client", "--case", "client/ends-agent-after-turn", "--"])
+                .args(probe.argv())
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .expect("the runner starts")
+        },
+    );
+}
