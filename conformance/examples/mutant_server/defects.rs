@@ -146,6 +146,12 @@ pub enum Defect {
     // Logging (MCP server/utilities/logging).
     /// A log notification with a level outside the enum after initialized.
     LogBadLevel,
+    // Display metadata (MCP 2025-11-25 schema.ts: BaseMetadata, Icons; SEP-973). Each also
+    // makes the server speak 2025-11-25, the only revision whose listings carry icons.
+    /// On 2025-11-25 connections the listed resource's `title` is null.
+    TitleNull,
+    /// On 2025-11-25 connections `echo`'s one icon has the relative `src` `icons/echo.png`.
+    IconRelativeSrc,
 }
 
 /// Every defect by its `--defect` name.
@@ -224,11 +230,18 @@ pub const ALL: &[(&str, Defect)] = &[
     ("prompt-no-name", Defect::PromptNoName),
     ("prompt-get-wrong-shape", Defect::PromptGetWrongShape),
     ("log-bad-level", Defect::LogBadLevel),
+    ("title-null", Defect::TitleNull),
+    ("icon-relative-src", Defect::IconRelativeSrc),
 ];
 
 impl Defect {
     /// The defect named `name`.
     pub fn parse(name: &str) -> Option<Self> {
         ALL.iter().find(|(n, _)| *n == name).map(|(_, d)| *d)
+    }
+
+    /// Whether the defect lives on 2025-11-25 connections only (the server then speaks it).
+    pub fn needs_2025_11_25(self) -> bool {
+        matches!(self, Defect::TitleNull | Defect::IconRelativeSrc)
     }
 }

@@ -4,9 +4,12 @@
 //! one resource, one prompt and logging. Clean, it passes the plain gate under `--strict`
 //! while writing diagnostics on stderr (which MCP allows). `--defect NAME` changes exactly one
 //! behaviour (`defects.rs` lists them), so each run shows which rule the gate blames for it.
+//! `--revision-2025-11-25` makes it speak 2025-11-25 too, where its listings carry titles and
+//! icons (`display.rs`); the display defects imply it.
 
 mod catalogue;
 mod defects;
+mod display;
 mod methods;
 mod wire;
 
@@ -38,7 +41,9 @@ fn main() {
         }
     }
     eprintln!("mutant-server: starting (defect {defect:?})");
-    let mut server = Server::new(defect);
+    let also_2025_11_25 =
+        defect.needs_2025_11_25() || args.iter().any(|a| a == "--revision-2025-11-25");
+    let mut server = Server::new(defect, also_2025_11_25);
     let mut splitter = LineSplitter::new(MAX_LINE);
     let mut stdin = std::io::stdin().lock();
     let mut stdout = std::io::stdout().lock();

@@ -6,6 +6,7 @@ use serde_json::{Map, Value, json};
 
 use crate::catalogue;
 use crate::defects::Defect;
+use crate::display;
 use crate::wire::{
     self, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, Incoming, METHOD_NOT_FOUND, Out,
     PARSE_ERROR,
@@ -20,6 +21,8 @@ const LATER: [&str; 2] = ["2025-11-25", "2026-07-28"];
 /// What the server knows of its connection.
 pub struct Server {
     defect: Defect,
+    /// Whether 2025-11-25 is spoken too (`--revision-2025-11-25`, or a display defect).
+    also_2025_11_25: bool,
     /// The negotiated revision, once `initialize` was answered.
     version: Option<String>,
     /// Requests served on this connection.
@@ -31,9 +34,10 @@ pub struct Server {
 }
 
 impl Server {
-    pub fn new(defect: Defect) -> Self {
+    pub fn new(defect: Defect, also_2025_11_25: bool) -> Self {
         Self {
             defect,
+            also_2025_11_25,
             version: None,
             requests: 0,
             oversized_done: false,
@@ -249,6 +253,12 @@ impl Server {
             }
             _ => Err((METHOD_NOT_FOUND, format!("method not found: {method}"))),
         };
+        let answer = match answer {
+            Ok(result) if self.version.as_deref() == Some(display::REVISION) => {
+                Ok(display::decorate(self.defect, method, result))
+            }
+            other => other,
+        };
         Some(match answer {
             Ok(result) => wire::result(id, result),
             Err((code, message)) => wire::error(id, code, &message),
@@ -259,6 +269,7 @@ impl Server {
         let asked = params.get("protocolVersion").and_then(Value::as_str);
         let version = match asked {
             Some(v) if VERSIONS.contains(&v) => v,
+            Some(display::REVISION) if self.also_2025_11_25 => display::REVISION,
             // Later revisions are not echoed: claiming one is another defect (the gate then
             // grades that revision's own rules).
             Some(v) if self.is(Defect::EchoAnyVersion) && !LATER.contains(&v) => v,

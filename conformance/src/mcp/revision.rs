@@ -181,6 +181,15 @@ pub const APPLIES: &[(&str, Applies)] = &[
         "tools/schema/dialect/2025-11-25",
         Applies::Pinned(Revision::R2025_11_25),
     ),
+    // 2025-11-25's display metadata of listed items (title, SEP-973 icons).
+    (
+        "listings/title/2025-11-25",
+        Applies::Pinned(Revision::R2025_11_25),
+    ),
+    (
+        "listings/icons/2025-11-25",
+        Applies::Pinned(Revision::R2025_11_25),
+    ),
     // SEP-1303: from 2025-11-25 an input-validation failure is an isError result.
     (
         "tools/call/wrong-typed-arguments",

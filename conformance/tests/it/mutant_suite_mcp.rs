@@ -21,6 +21,11 @@ use crate::support::{describe, example, run_json};
 /// One expected verdict that is not a pass: (case id, outcome, blocked_by).
 type Want = (&'static str, &'static str, Option<&'static str>);
 
+/// A case that passes where the clean twin's list has it otherwise (a revision now spoken).
+const fn pass(id: &'static str) -> Want {
+    (id, "pass", None)
+}
+
 const fn fail(id: &'static str) -> Want {
     (id, "fail", None)
 }
@@ -52,6 +57,8 @@ const CLEAN: &[Want] = &[
     skip("tools/call/wrong-typed-arguments@2025-11-25"),
     skip("tools/names/2025-11-25"),
     skip("tools/schema/dialect/2025-11-25"),
+    skip("listings/title/2025-11-25"),
+    skip("listings/icons/2025-11-25"),
     skip("resources/read/unknown@2026-07-28"),
     skip("lifecycle/2026-07-28/discover"),
     skip("lifecycle/2026-07-28/envelope"),
@@ -115,15 +122,33 @@ const CROSS_CUTTING_GRADED: &[&str] = &[
     "logging/message-shape",
 ];
 
+/// The 2025-11-25 rules, graded once the server speaks that revision too
+/// (`--revision-2025-11-25`, or a display defect, which implies it): all pass on the clean
+/// server's 2025-11-25 connections.
+const ON_2025_11_25: &[Want] = &[
+    pass("tools/call/wrong-typed-arguments@2025-11-25"),
+    pass("tools/names/2025-11-25"),
+    pass("tools/schema/dialect/2025-11-25"),
+    pass("listings/title/2025-11-25"),
+    pass("listings/icons/2025-11-25"),
+];
+
 /// The whole plain gate against the mutant server with `--defect defect` (`none`: the clean
 /// twin, run `--strict` so a warning would count).
 fn run(defect: &str) -> (std::process::Output, Value) {
+    run_with(defect, &[])
+}
+
+/// [`run`] with `extra` arguments for the server after `--defect defect`.
+fn run_with(defect: &str, extra: &[&str]) -> (std::process::Output, Value) {
     let _slot = Slot::take();
     let server = example("mutant_server").display().to_string();
     let strict: &[&str] = if defect == "none" { &["--strict"] } else { &[] };
     let mut args = vec!["--timeout-ms", "3000"];
     args.extend_from_slice(strict);
-    let (out, report) = run_json(&args, &[&server, "--defect", defect]);
+    let mut server_args = vec![server.as_str(), "--defect", defect];
+    server_args.extend_from_slice(extra);
+    let (out, report) = run_json(&args, &server_args);
     let report = report.unwrap_or_else(|| panic!("{defect}: no report: {}", describe(&out)));
     crate::docs::assert_matches_schema(&report);
     (out, report)
@@ -152,7 +177,12 @@ fn non_pass(report: &Value) -> BTreeMap<String, (String, Option<String>)> {
 /// (a case in `want` replaces the clean one), and the exit status that follows (1 when
 /// anything fails).
 fn check(defect: &str, want: &[Want]) -> Value {
-    let (out, report) = run(defect);
+    check_with(defect, &[], want)
+}
+
+/// [`check`] with `extra` arguments for the server.
+fn check_with(defect: &str, extra: &[&str], want: &[Want]) -> Value {
+    let (out, report) = run_with(defect, extra);
     let mut expected: BTreeMap<String, (String, Option<String>)> = BTreeMap::new();
     for (id, outcome, by) in CLEAN.iter().chain(want) {
         expected.insert(
@@ -833,6 +863,48 @@ mcp_mutant!(
     "log-bad-level",
     [fail("logging/message-shape")]
 );
+
+// Display metadata on 2025-11-25 connections (MCP 2025-11-25 schema.ts: Tool, Resource and
+// Prompt each "extends BaseMetadata, Icons"; BaseMetadata "title?: string"; Icon "src: string",
+// "A standard URI pointing to an icon resource"). The server speaks 2025-11-25 here, so that
+// revision's other rules are graded too, and pass.
+#[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+fn the_clean_mutant_server_speaking_2025_11_25_passes_its_rules_under_strict() {
+    let report = check_with("none", &["--revision-2025-11-25"], ON_2025_11_25);
+    assert_eq!(report["summary"]["warned"], 0);
+}
+
+#[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+fn a_null_title_on_a_listed_resource_fails_the_title_rule() {
+    let want = [ON_2025_11_25, &[fail("listings/title/2025-11-25")]].concat();
+    let report = check("title-null", &want);
+    let c = crate::support::case(&report, "listings/title/2025-11-25");
+    assert_eq!(c["revision"], "2025-11-25", "{c}");
+    assert!(
+        c["actual"]
+            .as_str()
+            .is_some_and(|a| a.contains("resource \"readme\": title null")),
+        "{c}"
+    );
+}
+
+// The fast tier's one run of the display rules: both new cases graded on a 2025-11-25
+// connection, the icon's finding named, the title rule and that revision's other rules passing.
+#[test]
+fn a_relative_icon_src_fails_the_icons_rule() {
+    let want = [ON_2025_11_25, &[fail("listings/icons/2025-11-25")]].concat();
+    let report = check("icon-relative-src", &want);
+    let c = crate::support::case(&report, "listings/icons/2025-11-25");
+    assert_eq!(c["revision"], "2025-11-25", "{c}");
+    assert!(
+        c["actual"]
+            .as_str()
+            .is_some_and(|a| a.contains("tool \"echo\": icons[0] src \"icons/echo.png\"")),
+        "{c}"
+    );
+}
 
 /// Every defect the server knows has its test here (a defect added without one is unchecked).
 #[test]

@@ -173,6 +173,10 @@ const PLAIN: &[(&str, &str, &str)] = &[
     // names (SEP-986) and schemas in their dialect, 2020-12 by default (SEP-1613).
     ("tools/names/2025-11-25", "pass", "pass"),
     ("tools/schema/dialect/2025-11-25", "pass", "pass"),
+    // MCP 2025-11-25 schema.ts (BaseMetadata, Icons): server-everything titles its tools and
+    // prompts, both list no icons; every title is a string.
+    ("listings/title/2025-11-25", "pass", "pass"),
+    ("listings/icons/2025-11-25", "pass", "pass"),
     ("resources/list/shape", "pass", "pass"),
     ("resources/read/listed", "pass", "pass"),
     ("resources/read/unknown", "pass", "pass"),

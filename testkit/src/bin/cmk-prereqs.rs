@@ -1,8 +1,11 @@
 //! `cmk-prereqs`: installs every pinned real peer and host into the cache (CI runs it first so install
 //! failures surface early and apart from test failures) and prints where each one is.
 //!
-//! `cmk-prereqs --print claude` installs only the real claude and prints just its path, for
-//! scripts (CI's drift check).
+//! `cmk-prereqs --print NAME` installs only that peer and prints just where it is, for scripts:
+//! `claude` (its path; CI's drift check), `server-everything` (its entry script), `python-mcp`
+//! (the venv's `python`) and `official-conformance` (its `node` and entry script on one line:
+//! the official MCP conformance suite, which the plain run leaves out since no test needs it;
+//! `scripts/official-suite.sh` uses the last three).
 
 use std::process::ExitCode;
 
@@ -17,20 +20,9 @@ fn main() -> ExitCode {
         .as_slice()
     {
         [] => {}
-        ["--print", "claude"] => {
-            return match prereq::claude() {
-                Ok(path) => {
-                    println!("{}", path.display());
-                    ExitCode::SUCCESS
-                }
-                Err(error) => {
-                    eprintln!("cmk-prereqs: claude: {error}");
-                    ExitCode::FAILURE
-                }
-            };
-        }
+        ["--print", name] => return print_one(name),
         _ => {
-            eprintln!("usage: cmk-prereqs [--print claude]");
+            eprintln!("usage: cmk-prereqs [--print {}]", PRINTABLE.join("|"));
             return ExitCode::from(2);
         }
     }
@@ -157,5 +149,38 @@ fn main() -> ExitCode {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// The peers `--print` knows.
+const PRINTABLE: [&str; 4] = [
+    "claude",
+    "server-everything",
+    "python-mcp",
+    "official-conformance",
+];
+
+/// `--print NAME`: installs that one peer and prints where it is (exit 1 when it cannot).
+fn print_one(name: &str) -> ExitCode {
+    let found = match name {
+        "claude" => prereq::claude().map(|p| p.display().to_string()),
+        "server-everything" => prereq::everything_server_entry().map(|p| p.display().to_string()),
+        "python-mcp" => prereq::python_mcp().map(|p| p.display().to_string()),
+        "official-conformance" => prereq::official_conformance_paths()
+            .map(|(script, node)| format!("{} {}", node.display(), script.display())),
+        _ => {
+            eprintln!("usage: cmk-prereqs [--print {}]", PRINTABLE.join("|"));
+            return ExitCode::from(2);
+        }
+    };
+    match found {
+        Ok(line) => {
+            println!("{line}");
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("cmk-prereqs: {name}: {error}");
+            ExitCode::FAILURE
+        }
     }
 }

