@@ -462,9 +462,7 @@ acp_mutant!(
     ]
 );
 acp_mutant!(
-    #[ignore = "gate gap: string ids answered under another id also fail \
-                jsonrpc/unknown-notification and jsonrpc/malformed/alive (their string-id probe \
-                goes unanswered) instead of blocking them by jsonrpc/ids/string"]
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
     string_ids_answered_retyped_fail_ids_string,
     "string-id-retyped",
     [
