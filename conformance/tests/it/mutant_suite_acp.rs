@@ -382,10 +382,7 @@ acp_mutant!(
     [fail("capabilities/unadvertised-fs-terminal")]
 );
 acp_mutant!(
-    #[ignore = "gate gap: an fs/read_text_file with a relative path leaves the turn waiting for \
-                an answer the runner never sends; the cases time out after minutes and \
-                prompt/stop-reason and capabilities/terminal-requests fail instead of \
-                capabilities/fs-requests alone"]
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
     a_relative_fs_path_fails_fs_requests,
     "fs-relative-path",
     [fail("capabilities/fs-requests")]
