@@ -110,6 +110,30 @@ pub fn without_stop_reason(answer: &Value, expected: impl Into<String>) -> Resul
     }
 }
 
+/// `Err` (blocked by [`PROMPT_RULE`], else `expected`) when `answer` is a result whose
+/// `stopReason` is a string outside the schema's StopReason enum. For a case whose subject is
+/// which reason a turn ends with (`cancelled` after `session/cancel`), a reason of no meaning
+/// is prompt/stop-reason's defect when every turn ends with it; when only this case's turn
+/// does, prompt/stop-reason passes and the case fails with `expected` (one defect, one verdict).
+pub fn outside_the_enum(answer: &Value, expected: impl Into<String>) -> Result<(), Check> {
+    let Some(reason) = answer.pointer("/result/stopReason").and_then(Value::as_str) else {
+        return Ok(());
+    };
+    if super::schema::stop_reasons().iter().any(|r| r == reason) {
+        return Ok(());
+    }
+    Err(Check::blocked(
+        PROMPT_RULE,
+        Check::fail(
+            expected,
+            format!(
+                "stopReason {reason:?}, which is not of the StopReason enum: {}",
+                show(answer)
+            ),
+        ),
+    ))
+}
+
 /// A turn that never ended (no answer to `session/prompt` before the case's deadline, or the
 /// agent gone): the defect of [`PROMPT_RULE`], so a case that needed the turn is blocked by it
 /// rather than failed on a subject it never saw. Runner errors stay errors.

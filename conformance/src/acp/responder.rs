@@ -323,6 +323,31 @@ mod tests {
         assert_eq!(state.terminal_audit().issued.len(), 1);
     }
 
+    /// The runner answers every fs request, a malformed one with an error: the agent's turn
+    /// never waits on the client (capabilities/fs-requests grades the request itself).
+    #[test]
+    fn a_relative_fs_path_is_answered_invalid_params() {
+        let dir = tempfile::tempdir().expect("dir");
+        for fs in [true, false] {
+            let state = State::new(Served {
+                fs,
+                permission: Permission::AllowOnce,
+                scratch: dir.path().to_path_buf(),
+            });
+            let read = json!({"jsonrpc": "2.0", "id": "a-1", "method": "fs/read_text_file",
+                "params": {"sessionId": "s", "path": "README.txt"}});
+            let answer = state.answer(&read).expect("an answer");
+            let code = if fs {
+                mcp_wire::code::INVALID_PARAMS
+            } else {
+                mcp_wire::code::METHOD_NOT_FOUND
+            };
+            assert_eq!(answer["id"], "a-1", "{answer}");
+            assert_eq!(answer["error"]["code"], code, "{answer}");
+            assert_eq!(state.requests().len(), 1);
+        }
+    }
+
     #[test]
     fn files_outside_the_scratch_directory_are_refused() {
         let dir = std::path::Path::new("/tmp/scratch");

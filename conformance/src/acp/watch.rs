@@ -14,7 +14,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 pub use crate::core::watch::ID_RULE_CASE;
-use crate::core::watch::{Answerable, Finding, Findings, Observe, Owed, Seen, written};
+use crate::core::watch::{Answerable, Finding, Findings, Observe, Owed, Owing, Seen, written};
 
 /// The id rule, the one cross-cutting rule of agent mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -88,7 +88,10 @@ impl Observer {
         let text = w.as_ref().map_or_else(|| m.to_string(), |w| w.text.clone());
         let id_text = w.and_then(|w| w.id).unwrap_or_else(|| id.to_string());
         let shown = crate::core::transcript::clip_to(text.as_bytes(), 300);
-        if counts && let Some(evidence) = owing.offence(&id_text, &shown) {
+        if counts
+            && !self.string_ids_pending(&owing)
+            && let Some(evidence) = owing.offence(&id_text, &shown)
+        {
             self.watch.findings.offend(
                 IdRule,
                 (self.position, self.agent, line),
@@ -97,6 +100,19 @@ impl Observer {
             );
         }
         self.owed.seen(&owing)
+    }
+}
+
+impl Observer {
+    /// Whether `owing` is an answer under an id never sent while every request pending on the
+    /// connection carries a string id (a case's liveness probe): most likely that request's
+    /// answer under a retyped id, the subject of `jsonrpc/ids/string` (JSON-RPC 2.0 §5), which
+    /// grades string ids once; the id rule leaves it to that case (one defect, one verdict).
+    fn string_ids_pending(&self, owing: &Owing) -> bool {
+        let pending = self.owed.pending_ids();
+        *owing == Owing::Unsolicited
+            && !pending.is_empty()
+            && pending.iter().all(|id| id.starts_with('"'))
     }
 }
 
@@ -195,5 +211,28 @@ mod tests {
         let o = Observer::new(w.clone(), "jsonrpc/ids/zero", 2, 1);
         see(&o, 1, &json!({"jsonrpc":"2.0","id":"x","result":{}}));
         assert_eq!(w.result(), (None, 0));
+    }
+
+    #[test]
+    fn an_answer_under_another_id_while_a_string_id_is_pending_is_left_to_ids_string() {
+        let w = Watch::new();
+        let o = Observer::new(w.clone(), "jsonrpc/unknown-notification", 3, 0);
+        o.sending(br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#);
+        see(&o, 1, &json!({"jsonrpc":"2.0","id":1,"result":{}}));
+        o.sending(br#"{"jsonrpc":"2.0","id":"probe-after","method":"conformance/probe"}"#);
+        // The probe's answer under a retyped id: the case sees it, the id rule does not offend.
+        assert_eq!(
+            see(
+                &o,
+                2,
+                &json!({"jsonrpc":"2.0","id":"0","error":{"code":-32601}})
+            ),
+            Seen::Fresh
+        );
+        assert_eq!(w.result(), (None, 2));
+        // With a numeric request pending beside it, the id rule grades it as ever.
+        o.sending(br#"{"jsonrpc":"2.0","id":2,"method":"session/new","params":{}}"#);
+        see(&o, 3, &json!({"jsonrpc":"2.0","id":"0","result":{}}));
+        assert!(w.result().0.is_some());
     }
 }

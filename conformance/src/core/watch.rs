@@ -254,6 +254,20 @@ impl Owed {
             .any(|id| !answered.contains(id))
     }
 
+    /// The ids (compact JSON text, a string's with its quotes) of the runner's requests still
+    /// unanswered on this connection.
+    #[must_use]
+    pub fn pending_ids(&self) -> Vec<String> {
+        let answered = self.answered.lock().unwrap_or_else(PoisonError::into_inner);
+        self.sent
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .keys()
+            .filter(|id| !answered.contains(*id))
+            .cloned()
+            .collect()
+    }
+
     /// Whether `id` is the only line the runner sent on this connection that is still owed or
     /// could draw an answer without an id: no other request is pending, and no notification or
     /// unreadable line was ever sent. An error response with no id (JSON-RPC 2.0 §5: null when

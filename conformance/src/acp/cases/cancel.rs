@@ -8,7 +8,9 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::acp::ctx::Ctx;
-use crate::acp::driver::{Agent, Caps, needs_account, unanswered, without_stop_reason};
+use crate::acp::driver::{
+    Agent, Caps, needs_account, outside_the_enum, unanswered, without_stop_reason,
+};
 use crate::acp::gate::AcpCase;
 use crate::acp::responder::Permission;
 use crate::core::case::case;
@@ -67,6 +69,7 @@ async fn cancel_and_grade(agent: &mut Agent, session: &str, id: &Value) -> Check
     };
     let expected = "a result with stopReason \"cancelled\" (not an error, not another reason)";
     without_stop_reason(&answer, expected)?;
+    outside_the_enum(&answer, expected)?;
     match answer.pointer("/result/stopReason").and_then(Value::as_str) {
         Some("cancelled") => Ok(Check::Pass),
         _ => Err(Check::fail(expected, show(&answer))),
@@ -154,6 +157,7 @@ async fn pending_permission(ctx: Ctx) -> CheckResult {
     };
     let expected = "a result with stopReason \"cancelled\"";
     without_stop_reason(&answer, expected)?;
+    outside_the_enum(&answer, expected)?;
     match answer.pointer("/result/stopReason").and_then(Value::as_str) {
         Some("cancelled") => Ok(Check::Pass),
         _ => Err(Check::fail(expected, show(&answer))),

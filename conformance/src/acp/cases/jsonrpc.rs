@@ -151,7 +151,15 @@ async fn unknown_ext_method(ctx: Ctx) -> CheckResult {
     unknown(ctx, "_conformance/no-such-method").await
 }
 
-/// Sends a probe request and waits for any answer: the agent still serves.
+/// The case that grades a string id echoed as written: the probes of other cases use one.
+const STRING_ID_CASE: &str = "jsonrpc/ids/string";
+
+/// Sends a probe request under a string id and waits for any answer: the agent still serves.
+/// A wait that runs out while an answer came under an id never sent is blocked by the id rule
+/// ([`crate::core::client::ClientError::Timeout`]); as the probe's id is a string, that
+/// mislabelled answer is [`STRING_ID_CASE`]'s subject instead (JSON-RPC 2.0 §5: the response
+/// id is the request's, whatever its type): the case is blocked by it, and fails when that
+/// case passes (one defect, one verdict).
 async fn probe(agent: &mut crate::acp::driver::Agent, after: &str) -> Result<Value, Check> {
     let id = json!("probe-after");
     agent
@@ -162,16 +170,22 @@ async fn probe(agent: &mut crate::acp::driver::Agent, after: &str) -> Result<Val
             Some(json!({})),
         ))
         .await?;
+    let reword = |c: Check| match c {
+        Check::Fail { actual, .. } => Check::fail(
+            format!("an answer (any) to a request sent after {after}"),
+            actual,
+        ),
+        other => other,
+    };
     agent
         .client
         .response_to(&id, &format!("a probe request sent after {after}"))
         .await
         .map_err(|e| match Check::from(e) {
-            Check::Fail { actual, .. } => Check::fail(
-                format!("an answer (any) to a request sent after {after}"),
-                actual,
-            ),
-            other => other,
+            Check::Blocked { by, fallback } if by == crate::acp::watch::ID_RULE_CASE => {
+                Check::blocked(STRING_ID_CASE, reword(*fallback))
+            }
+            other => reword(other),
         })
 }
 
@@ -246,9 +260,15 @@ async fn id_echo(ctx: Ctx, id: Value) -> CheckResult {
             Some(Caps::NONE.init_params(json!(PROTOCOL_VERSION))),
         ))
         .await?;
+    // The answer under another id is this case's very subject (the watch leaves these cases
+    // out): its own failure, never blocked by the id rule.
     let answer = ctx
         .first_answer(agent.client.response_to(&id, "initialize"))
-        .await?;
+        .await
+        .map_err(|c| match c {
+            Check::Blocked { by, fallback } if by == crate::acp::watch::ID_RULE_CASE => *fallback,
+            other => other,
+        })?;
     if answer.get("id") == Some(&id) {
         Ok(Check::Pass)
     } else if answer.get("id").is_none_or(Value::is_null) {

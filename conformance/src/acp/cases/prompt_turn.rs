@@ -29,7 +29,7 @@ pub const CASES: &[AcpCase] = &[
         "schema SessionNotification / SessionUpdate (plan, available_commands_update, chunks …)",
         Level::Must,
         Server,
-        "every session/update of a turn carries the session's sessionId and a sessionUpdate variant with its required fields (tool calls: prompt/tool-call-shape; unknown variants are not graded)",
+        "every session/update of a turn (tool calls included) carries the session's sessionId, and every one but a tool call's a sessionUpdate variant with its required fields (tool calls: prompt/tool-call-shape; unknown variants are not graded)",
         update_shape[]
     ),
     case!(
@@ -37,7 +37,7 @@ pub const CASES: &[AcpCase] = &[
         "schema ToolCall / ToolCallUpdate (toolCallId, title; kind, status enums); docs tool-calls",
         Level::Must,
         Server,
-        "every tool_call and tool_call_update of a turn has the schema's shape",
+        "every tool_call and tool_call_update of a turn has the schema's shape (its update; the notification's sessionId is prompt/update-shape's)",
         tool_call_shape[]
     ),
 ];
@@ -79,15 +79,20 @@ fn is_tool(update: &Value) -> bool {
     matches!(variant(update), Some("tool_call" | "tool_call_update"))
 }
 
-/// Grades the updates `pick` selects: the session id, then the schema for known variants.
-fn grade_updates(turn: &Turn, session: &str, pick: fn(&Value) -> bool) -> CheckResult {
+/// Grades the notification of every update: the session's id, then (for those `shaped`
+/// selects) the variant's schema for known variants. The session id is the notification's,
+/// not the variant's: prompt/update-shape grades it on every update, tool calls included.
+fn grade_updates(turn: &Turn, session: &str, shaped: fn(&Value) -> bool) -> CheckResult {
     let known = known_update_variants();
-    for u in turn.updates.iter().filter(|u| pick(u)) {
+    for u in &turn.updates {
         if u.get("sessionId").and_then(Value::as_str) != Some(session) {
             return Err(Check::fail(
                 format!("sessionId {session:?} on every session/update"),
                 show(u),
             ));
+        }
+        if !shaped(u) {
+            continue;
         }
         match variant(u) {
             None => {
@@ -111,10 +116,23 @@ async fn update_shape(ctx: Ctx) -> CheckResult {
     grade_updates(&turn, &session, |u| !is_tool(u))
 }
 
+/// The subject is the tool call's own fields (schema ToolCall / ToolCallUpdate, through the
+/// SessionUpdate variant): the notification around it (its sessionId) is prompt/update-shape's,
+/// so an update without its session's id is one defect with one verdict.
 async fn tool_call_shape(ctx: Ctx) -> CheckResult {
-    let (_agent, session, turn) = one_turn(&ctx).await?;
-    if !turn.updates.iter().any(is_tool) {
+    let (_agent, _, turn) = one_turn(&ctx).await?;
+    let mut tools = turn.updates.iter().filter(|u| is_tool(u)).peekable();
+    if tools.peek().is_none() {
         return Err(Check::skip("the turn had no tool_call or tool_call_update"));
     }
-    grade_updates(&turn, &session, is_tool)
+    for u in tools {
+        let update = u.get("update").unwrap_or(&Value::Null);
+        let v = variant(u).unwrap_or_default();
+        conforms(
+            "SessionUpdate",
+            update,
+            &format!("a {v} session/update's update"),
+        )?;
+    }
+    Ok(Check::Pass)
 }

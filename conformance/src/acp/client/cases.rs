@@ -2,10 +2,12 @@
 //! scenario the scripted agent plays for it (`scenarios/*.json`, a fresh client per case), and
 //! its check.
 
-use crate::acp::client::checks::{cancel, lifecycle, permission, prompt, requests};
-use crate::acp::client::gate::{AUTHENTICATE_LEVEL, ClientCase, ClientLevel, Script, client_check};
+use crate::acp::client::checks::{TURN_CASE, cancel, lifecycle, permission, prompt, requests};
+use crate::acp::client::gate::{
+    AUTHENTICATE_LEVEL, ClientCase, ClientCtx, ClientLevel, Script, client_check,
+};
 use crate::core::case::case;
-use crate::core::model::Level;
+use crate::core::model::{Check, CheckResult, Level};
 
 /// Every case, in report order.
 pub const CASES: &[ClientCase] = &[
@@ -141,4 +143,27 @@ pub const CASES: &[ClientCase] = &[
             drives_cancel: false,
         }
     ),
+    case!(
+        "client/response-ids",
+        "JSON-RPC 2.0 §5 (exactly one Response per Request, under its id); ACP: both sides send requests (kit ACP-1)",
+        ClientLevel::any(Level::Must),
+        Crosscut,
+        "every agent request of every case is answered at most once, under its id; no answer under an id the agent never sent (unanswered requests: client/answers-agent-requests)",
+        response_ids[];
+        variant Script {
+            scenario: "",
+            drives_cancel: false,
+        }
+    ),
 ];
+
+/// `client/response-ids`: the id rule over every case's wire ([`crate::acp::client::watch`]).
+/// A run in which the client answered nothing had no turn: blocked by [`TURN_CASE`].
+async fn response_ids(ctx: ClientCtx) -> CheckResult {
+    Ok(ctx.watch.grade().unwrap_or_else(|| {
+        Check::blocked(
+            TURN_CASE,
+            Check::skip("the client answered no agent request in any case"),
+        )
+    }))
+}

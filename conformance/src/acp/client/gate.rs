@@ -9,6 +9,7 @@ use std::time::Duration;
 use crate::acp::client::checks;
 use crate::acp::client::config::{CancelDriver, ClientModeConfig};
 use crate::acp::client::run::{self, Ran};
+use crate::acp::client::watch::Watch;
 use crate::acp::gate::AcpProfile;
 use crate::core::case::Gate;
 use crate::core::model::{Check, CheckResult, Level};
@@ -90,6 +91,10 @@ pub struct ClientCtx {
     pub script: Script,
     /// The case's transcript (the scheduler's).
     pub scope: Scope,
+    /// The id rule's findings of the whole run ([`crate::acp::client::watch`]).
+    pub watch: Watch,
+    /// The case's place in the catalogue: the order of findings.
+    pub position: usize,
 }
 
 /// Runs a fresh client against the case's scenario and grades the run with `check`. A cancel
@@ -113,6 +118,7 @@ pub async fn client_check(
     if ran.timed_out {
         ctx.scope.mark_timed_out();
     }
+    ctx.watch.observe(&ran.wire, ctx.case_id, ctx.position);
     let mut verdict = check(&ran, &ctx.cfg);
     // A client that authenticated unprompted and then ended before its turn is blocked by the
     // authenticate rule only where that rule is graded (the Cursor profile); for any other
@@ -140,6 +146,10 @@ pub async fn client_check(
 pub struct ClientRunner {
     /// The run's configuration.
     pub cfg: Arc<ClientModeConfig>,
+    /// The id rule's findings of the run, filled by every case's wire.
+    pub watch: Watch,
+    /// The catalogue's case ids in order (a case's place orders its findings).
+    pub order: Vec<&'static str>,
 }
 
 impl ClientRunner {
@@ -179,6 +189,8 @@ impl Runner for ClientRunner {
             case_id: case.id,
             script: case.variant,
             scope,
+            watch: self.watch.clone(),
+            position: self.order.iter().position(|id| *id == case.id).unwrap_or(0) + 1,
         };
         Ok((ctx, Box::new(())))
     }

@@ -21,6 +21,7 @@ pub mod config;
 pub mod gate;
 pub mod launch;
 pub mod run;
+pub mod watch;
 pub mod wire;
 
 use std::sync::Arc;
@@ -63,6 +64,8 @@ pub async fn run_client_cases(
 ) -> Vec<Ran<ClientMode>> {
     let runner = Arc::new(ClientRunner {
         cfg: Arc::new(cfg.clone()),
+        watch: watch::Watch::new(),
+        order: CASES.iter().map(|c| c.id).collect(),
     });
     let settings = Settings {
         timeout: runner.safety_timeout(),

@@ -262,3 +262,31 @@ async fn a_client_hanging_before_its_turn_fails_the_turn_case_only() {
         "still running at the case timeout",
     );
 }
+
+/// JSON-RPC 2.0 §5, both ways (kit ACP-1): the id rule over every case's wire fails once, on
+/// the first duplicate, with the id as the client wrote it; the cases that read the first
+/// answer keep their verdicts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_answering_a_request_twice_fails_only_response_ids() {
+    check(
+        &["--answer-twice", "cursor/update_todos"],
+        Some((
+            "client/response-ids",
+            "a second response to id 1 (cursor/update_todos), which was answered already",
+        )),
+    )
+    .await;
+}
+
+/// An answer under an id the scripted agent never sent is the id rule's finding alone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_answering_an_id_never_sent_fails_only_response_ids() {
+    check(
+        &["--stray-answer"],
+        Some((
+            "client/response-ids",
+            r#"a response with id "script-client-stray", which no request"#,
+        )),
+    )
+    .await;
+}

@@ -13,7 +13,9 @@ Defects: --select-kind allow_always; --ignore-method M (never answers M); --refu
 (answers M -32601, as a client that does not implement it); --prompt-block TYPE (adds a block
 of TYPE, image, audio or resource, to its prompt whatever the agent advertised); --authenticate (calls
 authenticate unprompted); --bogus-option (selects an optionId nobody offered);
---no-cancel-answer (on cancel leaves pending permission requests unanswered).
+--no-cancel-answer (on cancel leaves pending permission requests unanswered); --answer-twice M
+(answers each M request twice); --stray-answer (after its answer to the agent's first request,
+answers an id the agent never sent).
 Not a defect: --end-agent-at-cancel stops the agent (SIGSTOP) before it cancels, so the agent
 cannot read what follows, then ends it (SIGTERM, SIGCONT) and exits 0 without waiting for the
 prompt's answer: its session/cancel and cancelled answer are still in the agent's stdin when the
@@ -49,6 +51,8 @@ def main():
     p.add_argument("--authenticate", action="store_true")
     p.add_argument("--bogus-option", action="store_true")
     p.add_argument("--no-cancel-answer", action="store_true")
+    p.add_argument("--answer-twice", action="append", default=[])
+    p.add_argument("--stray-answer", action="store_true")
     p.add_argument("--end-agent-at-cancel", action="store_true")
     p.add_argument("--think-ms", type=int, default=0)
     p.add_argument("--crash-after-authenticate", action="store_true")
@@ -73,6 +77,7 @@ def main():
     thinking = {}  # agent request id -> (deadline, msg)
     cancelled = [False]
     want_cancel = [False]
+    strayed = [False]
 
     def send(msg):
         proc.stdin.write((json.dumps(msg) + "\n").encode())
@@ -95,6 +100,14 @@ def main():
         return {"outcome": {"outcome": "cancelled"}}
 
     def on_agent_request(msg):
+        answer_agent_request(msg)
+        if msg["method"] in a.answer_twice:
+            answer_agent_request(msg)
+        if a.stray_answer and not strayed[0]:
+            strayed[0] = True
+            send({"jsonrpc": "2.0", "id": "script-client-stray", "result": {}})
+
+    def answer_agent_request(msg):
         method = msg["method"]
         if method in a.ignore_method:
             return
