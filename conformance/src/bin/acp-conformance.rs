@@ -367,6 +367,7 @@ async fn run_inner(
         program: program.clone(),
         args: args.to_vec(),
         env: Vec::new(),
+        endpoint: None,
     });
     let timeout = cli.common.timeout();
     let watch = acp::watch::Watch::new();

@@ -77,6 +77,26 @@ impl Drop for Target {
 }
 
 impl Target {
+    /// A server already running at a Streamable HTTP endpoint (`--url`): every case's
+    /// connection is a session of it; nothing is started, no fake drives it.
+    #[must_use]
+    pub fn endpoint(endpoint: crate::core::http::HttpTarget) -> Self {
+        Self {
+            spec: ServerSpec::endpoint(endpoint),
+            builtin: false,
+            drives_fake: false,
+            fake_exe: None,
+            fake_cursor_exe: None,
+            fake_dir: None,
+        }
+    }
+
+    /// Whether the server is reached over Streamable HTTP.
+    #[must_use]
+    pub fn is_http(&self) -> bool {
+        self.spec.endpoint.is_some()
+    }
+
     /// Prepares a target. `command` empty means the embedded default. With `drive_fake`, the
     /// server's PATH starts with a private directory whose `claude` is fake-claude (found at
     /// `fake_claude`, else next to the runner, else on PATH) and whose `cursor-agent` is
@@ -103,6 +123,7 @@ impl Target {
                     program: program.clone(),
                     args: args.to_vec(),
                     env: Vec::new(),
+                    endpoint: None,
                 },
                 false,
             ),
@@ -111,6 +132,7 @@ impl Target {
                     program: find_binary(ADAPTER_BIN)?.into_os_string(),
                     args: BUILTIN_ARGS.iter().map(OsString::from).collect(),
                     env: Vec::new(),
+                    endpoint: None,
                 },
                 true,
             ),

@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 use tokio::process::Child;
 use tokio::sync::Mutex;
 
+// The leaf module: `core::http` itself uses this one (its deadline).
+use crate::core::http::target::HttpTarget;
 use crate::core::process;
 
 /// A deadline shared by everything a case does, which the runner can move: the time a server
@@ -52,7 +54,9 @@ impl Deadline {
     }
 }
 
-/// How to start a server.
+/// How to reach a server: a command to start (stdio), or, with `endpoint`, a Streamable HTTP
+/// endpoint someone else started (HTTP-1), where [`super::Client::spawn`] opens a connection
+/// instead (program, arguments and environment are then unused).
 #[derive(Debug, Clone)]
 pub struct ServerSpec {
     /// The program.
@@ -61,12 +65,28 @@ pub struct ServerSpec {
     pub args: Vec<OsString>,
     /// Variables set on top of the runner's environment.
     pub env: Vec<(OsString, OsString)>,
+    /// The Streamable HTTP endpoint of a server already running, when it is one.
+    pub endpoint: Option<HttpTarget>,
 }
 
 impl ServerSpec {
-    /// The command line as words, for reports.
+    /// A server already running at `endpoint` (Streamable HTTP).
+    #[must_use]
+    pub fn endpoint(endpoint: HttpTarget) -> Self {
+        Self {
+            program: OsString::new(),
+            args: Vec::new(),
+            env: Vec::new(),
+            endpoint: Some(endpoint),
+        }
+    }
+
+    /// The command line as words, for reports (the endpoint's URL for one).
     #[must_use]
     pub fn command_words(&self) -> Vec<String> {
+        if let Some(e) = &self.endpoint {
+            return vec![e.url()];
+        }
         std::iter::once(&self.program)
             .chain(&self.args)
             .map(|s| s.to_string_lossy().into_owned())
@@ -75,20 +95,33 @@ impl ServerSpec {
 }
 
 /// A handle to a started server's process, kept by the scheduler to kill its group whatever
-/// happened to the case.
+/// happened to the case. A connection to an HTTP endpoint has none ([`ProcHandle::none`]):
+/// the runner did not start that server and does not stop it.
 #[derive(Debug, Clone)]
 pub struct ProcHandle {
-    /// Process id of the server, which leads its own group.
+    /// Process id of the server, which leads its own group (0: no process of the runner's).
     pub pgid: i32,
-    pub(super) child: Arc<Mutex<Child>>,
+    pub(super) child: Option<Arc<Mutex<Child>>>,
 }
 
 impl ProcHandle {
+    /// The handle of a server the runner did not start (a Streamable HTTP endpoint).
+    #[must_use]
+    pub fn none() -> Self {
+        Self {
+            pgid: 0,
+            child: None,
+        }
+    }
+
     /// Shutdown in the conventions' order: the case already dropped stdin (or the client is
     /// gone); bounded wait; SIGTERM to the group; short wait; SIGKILL to the group; reap. The
     /// final SIGKILL is sent even when the leader exited, so nothing of the group survives.
     pub async fn shutdown(&self) {
-        let mut child = self.child.lock().await;
+        let Some(child) = &self.child else {
+            return;
+        };
+        let mut child = child.lock().await;
         let exited = matches!(
             tokio::time::timeout(process::EXIT_GRACE, child.wait()).await,
             Ok(Ok(_))

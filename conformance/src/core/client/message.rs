@@ -60,7 +60,23 @@ pub enum ClientError {
     /// An I/O error of the runner's own.
     #[error("i/o error: {0}")]
     Io(std::io::Error),
+    /// Streamable HTTP answered the request without its response (HTTP-2; HTTP-4 for a
+    /// request before the session).
+    #[error("no JSON-RPC response to {waiting_for}: {}", refusal.said)]
+    Refused {
+        /// What the case was waiting for.
+        waiting_for: String,
+        /// The transport's answer.
+        refusal: Box<Refusal>,
+    },
+    /// What only a stdio connection has (stdin, a line, the server's process), asked of a
+    /// Streamable HTTP one.
+    #[error("{NOT_OVER_HTTP}: {0}")]
+    NotApplicable(String),
 }
+
+/// The skip of what a Streamable HTTP connection does not have.
+pub const NOT_OVER_HTTP: &str = "not applicable over Streamable HTTP";
 
 /// How many unmatched responses a timeout or close reports.
 pub(super) const MAX_UNMATCHED: usize = 3;
@@ -100,6 +116,23 @@ pub enum Frame {
     NotJson(String),
     /// A line longer than [`MAX_SERVER_LINE`](super::MAX_SERVER_LINE), with its length.
     Oversized(u64),
+    /// Streamable HTTP: the answer to the POST of a request carried no response to it
+    /// (HTTP-2): an HTTP error status, a 202, a stream that ended without it.
+    Refused(Refusal),
+}
+
+/// A request the Streamable HTTP transport answered without its JSON-RPC response.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refusal {
+    /// The request's id.
+    pub id: Value,
+    /// The HTTP status.
+    pub status: u16,
+    /// The answer in a finding's words (status, content type, body).
+    pub said: String,
+    /// Whether the request went out before the server issued a session (no `Mcp-Session-Id`)
+    /// and was not `initialize`: a 400 then is HTTP-4's refusal of a request without a session.
+    pub sessionless: bool,
 }
 
 impl Frame {
@@ -216,6 +249,25 @@ impl From<ClientError> for Check {
     fn from(e: ClientError) -> Self {
         match e {
             ClientError::Spawn { .. } | ClientError::Io(_) => Check::Error(e.to_string()),
+            ClientError::NotApplicable(_) => Check::skip(e.to_string()),
+            ClientError::Refused {
+                ref waiting_for,
+                ref refusal,
+            } if refusal.sessionless && refusal.status == 400 => Check::skip(format!(
+                "{NOT_OVER_HTTP}: the server requires a session and refused {waiting_for}, sent \
+                 before initialize, with 400 Bad Request as HTTP-4 says ({})",
+                refusal.said
+            )),
+            ClientError::Refused {
+                ref waiting_for,
+                ref refusal,
+            } => Check::fail(
+                format!(
+                    "an answer to {waiting_for} (HTTP-2: the request's response in a JSON body \
+                     or an SSE stream)"
+                ),
+                refusal.said.clone(),
+            ),
             ClientError::Timeout {
                 ref waiting_for,
                 ms,

@@ -1,11 +1,14 @@
-//! A raw stdio client: starts a server in its own process group, can send anything (valid
-//! messages, raw bytes, a streamed 64 MiB line), reads bounded frames with `mcp-wire`'s decoder,
-//! and records every line in the case's [`Transcript`].
+//! A raw client of one server connection: over stdio it starts the server in its own process
+//! group, can send anything (valid messages, raw bytes, a streamed 64 MiB line), reads bounded
+//! frames with `mcp-wire`'s decoder, and records every line in the case's [`Transcript`]. Over
+//! Streamable HTTP (a [`ServerSpec`] with an endpoint) the same client is a session of the
+//! endpoint: each message sent is a POST, each message of an answer a frame (HTTP-1), so the
+//! cases and the cross-cutting rules see one kind of connection. What only a process has (stdin
+//! EOF, a streamed line, an exit) is [`ClientError::NotApplicable`] over HTTP.
 //!
 //! It never interprets more than it must: frames come back as parsed JSON or as the raw text of a
 //! line that was not JSON (T1), and each case grades them itself.
 
-use std::collections::VecDeque;
 use std::process::{ExitStatus, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -19,66 +22,26 @@ use crate::core::process;
 use crate::core::transcript::{Peer, Transcript};
 use crate::core::watch::Watcher;
 
-mod handle;
+pub(crate) mod handle;
+mod http_link;
 mod message;
-mod reader;
+pub(crate) mod reader;
+mod seen;
 
 pub use handle::{Deadline, ProcHandle, ServerSpec};
 use message::MAX_UNMATCHED;
-pub use message::{ClientError, Frame, error_code, is_response_to, meanwhile, message_problem};
+pub use message::{
+    ClientError, Frame, NOT_OVER_HTTP, Refusal, error_code, is_response_to, meanwhile,
+    message_problem,
+};
 pub use reader::MAX_SERVER_LINE;
 use reader::{
     Incoming, OversizedProbe, QUEUE_BYTES, Sink, StdoutProblems, read_stderr, read_stdout,
 };
+use seen::{MAX_SEEN, SEEN_BYTES, Seen};
 
 /// Frames buffered between the reader task and the case before the reader waits.
 const FRAME_QUEUE: usize = 4096;
-/// Bytes and frames kept for the case to read later ([`Client::take_seen`]); beyond them the
-/// oldest unread frames are dropped (a flooding server cannot grow the runner either).
-const SEEN_BYTES: usize = 16 * 1024 * 1024;
-/// See [`SEEN_BYTES`].
-const MAX_SEEN: usize = 4096;
-
-/// Frames read while waiting for something else, in arrival order, bounded by [`SEEN_BYTES`]
-/// and [`MAX_SEEN`].
-#[derive(Debug, Default)]
-struct Seen {
-    frames: VecDeque<(Frame, usize)>,
-    bytes: usize,
-    dropped: u64,
-}
-
-impl Seen {
-    /// Keeps `frame`; returns whether older frames had to be dropped for it (first time only).
-    fn push(&mut self, frame: Frame, size: usize) -> bool {
-        self.frames.push_back((frame, size));
-        self.bytes += size;
-        let before = self.dropped;
-        while (self.bytes > SEEN_BYTES || self.frames.len() > MAX_SEEN) && self.frames.len() > 1 {
-            if let Some((_, n)) = self.frames.pop_front() {
-                self.bytes -= n;
-                self.dropped += 1;
-            }
-        }
-        before == 0 && self.dropped > 0
-    }
-
-    fn iter(&self) -> impl Iterator<Item = &Frame> {
-        self.frames.iter().map(|(f, _)| f)
-    }
-
-    fn remove(&mut self, pos: usize) -> Option<Frame> {
-        let (f, n) = self.frames.remove(pos)?;
-        self.bytes -= n;
-        Some(f)
-    }
-
-    fn drain(&mut self) -> Vec<Frame> {
-        self.bytes = 0;
-        self.frames.drain(..).map(|(f, _)| f).collect()
-    }
-}
-
 /// How a client answers requests the peer sends it (ACP agents ask for permissions and files):
 /// `Some(answer)` is sent at once, `None` leaves the request for the case to answer (or not).
 /// Without one, [`reply_to_server_request`] answers.
@@ -94,11 +57,14 @@ impl std::fmt::Debug for Responder {
     }
 }
 
-/// A connection to one server process.
+/// A connection to one server: a process it started (stdio), or a session of a Streamable HTTP
+/// endpoint.
 #[derive(Debug)]
 pub struct Client {
     proc: ProcHandle,
     stdin: Option<ChildStdin>,
+    /// The Streamable HTTP link, for an endpoint (then there is no process and no stdin).
+    http: Option<http_link::HttpLink>,
     frames: mpsc::Receiver<Option<Incoming>>,
     /// Frames read while waiting for something else, in arrival order.
     seen: Seen,
@@ -117,13 +83,17 @@ pub struct Client {
 }
 
 impl Client {
-    /// Starts `spec` in a new process group with piped stdio. `deadline` bounds every wait.
+    /// Starts `spec` in a new process group with piped stdio (or, for an endpoint, opens a
+    /// connection to it: [`Client::connect`]). `deadline` bounds every wait.
     pub fn spawn(
         spec: &ServerSpec,
         transcript: Transcript,
         deadline: Deadline,
         observer: Option<Watcher>,
     ) -> Result<Self, ClientError> {
+        if let Some(endpoint) = &spec.endpoint {
+            return Ok(Self::connect(endpoint, transcript, deadline, observer));
+        }
         let mut cmd = Command::new(&spec.program);
         cmd.args(&spec.args)
             .envs(spec.env.iter().map(|(k, v)| (k, v)))
@@ -171,9 +141,10 @@ impl Client {
         Ok(Self {
             proc: ProcHandle {
                 pgid,
-                child: Arc::new(Mutex::new(child)),
+                child: Some(Arc::new(Mutex::new(child))),
             },
             stdin,
+            http: None,
             frames: rx,
             seen: Seen::default(),
             closed: false,
@@ -185,6 +156,63 @@ impl Client {
             start_latency: Duration::ZERO,
             responder: None,
         })
+    }
+
+    /// A connection to the Streamable HTTP endpoint `endpoint` (HTTP-1): nothing is sent yet;
+    /// the session begins with the `initialize` the case sends, whose answer's
+    /// `Mcp-Session-Id` and revision every later message carries.
+    #[must_use]
+    pub fn connect(
+        endpoint: &crate::core::http::target::HttpTarget,
+        transcript: Transcript,
+        deadline: Deadline,
+        observer: Option<Watcher>,
+    ) -> Self {
+        transcript.note(&format!(
+            "connecting to the Streamable HTTP endpoint {}",
+            endpoint.url()
+        ));
+        let (tx, rx) = mpsc::channel(FRAME_QUEUE);
+        let stdout_problems = Arc::new(std::sync::Mutex::new(StdoutProblems::default()));
+        let sink = Sink {
+            transcript: transcript.clone(),
+            problems: stdout_problems.clone(),
+            observer: observer.clone(),
+            line: 0,
+            oversized: OversizedProbe::default(),
+        };
+        let client = crate::core::http::HttpClient::new(
+            endpoint.clone(),
+            transcript.clone(),
+            deadline.clone(),
+        );
+        let link = http_link::HttpLink::new(
+            client,
+            tx,
+            Arc::new(tokio::sync::Semaphore::new(QUEUE_BYTES)),
+            sink,
+        );
+        Self {
+            proc: ProcHandle::none(),
+            stdin: None,
+            http: Some(link),
+            frames: rx,
+            seen: Seen::default(),
+            closed: false,
+            transcript,
+            deadline,
+            next_id: 1,
+            stdout_problems,
+            observer,
+            start_latency: Duration::ZERO,
+            responder: None,
+        }
+    }
+
+    /// Whether this is a Streamable HTTP connection (no process of the runner's).
+    #[must_use]
+    pub fn is_http(&self) -> bool {
+        self.http.is_some()
     }
 
     /// Answers the peer's requests with `responder` from now on (instead of
@@ -266,11 +294,21 @@ impl Client {
         if let Some(o) = &self.observer {
             o.sending(line);
         }
+        if let Some(link) = self.http.as_mut() {
+            // HTTP-1: one message, one POST (the line's newline is stdio's framing).
+            link.post(line).await;
+            return Ok(());
+        }
         self.write(bytes).await
     }
 
     /// Writes without recording (used for the pieces of a streamed line).
     pub async fn write(&mut self, bytes: &[u8]) -> Result<(), ClientError> {
+        if self.http.is_some() {
+            return Err(ClientError::NotApplicable(
+                "writing part of a line (stdio's framing)".into(),
+            ));
+        }
         let Some(stdin) = self.stdin.as_mut() else {
             return Err(ClientError::Closed {
                 peer: self.transcript.peer(),
@@ -387,6 +425,12 @@ impl Client {
         loop {
             match self.next_until(deadline).await? {
                 Some((Frame::Json(m), _)) if is_response_to(&m, id) => return Ok(m),
+                Some((Frame::Refused(r), _)) if r.id == *id => {
+                    return Err(ClientError::Refused {
+                        waiting_for: what.to_owned(),
+                        refusal: Box::new(r),
+                    });
+                }
                 // An error with no id (JSON-RPC 2.0 §5: null when the request's id could not be
                 // read) while this request is all the peer could be answering is its answer:
                 // the case grades it at once rather than waiting its whole timeout.
@@ -448,7 +492,13 @@ impl Client {
     /// killed it, once it has exited (waiting for that at most a second, on the exit itself).
     async fn how_it_ended(&self) -> String {
         let noun = self.transcript.peer().noun();
-        let mut child = self.proc.child.lock().await;
+        if let Some(link) = &self.http {
+            return link.trouble();
+        }
+        let Some(child) = &self.proc.child else {
+            return String::new();
+        };
+        let mut child = child.lock().await;
         match tokio::time::timeout(Duration::from_secs(1), child.wait()).await {
             Ok(Ok(status)) => format!(" (the {noun} {})", describe_exit(status)),
             _ => format!(" (the {noun} closed its stdout but is still running)"),
@@ -484,7 +534,7 @@ impl Client {
 
     /// The server's exit status when it has exited (without waiting).
     fn exited(&self) -> Option<ExitStatus> {
-        let mut child = self.proc.child.try_lock().ok()?;
+        let mut child = self.proc.child.as_ref()?.try_lock().ok()?;
         child.try_wait().ok().flatten()
     }
 
@@ -579,7 +629,7 @@ impl Client {
         self.closed
     }
 
-    /// Closes the server's stdin (EOF).
+    /// Closes the server's stdin (EOF); nothing over Streamable HTTP, which has none.
     pub fn close_stdin(&mut self) {
         if self.stdin.take().is_some() {
             self.transcript.note(&format!(
@@ -589,9 +639,10 @@ impl Client {
         }
     }
 
-    /// Waits up to `wait` for the server process to exit.
+    /// Waits up to `wait` for the server process to exit (`None` at once for an endpoint: no
+    /// process of the runner's).
     pub async fn wait_exit(&mut self, wait: Duration) -> Option<ExitStatus> {
-        let mut child = self.proc.child.lock().await;
+        let mut child = self.proc.child.as_ref()?.lock().await;
         match tokio::time::timeout(wait, child.wait()).await {
             Ok(Ok(status)) => {
                 self.transcript.note(&format!(
@@ -604,9 +655,12 @@ impl Client {
         }
     }
 
-    /// Whether the server process is still running.
+    /// Whether the server process is still running (an endpoint's always counts as running).
     pub async fn is_running(&self) -> bool {
-        let mut child = self.proc.child.lock().await;
+        let Some(child) = &self.proc.child else {
+            return true;
+        };
+        let mut child = child.lock().await;
         matches!(child.try_wait(), Ok(None))
     }
 
@@ -619,6 +673,11 @@ impl Client {
         mut between: impl FnMut(),
     ) -> Result<(), ClientError> {
         const PIECE: usize = 1024 * 1024;
+        if self.http.is_some() {
+            return Err(ClientError::NotApplicable(
+                "a streamed 64 MiB line (stdio's framing)".into(),
+            ));
+        }
         let head = br#"{"jsonrpc":"2.0","id":"huge","method":"ping","params":{"pad":""#;
         let tail = b"\"}}\n";
         let pad = total.saturating_sub(head.len() + tail.len());
@@ -723,6 +782,7 @@ fn shown(frame: &Frame) -> String {
             crate::core::transcript::clip_to(line.as_bytes(), 200)
         ),
         Frame::Oversized(len) => format!("a line of {len} bytes"),
+        Frame::Refused(r) => format!("HTTP's answer to id {} without it: {}", r.id, r.said),
     }
 }
 

@@ -154,7 +154,7 @@ pub(super) async fn read_stdout(
 
 /// Queues one frame once its size fits the queue's byte budget (waiting for the case to take
 /// earlier ones: backpressure on the server instead of growth in the runner).
-async fn send_frame(
+pub(super) async fn send_frame(
     tx: &mpsc::Sender<Option<Incoming>>,
     budget: &Arc<tokio::sync::Semaphore>,
     frame: Frame,
@@ -175,61 +175,68 @@ async fn send_frame(
     .map_err(|_| ())
 }
 
+/// One line (stdio) or one message (an HTTP body or SSE event's data): recorded, graded
+/// against T1 and shown to the cross-cutting rules; a frame for the case unless the id rule
+/// owns it.
+pub(super) fn push_line(line: &[u8], frames: &mut Vec<(Frame, usize)>, sink: &mut Sink) {
+    if line.iter().all(u8::is_ascii_whitespace) {
+        // A blank line carries no message, but no content either: shown in the
+        // transcript, not held against T1 (clients skip it; calling it a violation
+        // would be a false failure on a formatting nicety).
+        sink.transcript
+            .record(sink.transcript.peer().received(), line);
+        return;
+    }
+    sink.line += 1;
+    let problem = match serde_json::from_slice::<Value>(line) {
+        Ok(v) => {
+            let p = message_problem(&v);
+            // The other rules look at it too (a response without "jsonrpc" still has
+            // an id to echo): each defect is graded under its own rule.
+            let seen = sink
+                .observer
+                .as_ref()
+                .map_or(Seen::Fresh, |o| o.message(sink.line, &v, line));
+            if is_notification(&v) {
+                sink.transcript.record_notification(line);
+            } else {
+                sink.transcript
+                    .record(sink.transcript.peer().received(), line);
+            }
+            // Graded once, by the id rule; no wait of the case is for it.
+            match seen {
+                Seen::Repeat => sink.transcript.note(
+                    "a second response to a request answered already (the id rule \
+                     grades it; the case does not read it)",
+                ),
+                Seen::Stray => sink.transcript.note(
+                    "a response under an id no request carried, while none was \
+                     pending (the id rule grades it; the case does not read it)",
+                ),
+                Seen::Fresh => frames.push((Frame::Json(v), line.len())),
+            }
+            p
+        }
+        Err(_) => {
+            sink.transcript
+                .record(sink.transcript.peer().received(), line);
+            let text = String::from_utf8_lossy(line).into_owned();
+            frames.push((Frame::NotJson(text), line.len()));
+            Some("not JSON".into())
+        }
+    };
+    if let Some(p) = problem {
+        sink.not_protocol(format!(
+            "{p}: {}",
+            crate::core::transcript::clip_to(line, 200)
+        ));
+    }
+}
+
 fn push_event(ev: DecodeEvent<'_>, frames: &mut Vec<(Frame, usize)>, sink: &mut Sink) {
     match ev {
         DecodeEvent::Line(line) => {
-            if line.iter().all(u8::is_ascii_whitespace) {
-                // A blank line carries no message, but no content either: shown in the
-                // transcript, not held against T1 (clients skip it; calling it a violation
-                // would be a false failure on a formatting nicety).
-                sink.transcript
-                    .record(sink.transcript.peer().received(), line);
-                return;
-            }
-            sink.line += 1;
-            let problem = match serde_json::from_slice::<Value>(line) {
-                Ok(v) => {
-                    let p = message_problem(&v);
-                    // The other rules look at it too (a response without "jsonrpc" still has
-                    // an id to echo): each defect is graded under its own rule.
-                    let seen = sink
-                        .observer
-                        .as_ref()
-                        .map_or(Seen::Fresh, |o| o.message(sink.line, &v, line));
-                    if is_notification(&v) {
-                        sink.transcript.record_notification(line);
-                    } else {
-                        sink.transcript
-                            .record(sink.transcript.peer().received(), line);
-                    }
-                    // Graded once, by the id rule; no wait of the case is for it.
-                    match seen {
-                        Seen::Repeat => sink.transcript.note(
-                            "a second response to a request answered already (the id rule \
-                             grades it; the case does not read it)",
-                        ),
-                        Seen::Stray => sink.transcript.note(
-                            "a response under an id no request carried, while none was \
-                             pending (the id rule grades it; the case does not read it)",
-                        ),
-                        Seen::Fresh => frames.push((Frame::Json(v), line.len())),
-                    }
-                    p
-                }
-                Err(_) => {
-                    sink.transcript
-                        .record(sink.transcript.peer().received(), line);
-                    let text = String::from_utf8_lossy(line).into_owned();
-                    frames.push((Frame::NotJson(text), line.len()));
-                    Some("not JSON".into())
-                }
-            };
-            if let Some(p) = problem {
-                sink.not_protocol(format!(
-                    "{p}: {}",
-                    crate::core::transcript::clip_to(line, 200)
-                ));
-            }
+            push_line(line, frames, sink);
         }
         DecodeEvent::OversizedEnd { len } => {
             sink.line += 1;

@@ -12,6 +12,7 @@ async fn a_deadline_quotes_what_did_arrive_instead_of_nothing() {
         program: "sh".into(),
         args: vec!["-c".into(), script.into()],
         env: Vec::new(),
+        endpoint: None,
     };
     let deadline = Deadline::at(Instant::now() + Duration::from_secs(20));
     let mut client = Client::spawn(&spec, Transcript::new(), deadline, None).expect("spawn");
@@ -51,6 +52,7 @@ async fn an_agent_peer_is_named_in_acp_words_and_what_it_sent_is_kept_as_sent() 
         program: "sh".into(),
         args: vec!["-c".into(), script.into()],
         env: Vec::new(),
+        endpoint: None,
     };
     let transcript = Transcript::with_peer(Peer::Agent);
     let deadline = Deadline::at(Instant::now() + Duration::from_secs(20));
@@ -140,4 +142,157 @@ fn only_json_rpc_messages_are_valid_stdout_lines() {
     ] {
         assert!(message_problem(&bad).is_some(), "{bad} passed");
     }
+}
+
+/// A scripted Streamable HTTP server on loopback: `initialize` is answered as JSON with a
+/// session id; inside the session `ping` as an SSE stream (a notification, then the response),
+/// notifications with 202; anything without the session 400 with an id-less error (as the
+/// TypeScript SDK does). The headers of each ping come back on the channel.
+async fn http_peer() -> (
+    crate::core::http::target::HttpTarget,
+    mpsc::UnboundedReceiver<Vec<(String, String)>>,
+) {
+    use http_body_util::{BodyExt as _, Full};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    let (seen_tx, seen_rx) = mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let seen_tx = seen_tx.clone();
+            let svc = hyper::service::service_fn(
+                move |req: hyper::Request<hyper::body::Incoming>| {
+                    let seen_tx = seen_tx.clone();
+                    async move {
+                        let headers: Vec<(String, String)> = req
+                            .headers()
+                            .iter()
+                            .map(|(n, v)| (n.to_string(), v.to_str().unwrap_or("").to_owned()))
+                            .collect();
+                        let session = headers
+                            .iter()
+                            .any(|(n, v)| n == "mcp-session-id" && v == "s-1");
+                        let body = req.into_body().collect().await.expect("body").to_bytes();
+                        let msg: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+                        let id = msg.get("id").cloned();
+                        let (status, ct, text, sid) = match msg.get("method").and_then(Value::as_str) {
+                        Some("initialize") => (200, "application/json", json!({"jsonrpc": "2.0", "id": id,
+                            "result": {"protocolVersion": "2025-06-18", "capabilities": {},
+                                       "serverInfo": {"name": "peer", "version": "1"}}}).to_string(), true),
+                        _ if !session => (400, "application/json",
+                            r#"{"jsonrpc":"2.0","error":{"code":-32000,"message":"no session"},"id":null}"#.to_owned(), false),
+                        Some("ping") => {
+                            let _ = seen_tx.send(headers);
+                            (200, "text/event-stream", format!(
+                                "data: {}\n\ndata: {}\n\n",
+                                json!({"jsonrpc": "2.0", "method": "notifications/message",
+                                       "params": {"level": "info", "data": "hi"}}),
+                                json!({"jsonrpc": "2.0", "id": id, "result": {}})), false)
+                        }
+                        _ => (202, "", String::new(), false),
+                    };
+                        let mut resp = hyper::Response::builder().status(status);
+                        if !ct.is_empty() {
+                            resp = resp.header("content-type", ct);
+                        }
+                        if sid {
+                            resp = resp.header("mcp-session-id", "s-1");
+                        }
+                        Ok::<_, std::convert::Infallible>(
+                            resp.body(Full::new(bytes::Bytes::from(text)))
+                                .expect("response"),
+                        )
+                    }
+                },
+            );
+            tokio::spawn(async move {
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(hyper_util::rt::TokioIo::new(stream), svc)
+                    .await;
+            });
+        }
+    });
+    let target =
+        crate::core::http::target::HttpTarget::parse(&format!("http://127.0.0.1:{port}/mcp"))
+            .expect("url");
+    (target, seen_rx)
+}
+
+// HTTP-1: one client over a session: the issued session id and revision on every later POST,
+// an SSE answer's messages as frames in order, a notification's 202 awaited.
+#[tokio::test]
+async fn an_http_connection_is_a_session_whose_answers_are_frames() {
+    let (target, mut seen) = http_peer().await;
+    let spec = ServerSpec::endpoint(target);
+    let transcript = Transcript::new();
+    let deadline = Deadline::at(Instant::now() + Duration::from_secs(20));
+    let mut client = Client::spawn(&spec, transcript.clone(), deadline, None).expect("connect");
+    assert!(client.is_http());
+    assert_eq!(client.pid(), 0, "no process of the runner's");
+    let init = client
+        .request("initialize", Some(json!({"protocolVersion": "2025-06-18"})))
+        .await
+        .expect("initialize answered");
+    assert_eq!(init["result"]["protocolVersion"], "2025-06-18");
+    client
+        .notify("notifications/initialized", None)
+        .await
+        .expect("202");
+    let pong = client.request("ping", None).await.expect("ping answered");
+    assert_eq!(pong["result"], json!({}));
+    let earlier = client.take_seen();
+    assert!(
+        matches!(earlier.as_slice(), [Frame::Json(m)] if m["method"] == "notifications/message"),
+        "{earlier:?}"
+    );
+    let headers = seen.recv().await.expect("the ping's headers");
+    for (name, value) in [
+        ("mcp-session-id", "s-1"),
+        ("mcp-protocol-version", "2025-06-18"),
+        ("accept", "application/json, text/event-stream"),
+    ] {
+        assert!(
+            headers.iter().any(|(n, v)| n == name && v == value),
+            "{name}: {value} in {headers:?}"
+        );
+    }
+    // Stdio's own means are not applicable: a skip, never a finding.
+    let err = client.write(b"x").await.expect_err("no stdin");
+    assert!(matches!(
+        crate::core::model::Check::from(err),
+        crate::core::model::Check::Skip(_)
+    ));
+    assert!(
+        transcript
+            .entries()
+            .iter()
+            .any(|e| e.line.contains("HTTP 202"))
+    );
+}
+
+// HTTP-4: a request before the session refused with 400 ends the wait at once, as a skip (what
+// a server does before initialize is not observable there); the id-less error in that body is
+// the refusal, not the request's answer.
+#[tokio::test]
+async fn a_request_before_the_session_refused_with_400_is_not_applicable() {
+    let (target, _seen) = http_peer().await;
+    let spec = ServerSpec::endpoint(target);
+    let deadline = Deadline::at(Instant::now() + Duration::from_secs(20));
+    let mut client = Client::spawn(&spec, Transcript::new(), deadline, None).expect("connect");
+    let started = Instant::now();
+    let err = client
+        .request("tools/list", None)
+        .await
+        .expect_err("refused");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "no wait for the deadline"
+    );
+    let check = crate::core::model::Check::from(err);
+    let crate::core::model::Check::Skip(reason) = &check else {
+        panic!("a skip: {check:?}");
+    };
+    assert!(reason.starts_with(NOT_OVER_HTTP), "{reason}");
+    assert!(reason.contains("HTTP 400"), "{reason}");
 }

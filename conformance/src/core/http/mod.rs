@@ -9,7 +9,7 @@
 //! SSE event), as the stdio client records lines.
 
 mod sse;
-mod target;
+pub mod target;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
@@ -18,7 +18,10 @@ use hyper_util::rt::TokioIo;
 use serde_json::Value;
 use tokio::net::TcpStream;
 
-use crate::core::client::{Deadline, MAX_SERVER_LINE};
+// The leaf modules, not `core::client` itself: the client's Streamable HTTP link uses this
+// module, so naming the client's root here would be a cycle.
+use crate::core::client::handle::Deadline;
+use crate::core::client::reader::MAX_SERVER_LINE;
 use crate::core::transcript::{Transcript, clip_to};
 pub use sse::{SseDecoder, SseError, SseEvent};
 pub use target::{HttpTarget, TargetError};
@@ -71,6 +74,22 @@ pub enum HttpError {
     },
 }
 
+/// What [`HttpClient::send_streaming`] hands on while a response is still being read: the
+/// head first, then each JSON-RPC message as it arrives (a JSON body whole, an SSE event's
+/// data), so a connection built on it sees messages when the server sends them.
+#[derive(Debug)]
+pub enum Piece {
+    /// The status and the headers (names lowercase).
+    Head {
+        /// The status code.
+        status: u16,
+        /// The headers.
+        headers: Vec<(String, String)>,
+    },
+    /// One message's bytes (not necessarily JSON: the receiver grades that).
+    Message(Vec<u8>),
+}
+
 /// When to stop reading a response body.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Stop {
@@ -100,8 +119,16 @@ impl HttpRequest {
     /// the response to its id (a request) or the end of the body (anything else).
     #[must_use]
     pub fn post(message: &Value) -> Self {
-        let stop = match (message.get("method"), message.get("id")) {
-            (Some(_), Some(id)) => Stop::AtResponse(id.clone()),
+        Self::post_bytes(serde_json::to_vec(message).unwrap_or_default())
+    }
+
+    /// [`HttpRequest::post`] of a body as the case wrote it, byte for byte (which need not be
+    /// JSON, nor one message): read until the response to its id when it is one request.
+    #[must_use]
+    pub fn post_bytes(body: Vec<u8>) -> Self {
+        let message = serde_json::from_slice::<Value>(&body).ok();
+        let stop = match message.as_ref().map(|m| (m.get("method"), m.get("id"))) {
+            Some((Some(_), Some(id))) => Stop::AtResponse(id.clone()),
             _ => Stop::AtEnd,
         };
         Self {
@@ -110,7 +137,7 @@ impl HttpRequest {
                 ("content-type".into(), "application/json".into()),
                 ("accept".into(), ACCEPT_BOTH.into()),
             ],
-            body: Some(serde_json::to_vec(message).unwrap_or_default()),
+            body: Some(body),
             stop,
         }
     }
@@ -244,6 +271,35 @@ impl HttpResponse {
         })
     }
 
+    /// The response in a finding's words: status, content type, and what the body held.
+    #[must_use]
+    pub fn shown(&self) -> String {
+        let ct = self.header("content-type").unwrap_or("no Content-Type");
+        let body = match &self.body {
+            Body::Unread => "body not read".to_owned(),
+            Body::Empty => "no body".to_owned(),
+            Body::Json { raw, .. } => show(raw),
+            Body::Other { head, len } => format!("{len} bytes: {}", show(head)),
+            Body::TooLarge { seen } => {
+                format!("a body over the runner's {MAX_SERVER_LINE} byte bound ({seen} bytes read)")
+            }
+            Body::Sse { events, more, end } => {
+                let how = match end {
+                    SseEnd::Closed => "closed".to_owned(),
+                    SseEnd::Answered => "answered".to_owned(),
+                    SseEnd::Deadline => "still open at the case's deadline".to_owned(),
+                    SseEnd::Broken(e) => e.to_string(),
+                    SseEnd::Failed(e) => format!("failed: {e}"),
+                };
+                format!(
+                    "an SSE stream of {} events ({how})",
+                    events.len() as u64 + more
+                )
+            }
+        };
+        format!("HTTP {} ({ct}): {body}", self.status)
+    }
+
     /// The response to `id` among the body's messages.
     #[must_use]
     pub fn response_to(&self, id: &Value) -> Option<Value> {
@@ -297,6 +353,26 @@ impl HttpClient {
     /// Sends `req` on a fresh connection and reads the answer as `req.stop` says, within the
     /// deadline and the body bounds.
     pub async fn send(&self, req: HttpRequest) -> Result<HttpResponse, HttpError> {
+        self.exchange(req, None).await
+    }
+
+    /// [`HttpClient::send`] handing the head and each message to `pieces` as they arrive
+    /// (waiting when the receiver is behind: backpressure on the server, not growth). The
+    /// messages are the receiver's to record: the transcript gets only this client's notes
+    /// (request line, status, how a stream ended) and bodies that are no messages.
+    pub async fn send_streaming(
+        &self,
+        req: HttpRequest,
+        pieces: &tokio::sync::mpsc::Sender<Piece>,
+    ) -> Result<HttpResponse, HttpError> {
+        self.exchange(req, Some(pieces)).await
+    }
+
+    async fn exchange(
+        &self,
+        req: HttpRequest,
+        pieces: Option<&tokio::sync::mpsc::Sender<Piece>>,
+    ) -> Result<HttpResponse, HttpError> {
         let started = std::time::Instant::now();
         let what = describe(&req);
         let deadline = tokio::time::Instant::from_std(self.deadline.get());
@@ -304,7 +380,7 @@ impl HttpClient {
             what: what.clone(),
             ms: elapsed_ms(started),
         };
-        self.record_request(&req);
+        self.record_request(&req, pieces.is_none());
         let head = tokio::time::timeout_at(deadline, self.head(&req)).await;
         let (parts, incoming, conn) = head.map_err(|_| timeout())??;
         let mut response = HttpResponse {
@@ -322,16 +398,27 @@ impl HttpClient {
             body: Body::Unread,
         };
         self.record_head(&response);
+        if let Some(p) = pieces {
+            let head = Piece::Head {
+                status: response.status,
+                headers: response.headers.clone(),
+            };
+            let _ = p.send(head).await;
+        }
         if req.stop != Stop::AtHead {
             let sse = response.media_type().as_deref() == Some("text/event-stream");
             response.body = if sse {
-                self.read_sse(incoming, &req.stop, deadline).await
+                self.read_sse(incoming, &req.stop, deadline, pieces).await
             } else {
                 let body = tokio::time::timeout_at(deadline, read_bounded(incoming))
                     .await
                     .map_err(|_| timeout())?;
                 let json = response.media_type().as_deref() == Some("application/json");
-                self.finish_plain(body?, json)
+                let body = self.finish_plain(body?, json, pieces.is_none());
+                if let (Some(p), Body::Json { raw, .. }) = (pieces, &body) {
+                    let _ = p.send(Piece::Message(raw.clone())).await;
+                }
+                body
             };
         }
         drop(conn);
@@ -392,6 +479,7 @@ impl HttpClient {
         mut incoming: Incoming,
         stop: &Stop,
         deadline: tokio::time::Instant,
+        pieces: Option<&tokio::sync::mpsc::Sender<Piece>>,
     ) -> Body {
         let mut decoder = SseDecoder::new(MAX_SERVER_LINE);
         let mut events = Vec::new();
@@ -412,7 +500,14 @@ impl HttpClient {
             }
             let mut answered = false;
             for event in fresh.drain(..) {
-                self.record_event(&event);
+                match pieces {
+                    Some(p) if !event.data.is_empty() => {
+                        let _ = p
+                            .send(Piece::Message(event.data.clone().into_bytes()))
+                            .await;
+                    }
+                    _ => self.record_event(&event),
+                }
                 if let Stop::AtResponse(id) = stop {
                     answered |= serde_json::from_str::<Value>(&event.data).is_ok_and(|m| {
                         m.get("id") == Some(id)
@@ -442,8 +537,9 @@ impl HttpClient {
         Body::Sse { events, more, end }
     }
 
-    /// A non-SSE body, read whole: recorded and, when JSON, parsed.
-    fn finish_plain(&self, body: Result<Vec<u8>, usize>, json: bool) -> Body {
+    /// A non-SSE body, read whole: recorded (a JSON body only when `rows`: else it is a
+    /// message its receiver records) and, when JSON, parsed.
+    fn finish_plain(&self, body: Result<Vec<u8>, usize>, json: bool, rows: bool) -> Body {
         let raw = match body {
             Err(seen) => {
                 self.transcript.note(&format!(
@@ -455,8 +551,10 @@ impl HttpClient {
             Ok(raw) if raw.is_empty() => return Body::Empty,
             Ok(raw) => raw,
         };
-        self.transcript
-            .record(self.transcript.peer().received(), &raw);
+        if rows || !json {
+            self.transcript
+                .record(self.transcript.peer().received(), &raw);
+        }
         if json {
             let value = serde_json::from_slice(&raw).ok();
             Body::Json { raw, value }
@@ -468,7 +566,7 @@ impl HttpClient {
         }
     }
 
-    fn record_request(&self, req: &HttpRequest) {
+    fn record_request(&self, req: &HttpRequest, rows: bool) {
         let shown: Vec<String> = req
             .headers
             .iter()
@@ -481,7 +579,9 @@ impl HttpClient {
             self.target.path(),
             shown.join("; ")
         ));
-        if let Some(body) = &req.body {
+        if let Some(body) = &req.body
+            && rows
+        {
             self.transcript.record(self.transcript.peer().sent(), body);
         }
     }

@@ -12,7 +12,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::core::case::Gate;
-use crate::core::http::{Body, HttpClient, HttpRequest, HttpResponse, HttpTarget, SseEnd};
+use crate::core::http::{HttpClient, HttpRequest, HttpResponse, HttpTarget};
 use crate::core::model::{Check, Level};
 use crate::core::schedule::{Made, Runner, Scope};
 use crate::mcp::discovery::{DEFAULT_VERSION, init_params};
@@ -120,31 +120,7 @@ fn blocked(fallback: Check) -> Check {
 /// A response in a finding's words: status, content type, and what the body held.
 #[must_use]
 pub fn describe(resp: &HttpResponse) -> String {
-    let ct = resp.header("content-type").unwrap_or("no Content-Type");
-    let body = match &resp.body {
-        Body::Unread => "body not read".to_owned(),
-        Body::Empty => "no body".to_owned(),
-        Body::Json { raw, .. } => crate::core::http::show(raw),
-        Body::Other { head, len } => format!("{len} bytes: {}", crate::core::http::show(head)),
-        Body::TooLarge { seen } => format!(
-            "a body over the runner's {} byte bound ({seen} bytes read)",
-            crate::core::client::MAX_SERVER_LINE
-        ),
-        Body::Sse { events, more, end } => {
-            let how = match end {
-                SseEnd::Closed => "closed".to_owned(),
-                SseEnd::Answered => "answered".to_owned(),
-                SseEnd::Deadline => "still open at the case's deadline".to_owned(),
-                SseEnd::Broken(e) => e.to_string(),
-                SseEnd::Failed(e) => format!("failed: {e}"),
-            };
-            format!(
-                "an SSE stream of {} events ({how})",
-                events.len() as u64 + more
-            )
-        }
-    };
-    format!("HTTP {} ({ct}): {body}", resp.status)
+    resp.shown()
 }
 
 /// The runner of the HTTP cases.

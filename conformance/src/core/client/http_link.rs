@@ -1,0 +1,263 @@
+//! A [`super::Client`]'s Streamable HTTP link (HTTP-1): every message the case sends is one
+//! POST to the endpoint, carrying the session's `Mcp-Session-Id` and `MCP-Protocol-Version`
+//! once the server issued them; what comes back (a JSON body, or each SSE event's data as it
+//! arrives) goes through the same path as a stdio server's stdout lines: the transcript, the
+//! message grading, the cross-cutting watch, and the one frame queue the case reads with its
+//! deadlines. So every case that is not about stdio runs unchanged over a session.
+//!
+//! Each POST is a task of its own, so a request waiting for a long answer never holds up the
+//! next message (a `notifications/cancelled` for it, say). A message that is no request
+//! (a notification, a response, bytes that are no JSON) is answered at once by the transport
+//! (HTTP-3): the send waits for that head, so the server has taken it before the case's next
+//! message goes out, as a stdio pipe keeps order.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use serde_json::Value;
+use tokio::sync::{Semaphore, mpsc, oneshot};
+
+use super::message::{Frame, Refusal, is_response_to};
+use super::reader::{Incoming, Sink, push_line, send_frame};
+use crate::core::http::{HttpClient, HttpError, HttpRequest, Piece, Stop};
+
+/// Pieces of one response in flight between its reader and the frame queue.
+const PIECES: usize = 16;
+
+/// What the server issued for the session, learnt from its answers to `initialize`.
+#[derive(Debug, Default)]
+struct SessionState {
+    /// The `Mcp-Session-Id` of the first response that carried one (HTTP-1).
+    id: Option<String>,
+    /// The revision of the first `InitializeResult` (sent as `MCP-Protocol-Version`).
+    version: Option<String>,
+    /// The runner's own trouble reaching the endpoint, last seen (for a closed connection).
+    trouble: Option<String>,
+}
+
+/// The link: the endpoint's client and where its answers go.
+pub(super) struct HttpLink {
+    client: HttpClient,
+    state: Arc<Mutex<SessionState>>,
+    tx: mpsc::Sender<Option<Incoming>>,
+    budget: Arc<Semaphore>,
+    sink: Arc<Mutex<Sink>>,
+    tasks: Vec<tokio::task::AbortHandle>,
+}
+
+impl std::fmt::Debug for HttpLink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpLink")
+            .field("endpoint", &self.client.target().url())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for HttpLink {
+    /// A connection that is gone reads nothing more: an endless stream is closed, not left.
+    fn drop(&mut self) {
+        for t in &self.tasks {
+            t.abort();
+        }
+    }
+}
+
+impl HttpLink {
+    /// A link whose answers go to `tx` (under `budget`, as a stdio reader's frames) through
+    /// `sink`.
+    pub(super) fn new(
+        client: HttpClient,
+        tx: mpsc::Sender<Option<Incoming>>,
+        budget: Arc<Semaphore>,
+        sink: Sink,
+    ) -> Self {
+        Self {
+            client,
+            state: Arc::default(),
+            tx,
+            budget,
+            sink: Arc::new(Mutex::new(sink)),
+            tasks: Vec::new(),
+        }
+    }
+
+    /// What explains a connection the runner could not keep (no connection to the endpoint).
+    pub(super) fn trouble(&self) -> String {
+        let state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        state.trouble.as_ref().map_or_else(
+            || " (the endpoint stopped answering)".to_owned(),
+            |t| format!(" ({t})"),
+        )
+    }
+
+    /// POSTs `body` (one message as the case wrote it, without the line's newline) with the
+    /// session's headers; its answers reach the frame queue as they arrive.
+    pub(super) async fn post(&mut self, body: &[u8]) {
+        let mut req = HttpRequest::post_bytes(body.to_vec());
+        {
+            let state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some(v) = &state.version {
+                req = req.header("mcp-protocol-version", v);
+            }
+            if let Some(id) = &state.id {
+                req = req.header("mcp-session-id", id);
+            }
+        }
+        let request = matches!(req.stop, Stop::AtResponse(_));
+        let (head_tx, head_rx) = oneshot::channel();
+        let exchange = Exchange {
+            client: self.client.clone(),
+            state: self.state.clone(),
+            tx: self.tx.clone(),
+            budget: self.budget.clone(),
+            sink: self.sink.clone(),
+        };
+        self.tasks.retain(|t| !t.is_finished());
+        let task = tokio::spawn(exchange.run(req, head_tx));
+        self.tasks.push(task.abort_handle());
+        if !request {
+            // Bounded: the exchange ends at the case's deadline at the latest.
+            let _ = head_rx.await;
+        }
+    }
+}
+
+/// One POST and what it feeds.
+struct Exchange {
+    client: HttpClient,
+    state: Arc<Mutex<SessionState>>,
+    tx: mpsc::Sender<Option<Incoming>>,
+    budget: Arc<Semaphore>,
+    sink: Arc<Mutex<Sink>>,
+}
+
+impl Exchange {
+    async fn run(self, req: HttpRequest, head: oneshot::Sender<()>) {
+        let (ptx, prx) = mpsc::channel::<Piece>(PIECES);
+        let client = self.client.clone();
+        let waited = match &req.stop {
+            Stop::AtResponse(id) => Some(id.clone()),
+            _ => None,
+        };
+        let sessionless = !req
+            .headers
+            .iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case("mcp-session-id"))
+            && req
+                .body
+                .as_deref()
+                .and_then(|b| serde_json::from_slice::<Value>(b).ok())
+                .is_some_and(|m| m.get("method").and_then(Value::as_str) != Some("initialize"));
+        let send = async move {
+            let r = client.send_streaming(req, &ptx).await;
+            drop(ptx);
+            r
+        };
+        let transcript = self.client.transcript().clone();
+        let tx = self.tx.clone();
+        let state = self.state.clone();
+        let (result, ()) =
+            tokio::join!(send, self.forward(prx, head, waited.as_ref(), sessionless));
+        match result {
+            Ok(resp) => {
+                if let Some(id) = waited
+                    && resp.response_to(&id).is_none()
+                {
+                    transcript.note(&format!(
+                        "HTTP {}: the answer to the POST carried no response to id {id}",
+                        resp.status
+                    ));
+                    // The case's wait for it ends here, with the transport's answer.
+                    let refusal = Refusal {
+                        id,
+                        status: resp.status,
+                        said: resp.shown(),
+                        sessionless,
+                    };
+                    let _ = send_frame(&tx, &self.budget, Frame::Refused(refusal), 1).await;
+                }
+            }
+            Err(e) => {
+                transcript.note(&format!("the POST failed: {e}"));
+                let gone = matches!(e, HttpError::Connect { .. });
+                state.lock().unwrap_or_else(PoisonError::into_inner).trouble = Some(e.to_string());
+                if gone {
+                    // No connection to the endpoint at all: the server is gone, as a closed
+                    // stdout says on stdio.
+                    let _ = tx.send(None).await;
+                }
+            }
+        }
+    }
+
+    /// Feeds the pieces of the response to the frame queue: the head's session id first (so
+    /// the case's next message carries it), then each message. When a request sent before the
+    /// session (`sessionless`) gets an HTTP error status, only its own response reaches the
+    /// case: an id-less error in such a body is the transport's refusal (HTTP-4), which
+    /// [`Frame::Refused`] carries; the rest is recorded and watched all the same.
+    async fn forward(
+        &self,
+        mut pieces: mpsc::Receiver<Piece>,
+        head: oneshot::Sender<()>,
+        waited: Option<&Value>,
+        sessionless: bool,
+    ) {
+        let mut head = Some(head);
+        let mut refused = false;
+        while let Some(piece) = pieces.recv().await {
+            match piece {
+                Piece::Head { status, headers } => {
+                    refused = !(200..300).contains(&status);
+                    let issued = headers
+                        .iter()
+                        .find(|(n, _)| n.eq_ignore_ascii_case("mcp-session-id"))
+                        .map(|(_, v)| v.clone());
+                    if let Some(id) = issued {
+                        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+                        state.id.get_or_insert(id);
+                    }
+                    if let Some(h) = head.take() {
+                        let _ = h.send(());
+                    }
+                }
+                Piece::Message(data) => {
+                    let mut frames = Vec::new();
+                    {
+                        let mut sink = self.sink.lock().unwrap_or_else(PoisonError::into_inner);
+                        push_line(&data, &mut frames, &mut sink);
+                    }
+                    for (frame, size) in frames {
+                        if let Frame::Json(m) = &frame {
+                            self.learn_version(m);
+                        }
+                        let answer = matches!((&frame, waited),
+                            (Frame::Json(m), Some(id)) if is_response_to(m, id));
+                        if refused && sessionless && waited.is_some() && !answer {
+                            continue;
+                        }
+                        if send_frame(&self.tx, &self.budget, frame, size)
+                            .await
+                            .is_err()
+                        {
+                            return;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The revision of the first `InitializeResult` becomes the session's
+    /// `MCP-Protocol-Version` (HTTP-1), before the case sees that result.
+    fn learn_version(&self, m: &Value) {
+        let Some(result) = m.get("result") else {
+            return;
+        };
+        if let (Some(v), Some(_)) = (
+            result.get("protocolVersion").and_then(Value::as_str),
+            result.get("capabilities").filter(|c| c.is_object()),
+        ) {
+            let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+            state.version.get_or_insert_with(|| v.to_owned());
+        }
+    }
+}
