@@ -4,7 +4,10 @@
 //! `initialize`, required after it, 404 for unknown or ended ones, DELETE ends one), answers
 //! `initialize` as one JSON object and other requests as an SSE stream (a priming event, then
 //! the response), notifications with 202, GET with 405, a bad `MCP-Protocol-Version` with 400
-//! and a foreign `Origin` with 403.
+//! and a foreign `Origin` with 403. Its JSON-RPC is clean too, so every MCP case that applies
+//! over Streamable HTTP passes: a body that is no JSON is 400 with `-32700` (id null), one that
+//! is no request object 400 with `-32600` (id null), an invalid request `-32600` under its id;
+//! it lists no tools (an unknown tool or cursor is `-32602`), and answers `ping`.
 //!
 //! `--defect NAME` breaks exactly one transport rule: `no-origin-check` (any Origin served),
 //! `notify-200` (notifications answered 200 with a body), `session-optional` (requests without the
@@ -123,12 +126,35 @@ fn endless() -> Response<ChanBody> {
         .unwrap_or_else(|_| Response::new(ChanBody(mpsc::channel(1).1)))
 }
 
-fn answer(id: &Value, method: &str) -> Value {
+fn error(id: &Value, code: i64, message: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+}
+
+/// A JSON-RPC error as the whole answer to a POST the transport cannot take (400).
+fn refuse(code: i64, message: &str) -> Response<ChanBody> {
+    let body = error(&Value::Null, code, message).to_string();
+    reply(400, Some("application/json"), vec![Bytes::from(body)])
+}
+
+/// The answer to the request `msg` (id `id`): invalid ones are `-32600` under their id.
+fn answer(id: &Value, msg: &Value) -> Value {
+    let params = msg.get("params");
+    if msg.get("jsonrpc") != Some(&json!("2.0"))
+        || params.is_some_and(|p| !p.is_object() && !p.is_array())
+    {
+        return error(id, -32600, "invalid request");
+    }
+    let Some(method) = msg.get("method").and_then(Value::as_str) else {
+        return error(id, -32600, "invalid request: method is not a string");
+    };
     match method {
         "ping" => json!({"jsonrpc": "2.0", "id": id, "result": {}}),
+        "tools/list" if params.and_then(|p| p.get("cursor")).is_some() => {
+            error(id, -32602, "invalid cursor")
+        }
         "tools/list" => json!({"jsonrpc": "2.0", "id": id, "result": {"tools": []}}),
-        _ => json!({"jsonrpc": "2.0", "id": id,
-                    "error": {"code": -32601, "message": "method not found"}}),
+        "tools/call" => error(id, -32602, "unknown tool"),
+        _ => error(id, -32601, "method not found"),
     }
 }
 
@@ -186,8 +212,12 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<ChanBod
         return status(400);
     };
     let Ok(msg) = serde_json::from_slice::<Value>(&body.to_bytes()) else {
-        return status(400);
+        return refuse(-32700, "parse error");
     };
+    if !msg.is_object() {
+        // Scalars, empty arrays, and batches (which 2025-06-18 removed).
+        return refuse(-32600, "invalid request: not one request object");
+    }
     let name = msg.get("method").and_then(Value::as_str).unwrap_or("");
     if name == "initialize" {
         let id = {
@@ -227,6 +257,9 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<ChanBod
             }
         }
     }
+    if msg.get("method").is_some() && msg.get("id").is_some_and(Value::is_null) {
+        return refuse(-32600, "invalid request: id null");
+    }
     let Some(id) = msg.get("id").filter(|_| msg.get("method").is_some()) else {
         // A notification or a response.
         return if server.broken("notify-200") {
@@ -239,7 +272,7 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<ChanBod
             status(202)
         };
     };
-    let mut response = answer(id, name);
+    let mut response = answer(id, &msg);
     if server.broken("no-jsonrpc")
         && let Some(o) = response.as_object_mut()
     {

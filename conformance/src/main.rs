@@ -77,7 +77,8 @@ struct Cli {
     #[arg(long = "revision", value_name = "DATE", num_args = 1..)]
     revisions: Vec<String>,
     /// Check the MCP server at this Streamable HTTP endpoint (http://HOST:PORT/PATH, started
-    /// by you) instead of starting a server command: the transport's own cases run.
+    /// by you) instead of starting a server command: every case not about stdio runs over a
+    /// session of it, and the transport's own cases too.
     #[arg(long, value_name = "URL")]
     url: Option<String>,
     /// The server command and its arguments.
@@ -108,23 +109,14 @@ fn main() -> ExitCode {
         return usage("--url and a server command exclude each other: check one server at a time");
     }
     if cli.url.is_some()
-        && (cli.drive_fake
-            || cli.fake_claude.is_some()
-            || cli.fake_cursor_agent.is_some()
-            || cli.allow_tool_calls
-            || !cli.revisions.is_empty())
+        && (cli.drive_fake || cli.fake_claude.is_some() || cli.fake_cursor_agent.is_some())
     {
-        // Each needs a server the runner starts (fakes on its PATH), tool calls or the
-        // revision-aware catalogue, none of which the Streamable HTTP cases use (they handshake
-        // on one revision): accepted silently, they would promise a check that does not happen.
+        // Each needs a server the runner starts (fakes on its PATH): accepted silently, they
+        // would promise a check that does not happen.
         return usage(
-            "--url checks the transport only: --drive-fake, --fake-claude, \
-             --fake-cursor-agent, --allow-tool-calls and --revision apply to a server command",
+            "--url checks a server you started: --drive-fake, --fake-claude and \
+             --fake-cursor-agent apply to a server command",
         );
-    }
-    if cli.url.is_some() && cli.common.list {
-        out(&listing_http(&cli.common.cases));
-        return ExitCode::SUCCESS;
     }
     let builtin = cli.command.is_empty() && cli.url.is_none();
     let profile = cli.profile.unwrap_or(if builtin {
@@ -163,6 +155,9 @@ fn main() -> ExitCode {
             listing::text(&every, None)
         };
         out(&shown);
+        if cli.url.is_some() {
+            out(&listing_http(&cli.common.cases));
+        }
         return ExitCode::SUCCESS;
     }
     // Before any thread: every server group dies with the runner, even by SIGKILL.
@@ -287,18 +282,27 @@ async fn run_inner(
 ) -> anyhow::Result<ExitCode> {
     let profile = shell.profile;
     let all = catalogue::all();
+    let http_ids: Vec<&str> = mcp_conformance::mcp::http::cases::CASES
+        .iter()
+        .map(|c| c.id)
+        .collect();
     let baseline = match &cli.common.baseline {
         Some(p) => {
             let b = Baseline::load(p)?;
-            b.check_known(p, |id| catalogue::revisions::known_id(&all, id))?;
+            b.check_known(p, |id| {
+                catalogue::revisions::known_id(&all, id)
+                    || (cli.url.is_some() && http_ids.contains(&id))
+            })?;
             b
         }
         None => Baseline::default(),
     };
-    if let Some(url) = &cli.url {
-        return run_url(&cli, url, shell, &outputs, partial).await;
-    }
-    let builtin = cli.command.is_empty();
+    // Over Streamable HTTP the transport's own cases (HTTP-1..9) run besides the catalogue's.
+    let http_cases = match &cli.url {
+        Some(_) => mcp_conformance::mcp::http::run::select(&cli.common.cases),
+        None => Vec::new(),
+    };
+    let builtin = cli.command.is_empty() && cli.url.is_none();
     let drive_fake = if cli.no_drive_fake {
         false
     } else {
@@ -312,6 +316,13 @@ async fn run_inner(
         profile,
         &catalogue::families::base_globs(&cli.common.cases),
     );
+    if let Some(url) = &cli.url
+        && cases.is_empty()
+        && !http_cases.is_empty()
+    {
+        // Only the transport's own cases chosen: no discovery needed.
+        return run_url(&cli, url, shell, &outputs, partial).await;
+    }
     if cases.is_empty() {
         anyhow::bail!(
             "no case matches --case {:?} under --profile {}",
@@ -320,12 +331,15 @@ async fn run_inner(
         );
     }
     let cases = catalogue::with_crosscut(&cases, &all, profile);
-    let target = Arc::new(Target::prepare_with(
-        &cli.command,
-        drive_fake,
-        cli.fake_claude.as_deref(),
-        cli.fake_cursor_agent.as_deref(),
-    )?);
+    let target = Arc::new(match &cli.url {
+        Some(url) => Target::endpoint(mcp_conformance::core::http::HttpTarget::parse(url)?),
+        None => Target::prepare_with(
+            &cli.command,
+            drive_fake,
+            cli.fake_claude.as_deref(),
+            cli.fake_cursor_agent.as_deref(),
+        )?,
+    });
     let timeout = cli.common.timeout();
     let progress_to_stdout = cli::progress_to_stdout(&outputs);
 
@@ -421,8 +435,15 @@ async fn run_inner(
     };
     partial.start(
         info.clone(),
-        cases.iter().map(|c| c.id).collect(),
-        all.iter().map(|c| c.id).collect(),
+        cases
+            .iter()
+            .map(|c| c.id)
+            .chain(http_cases.iter().map(|c| c.id))
+            .collect(),
+        all.iter()
+            .map(|c| c.id)
+            .chain(http_cases.iter().map(|c| c.id))
+            .collect(),
         &baseline,
     );
     let (tx, printer) = cli::progress_printer(
@@ -431,7 +452,7 @@ async fn run_inner(
         profile,
         strict,
         &baseline,
-        partial,
+        partial.clone(),
     );
     let starts = Arc::new(mcp_conformance::mcp::ctx::Starts::default());
     let runner = Arc::new(McpRunner {
@@ -453,6 +474,25 @@ async fn run_inner(
     };
     let ran = schedule::run_all(runner, cases, settings, Some(tx)).await;
     let _ = printer.await;
+    let transport = match &target.spec.endpoint {
+        Some(endpoint) if !http_cases.is_empty() => {
+            let (tx, printer) = cli::progress_printer(
+                http_cases.len(),
+                progress_to_stdout,
+                profile,
+                strict,
+                &baseline,
+                partial,
+            );
+            let runner = Arc::new(mcp_conformance::mcp::http::HttpRunner {
+                target: Arc::new(endpoint.clone()),
+            });
+            let ran = schedule::run_all(runner, http_cases.clone(), settings, Some(tx)).await;
+            let _ = printer.await;
+            ran
+        }
+        _ => Vec::new(),
+    };
     // Many runner errors of one cause are said once, with the cause.
     if let Some(line) = mcp_conformance::mcp::ctx::starts_verdict(&starts, "mcp-conformance") {
         err_line(&line);
@@ -465,6 +505,11 @@ async fn run_inner(
             graded_case.revision = Some(revision::of_case(r.case.id, graded.base).to_string());
             graded_case
         })
+        .chain(
+            transport
+                .iter()
+                .map(|r| verdict::grade(r, profile, strict, &baseline)),
+        )
         .collect();
     // Family instances (`ID@FAMILY`) are cases too: a baseline may list them; so are the
     // revision instances (`ID@DATE`), whether this run selected them or not.
@@ -484,6 +529,7 @@ async fn run_inner(
     let ids: std::collections::BTreeSet<&str> = all
         .iter()
         .map(|c| c.id)
+        .chain(http_cases.iter().map(|c| c.id))
         .chain(ran_ids.iter().map(String::as_str))
         .collect();
     let report = verdict::assemble(info, results, &baseline, &ids);
@@ -507,7 +553,7 @@ fn listing_http(globs: &[String]) -> String {
         .collect()
 }
 
-/// `--url`: the Streamable HTTP cases against the endpoint.
+/// `--url` when only the transport's own cases are chosen: those against the endpoint.
 async fn run_url(
     cli: &Cli,
     url: &str,

@@ -56,22 +56,29 @@ pub fn text(cases: &[Case], profile: Option<Profile>) -> String {
     out
 }
 
-/// The Markdown catalogue table (levels per profile; `-` = not part of that profile).
+/// The Markdown catalogue table (levels per profile; `-` = not part of that profile; the
+/// transports a case runs over, [`crate::mcp::transport`]).
 #[must_use]
 pub fn markdown(cases: &[Case]) -> String {
     let mut out = String::from(
-        "| Case id | Requirement | plain | provider | gateway | Revision | What it checks |\n|---|---|---|---|---|---|---|\n",
+        "| Case id | Requirement | plain | provider | gateway | Revision | Transport | What it checks |\n|---|---|---|---|---|---|---|---|\n",
     );
     for c in cases {
+        let transport = if crate::mcp::transport::stdio_only(c.id).is_some() {
+            "stdio"
+        } else {
+            "both"
+        };
         let _ = writeln!(
             out,
-            "| `{}` | {} | {} | {} | {} | {} | {} |",
+            "| `{}` | {} | {} | {} | {} | {} | {} | {} |",
             c.id,
             c.requirement,
             level(c.levels.plain),
             level(c.levels.provider),
             level(c.levels.gateway),
             revision_label(c),
+            transport,
             c.description.replace('|', "\\|")
         );
     }

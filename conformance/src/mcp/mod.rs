@@ -2,7 +2,8 @@
 //! catalogue (one file per section, [`catalogue`]), the discovery session ([`discovery`]), the
 //! tool roles and families it finds ([`roles`]), the target ([`target`]), the case context
 //! ([`ctx`]), the cross-cutting rules ([`watch`]), the listing ([`listing`]), and the MCP
-//! revisions: the model ([`revision`]) and which ones a server supports ([`revision_probe`]).
+//! revisions: the model ([`revision`]) and which ones a server supports ([`revision_probe`]);
+//! which cases run over which transport ([`transport`]; Streamable HTTP's own cases: [`http`]).
 
 pub mod catalogue;
 pub mod ctx;
@@ -17,4 +18,5 @@ pub mod roles;
 pub mod run;
 pub mod target;
 pub mod tool_result;
+pub mod transport;
 pub mod watch;

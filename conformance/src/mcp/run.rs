@@ -82,6 +82,12 @@ impl Runner for McpRunner {
                 ),
             ));
         }
+        // Over Streamable HTTP a case about stdio itself is not applicable: said, not run.
+        if self.target.is_http()
+            && let Some(skip) = crate::mcp::transport::skip_over_http(case.id)
+        {
+            return Err(skip);
+        }
         let ctx = Ctx {
             profile: self.settings.profile,
             drive_fake: self.settings.drive_fake,
