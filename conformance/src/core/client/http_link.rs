@@ -11,6 +11,7 @@
 //! (HTTP-3): the send waits for that head, so the server has taken it before the case's next
 //! message goes out, as a stdio pipe keeps order.
 
+use std::collections::HashSet;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::Value;
@@ -121,6 +122,28 @@ impl HttpLink {
     }
 }
 
+/// What a POST's answer is read for.
+struct Expect {
+    /// The id of the request it carries, when it is one.
+    waited: Option<Value>,
+    /// Whether it went out before the session, and is no `initialize`.
+    sessionless: bool,
+    /// The ids of the requests of a batch it carries (JSON text), when it is one.
+    batch: Option<HashSet<String>>,
+}
+
+/// The ids (as JSON text) of the requests in `sent` when it is a batch holding any.
+fn batch_ids(sent: &Value) -> Option<HashSet<String>> {
+    let ids: HashSet<String> = sent
+        .as_array()?
+        .iter()
+        .filter(|m| m.get("method").is_some())
+        .filter_map(|m| m.get("id").filter(|id| !id.is_null()))
+        .map(Value::to_string)
+        .collect();
+    (!ids.is_empty()).then_some(ids)
+}
+
 /// One POST and what it feeds.
 struct Exchange {
     client: HttpClient,
@@ -138,15 +161,22 @@ impl Exchange {
             Stop::AtResponse(id) => Some(id.clone()),
             _ => None,
         };
+        let sent = req
+            .body
+            .as_deref()
+            .and_then(|b| serde_json::from_slice::<Value>(b).ok());
         let sessionless = !req
             .headers
             .iter()
             .any(|(n, _)| n.eq_ignore_ascii_case("mcp-session-id"))
-            && req
-                .body
-                .as_deref()
-                .and_then(|b| serde_json::from_slice::<Value>(b).ok())
+            && sent
+                .as_ref()
                 .is_some_and(|m| m.get("method").and_then(Value::as_str) != Some("initialize"));
+        let expect = Expect {
+            waited: waited.clone(),
+            sessionless,
+            batch: sent.as_ref().and_then(batch_ids),
+        };
         let send = async move {
             let r = client.send_streaming(req, &ptx).await;
             drop(ptx);
@@ -155,8 +185,7 @@ impl Exchange {
         let transcript = self.client.transcript().clone();
         let tx = self.tx.clone();
         let state = self.state.clone();
-        let (result, ()) =
-            tokio::join!(send, self.forward(prx, head, waited.as_ref(), sessionless));
+        let (result, ()) = tokio::join!(send, self.forward(prx, head, &expect));
         match result {
             Ok(resp) => {
                 if let Some(id) = waited
@@ -193,16 +222,20 @@ impl Exchange {
     /// the case's next message carries it), then each message. When a request sent before the
     /// session (`sessionless`) gets an HTTP error status, only its own response reaches the
     /// case: an id-less error in such a body is the transport's refusal (HTTP-4), which
-    /// [`Frame::Refused`] carries; the rest is recorded and watched all the same.
+    /// [`Frame::Refused`] carries; the rest is recorded and watched all the same. The responses
+    /// to a batch's requests, which an SSE stream may carry one event each (MCP 2025-03-26
+    /// transports: "These responses MAY be batched"), reach the case as one batch answer when
+    /// the stream ends, as stdio's one line would; the watch sees each as it came.
     async fn forward(
         &self,
         mut pieces: mpsc::Receiver<Piece>,
         head: oneshot::Sender<()>,
-        waited: Option<&Value>,
-        sessionless: bool,
+        expect: &Expect,
     ) {
+        let waited = expect.waited.as_ref();
         let mut head = Some(head);
         let mut refused = false;
+        let mut held = Vec::new();
         while let Some(piece) = pieces.recv().await {
             match piece {
                 Piece::Head { status, headers } => {
@@ -231,7 +264,14 @@ impl Exchange {
                         }
                         let answer = matches!((&frame, waited),
                             (Frame::Json(m), Some(id)) if is_response_to(m, id));
-                        if refused && sessionless && waited.is_some() && !answer {
+                        if refused && expect.sessionless && waited.is_some() && !answer {
+                            continue;
+                        }
+                        if let (Frame::Json(m), Some(ids)) = (&frame, &expect.batch)
+                            && m.get("method").is_none()
+                            && m.get("id").is_some_and(|id| ids.contains(&id.to_string()))
+                        {
+                            held.push(m.clone());
                             continue;
                         }
                         if send_frame(&self.tx, &self.budget, frame, size)
@@ -243,6 +283,14 @@ impl Exchange {
                     }
                 }
             }
+        }
+        if !held.is_empty() {
+            self.client.transcript().note(&format!(
+                "the {} responses to the batch's requests, each its own message, read as one \
+                 batch answer",
+                held.len()
+            ));
+            let _ = send_frame(&self.tx, &self.budget, Frame::Json(Value::Array(held)), 1).await;
         }
     }
 

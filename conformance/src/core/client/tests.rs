@@ -177,6 +177,14 @@ async fn http_peer() -> (
                         let msg: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
                         let id = msg.get("id").cloned();
                         let (status, ct, text, sid) = match msg.get("method").and_then(Value::as_str) {
+                        // A batch in the session: one SSE event per request's response.
+                        None if session && msg.is_array() => (200, "text/event-stream", msg
+                            .as_array()
+                            .into_iter()
+                            .flatten()
+                            .filter_map(|m| m.get("id"))
+                            .map(|id| format!("data: {}\n\n", json!({"jsonrpc": "2.0", "id": id, "result": {}})))
+                            .collect(), false),
                         Some("initialize") => (200, "application/json", json!({"jsonrpc": "2.0", "id": id,
                             "result": {"protocolVersion": "2025-06-18", "capabilities": {},
                                        "serverInfo": {"name": "peer", "version": "1"}}}).to_string(), true),
@@ -257,6 +265,17 @@ async fn an_http_connection_is_a_session_whose_answers_are_frames() {
             "{name}: {value} in {headers:?}"
         );
     }
+    // A batch's responses, one SSE event each, are its answer: one array (MCP 2025-03-26
+    // transports: "These responses MAY be batched").
+    let batch = json!([{"jsonrpc": "2.0", "id": "a", "method": "ping"},
+                       {"jsonrpc": "2.0", "id": "b", "method": "ping"}]);
+    client.send(&batch).await.expect("posted");
+    let frames = client.collect(Duration::from_secs(2)).await.expect("read");
+    assert!(
+        matches!(frames.as_slice(), [Frame::Json(Value::Array(a))]
+            if a.len() == 2 && a[0]["id"] == "a" && a[1]["id"] == "b"),
+        "{frames:?}"
+    );
     // Stdio's own means are not applicable: a skip, never a finding.
     let err = client.write(b"x").await.expect_err("no stdin");
     assert!(matches!(
