@@ -55,12 +55,35 @@ impl std::fmt::Debug for HttpLink {
 
 impl Drop for HttpLink {
     /// A connection that is gone reads nothing more: an endless stream is closed, not left.
+    /// Its session, when the server issued one, is ended with DELETE ("Clients that no longer
+    /// need a particular session SHOULD send an HTTP DELETE", HTTP-5), best effort and off the
+    /// case's transcript, so a run of many cases does not leave as many sessions open.
     fn drop(&mut self) {
         for t in &self.tasks {
             t.abort();
         }
+        let state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let (Some(id), Ok(runtime)) = (&state.id, tokio::runtime::Handle::try_current()) else {
+            return;
+        };
+        let mut req =
+            HttpRequest::bodiless(hyper::Method::DELETE, Stop::AtHead).header("mcp-session-id", id);
+        if let Some(v) = &state.version {
+            req = req.header("mcp-protocol-version", v);
+        }
+        let client = HttpClient::new(
+            self.client.target().clone(),
+            crate::core::transcript::Transcript::new(),
+            super::handle::Deadline::at(std::time::Instant::now() + SESSION_END_WAIT),
+        );
+        runtime.spawn(async move {
+            let _ = client.send(req).await;
+        });
     }
 }
+
+/// How long ending a session at the connection's drop may take (DELETE's answer head).
+const SESSION_END_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
 impl HttpLink {
     /// A link whose answers go to `tx` (under `budget`, as a stdio reader's frames) through

@@ -165,11 +165,15 @@ async fn http_peer() -> (
                 move |req: hyper::Request<hyper::body::Incoming>| {
                     let seen_tx = seen_tx.clone();
                     async move {
-                        let headers: Vec<(String, String)> = req
+                        let mut headers: Vec<(String, String)> = req
                             .headers()
                             .iter()
                             .map(|(n, v)| (n.to_string(), v.to_str().unwrap_or("").to_owned()))
                             .collect();
+                        if req.method() == hyper::Method::DELETE {
+                            headers.push(("method".into(), "DELETE".into()));
+                            let _ = seen_tx.send(headers.clone());
+                        }
                         let session = headers
                             .iter()
                             .any(|(n, v)| n == "mcp-session-id" && v == "s-1");
@@ -287,6 +291,16 @@ async fn an_http_connection_is_a_session_whose_answers_are_frames() {
             .entries()
             .iter()
             .any(|e| e.line.contains("HTTP 202"))
+    );
+    // HTTP-5: a connection dropped ends its session.
+    drop(client);
+    let ended = seen.recv().await.expect("the DELETE's headers");
+    assert!(
+        ended.iter().any(|(n, v)| n == "method" && v == "DELETE")
+            && ended
+                .iter()
+                .any(|(n, v)| n == "mcp-session-id" && v == "s-1"),
+        "{ended:?}"
     );
 }
 
