@@ -368,6 +368,7 @@ mcp_mutant!(
         blocked("tools/list/invalid-cursor", "jsonrpc/response-ids"),
         blocked("tools/call/unknown-tool", "jsonrpc/response-ids"),
         blocked("resources/read/unknown", "jsonrpc/response-ids"),
+        blocked("prompts/get/unknown", "jsonrpc/response-ids"),
         // JSON-RPC 2.0 §5 allows id null for an invalid request.
         info("jsonrpc/invalid/wrong-version"),
         info("jsonrpc/invalid/method-not-string"),
@@ -520,6 +521,7 @@ mcp_mutant!(
         ),
         blocked("prompts/list/shape", "lifecycle/initialize/result-shape"),
         blocked("prompts/get/shape", "lifecycle/initialize/result-shape"),
+        blocked("prompts/get/unknown", "lifecycle/initialize/result-shape"),
         // The kit's metadata rules read the same listings.
         blocked("meta-risk/declared", "lifecycle/initialize/result-shape"),
         blocked("meta-risk/annotations", "lifecycle/initialize/result-shape"),
