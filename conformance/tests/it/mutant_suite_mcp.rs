@@ -857,6 +857,15 @@ mcp_mutant!(
     "prompt-get-wrong-shape",
     [fail("prompts/get/shape")]
 );
+// MCP server/prompts, Error Handling: "Servers SHOULD return standard JSON-RPC errors for common
+// failure cases: Invalid prompt name: -32602 (Invalid params)". Another code is a SHOULD
+// deviation; the Python SDK (mcp 2.3.0) answers code 0.
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    an_unknown_prompt_answered_code_0_warns_get_unknown,
+    "prompt-unknown-code-0",
+    [warn("prompts/get/unknown")]
+);
 // Logging (MCP server/utilities/logging: the level is one of RFC 5424's eight), graded on
 // every exchange.
 mcp_mutant!(
