@@ -196,9 +196,13 @@ pub fn prompts_list(defect: Defect) -> Value {
     json!({"prompts": [prompt]})
 }
 
-/// `prompts/get`: the prompt's messages, -32602 for an unknown prompt or a missing argument.
+/// `prompts/get`: the prompt's messages, -32602 for an unknown prompt (`prompt-unknown-code-0`:
+/// 0) or a missing argument.
 pub fn prompts_get(defect: Defect, params: &Value) -> Result<Value, MethodError> {
     if params.get("name").and_then(Value::as_str) != Some("greet") {
+        if defect == Defect::PromptUnknownCode0 {
+            return Err((0, "unknown prompt".to_owned()));
+        }
         return Err(invalid_params("unknown prompt"));
     }
     let Some(who) = params

@@ -143,6 +143,9 @@ pub enum Defect {
     PromptNoName,
     /// `prompts/get` answers `messages` as an object.
     PromptGetWrongShape,
+    /// An unknown prompt name is answered with error code 0 instead of -32602 (as the Python
+    /// SDK's `mcp` 2.3.0 server does).
+    PromptUnknownCode0,
     // Logging (MCP server/utilities/logging).
     /// A log notification with a level outside the enum after initialized.
     LogBadLevel,
@@ -229,6 +232,7 @@ pub const ALL: &[(&str, Defect)] = &[
     ("null-id-accepted", Defect::NullIdAccepted),
     ("prompt-no-name", Defect::PromptNoName),
     ("prompt-get-wrong-shape", Defect::PromptGetWrongShape),
+    ("prompt-unknown-code-0", Defect::PromptUnknownCode0),
     ("log-bad-level", Defect::LogBadLevel),
     ("title-null", Defect::TitleNull),
     ("icon-relative-src", Defect::IconRelativeSrc),

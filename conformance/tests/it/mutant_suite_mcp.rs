@@ -368,6 +368,7 @@ mcp_mutant!(
         blocked("tools/list/invalid-cursor", "jsonrpc/response-ids"),
         blocked("tools/call/unknown-tool", "jsonrpc/response-ids"),
         blocked("resources/read/unknown", "jsonrpc/response-ids"),
+        blocked("prompts/get/unknown", "jsonrpc/response-ids"),
         // JSON-RPC 2.0 §5 allows id null for an invalid request.
         info("jsonrpc/invalid/wrong-version"),
         info("jsonrpc/invalid/method-not-string"),
@@ -520,6 +521,7 @@ mcp_mutant!(
         ),
         blocked("prompts/list/shape", "lifecycle/initialize/result-shape"),
         blocked("prompts/get/shape", "lifecycle/initialize/result-shape"),
+        blocked("prompts/get/unknown", "lifecycle/initialize/result-shape"),
         // The kit's metadata rules read the same listings.
         blocked("meta-risk/declared", "lifecycle/initialize/result-shape"),
         blocked("meta-risk/annotations", "lifecycle/initialize/result-shape"),
@@ -854,6 +856,15 @@ mcp_mutant!(
     prompts_get_messages_as_an_object_fails_prompts_get_shape,
     "prompt-get-wrong-shape",
     [fail("prompts/get/shape")]
+);
+// MCP server/prompts, Error Handling: "Servers SHOULD return standard JSON-RPC errors for common
+// failure cases: Invalid prompt name: -32602 (Invalid params)". Another code is a SHOULD
+// deviation; the Python SDK (mcp 2.3.0) answers code 0.
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    an_unknown_prompt_answered_code_0_warns_get_unknown,
+    "prompt-unknown-code-0",
+    [warn("prompts/get/unknown")]
 );
 // Logging (MCP server/utilities/logging: the level is one of RFC 5424's eight), graded on
 // every exchange.

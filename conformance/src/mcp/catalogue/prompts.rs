@@ -1,6 +1,7 @@
-//! Prompts: the listing's shape and a listed prompt's `prompts/get` result (MCP 2025-06-18
-//! server/prompts). Both run only when the server declares the `prompts` capability; both are
-//! read-only (`prompts/get` renders a template), so they are safe on any server.
+//! Prompts: the listing's shape, a listed prompt's `prompts/get` result and the answer to an
+//! unknown prompt name (MCP 2025-06-18 server/prompts). Each runs only when the server declares
+//! the `prompts` capability; all are read-only (`prompts/get` renders a template), so they are
+//! safe on any server.
 
 use serde_json::{Map, Value, json};
 
@@ -16,6 +17,9 @@ use crate::mcp::profile::Levels;
 /// The case that grades the listing (a get is blocked by it when nothing listed can be got).
 const LIST_CASE: &str = "prompts/list/shape";
 
+/// The prompt name `prompts/get/unknown` asks for (one no server should list).
+const UNKNOWN_PROMPT: &str = "mcp-conformance-no-such-prompt";
+
 /// The cases of this section.
 pub const CASES: &[Case] = &[
     case!("prompts/list/shape", "MCP server/prompts", Levels::all(Level::Must), Server,
@@ -24,6 +28,9 @@ pub const CASES: &[Case] = &[
     case!("prompts/get/shape", "MCP server/prompts", Levels::all(Level::Must), Server,
         "prompts/get of the first listed prompt (every declared argument given) returns messages, an array of PromptMessage {role user|assistant, content block with a string type}",
         get_shape[]),
+    case!("prompts/get/unknown", "MCP server/prompts", Levels::all(Level::Should), Server,
+        "prompts/get of a prompt name the server does not list is an error response -32602 (Invalid params), not another code or a result",
+        get_unknown[]),
 ];
 
 /// A fresh session and its prompts listing over all pages (MCP utilities/pagination).
@@ -159,6 +166,51 @@ async fn get_shape(ctx: Ctx) -> CheckResult {
     Ok(Check::Pass)
 }
 
+async fn get_unknown(ctx: Ctx) -> CheckResult {
+    let (mut c, l) = listed(&ctx).await?;
+    if l.items
+        .iter()
+        .any(|p| str_at(p, "name") == Some(UNKNOWN_PROMPT))
+    {
+        return Err(Check::skip(format!(
+            "the server lists a prompt named {UNKNOWN_PROMPT:?}"
+        )));
+    }
+    let answer = c
+        .request("prompts/get", Some(json!({"name": UNKNOWN_PROMPT})))
+        .await?;
+    super::support::well_formed(&answer, "prompts/get")?;
+    grade_unknown(&answer)
+}
+
+/// Grades the answer to `prompts/get` of a name the server does not list. MCP server/prompts
+/// (Error Handling, the same words in every revision from 2024-11-05 to 2026-07-28): "Servers
+/// **SHOULD** return standard JSON-RPC errors for common failure cases: Invalid prompt name:
+/// `-32602` (Invalid params)". Only a SHOULD: an error with another code, or a result for the
+/// name, is a deviation (the case's level makes it a warning), never a MUST failure.
+fn grade_unknown(answer: &Value) -> CheckResult {
+    let expected = "an error response -32602 (Invalid params) for an invalid prompt name \
+                    (MCP server/prompts, Error Handling: servers SHOULD)";
+    match (
+        crate::core::client::error_code(answer),
+        answer.get("result"),
+    ) {
+        (Some(mcp_wire::code::INVALID_PARAMS), _) => Ok(Check::Pass),
+        (Some(code), _) => Err(Check::fail(
+            expected,
+            format!("an error with code {code}: {}", show(answer)),
+        )),
+        (None, Some(_)) => Err(Check::fail(
+            expected,
+            format!(
+                "a result for {UNKNOWN_PROMPT:?}, a name the server does not list: {}",
+                show(answer)
+            ),
+        )),
+        (None, None) => Err(Check::fail(expected, show(answer))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -171,6 +223,28 @@ mod tests {
         let bad = json!({"name": "g", "arguments": [{"name": "who", "required": "yes"}]});
         assert!(super::prompt_problem(&bad).is_some());
         assert!(super::prompt_problem(&json!({"name": "g", "arguments": {}})).is_some());
+    }
+
+    #[test]
+    fn an_unknown_prompt_is_invalid_params_and_anything_else_deviates() {
+        use crate::core::model::Check;
+        let error = |code: i64| json!({"jsonrpc": "2.0", "id": 1, "error": {"code": code, "message": "Unknown prompt"}});
+        assert!(matches!(
+            super::grade_unknown(&error(-32602)),
+            Ok(Check::Pass)
+        ));
+        // The Python SDK (mcp 2.3.0) answers code 0; -32601 or -32002 are other codes too.
+        for code in [0, -32601, -32002, -32603] {
+            assert!(
+                matches!(super::grade_unknown(&error(code)), Err(Check::Fail { .. })),
+                "{code}"
+            );
+        }
+        let served = json!({"jsonrpc": "2.0", "id": 1, "result": {"messages": []}});
+        assert!(matches!(
+            super::grade_unknown(&served),
+            Err(Check::Fail { .. })
+        ));
     }
 
     #[test]
