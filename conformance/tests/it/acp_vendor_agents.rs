@@ -11,49 +11,27 @@ use serde_json::Value;
 
 use crate::acp_agents::{assert_account_skips, assert_pinned, run_acp};
 use crate::support::{case, describe};
+use crate::verdicts::{NEED_A_SESSION, SESSION_NEW_CWD};
 
 /// The cases skipped when `session/new` itself asks for an account: everything that needs a
 /// session.
-const NO_SESSION_SKIPS: [&str; 29] = [
-    "session/new/absolute-cwd",
-    "session/new/relative-cwd",
-    "session/new/unique-ids",
-    "session/several-prompts",
-    "session/set-mode",
-    "session/set-mode-unknown",
-    "session/load/unadvertised",
-    "session/load/advertised",
-    "prompt/stop-reason",
-    "prompt/update-shape",
-    "prompt/tool-call-shape",
-    "cancel/mid-turn",
-    "cancel/pending-permission",
-    "permission/request-shape",
-    "permission/selected-accepted",
-    "permission/cancelled-accepted",
-    "extensions/method-names",
-    "extensions/meta-only",
-    "exit/eof-after-turn",
-    "content/resource-link",
-    "content/image/advertised",
-    "content/image/unadvertised",
-    "content/audio/advertised",
-    "content/audio/unadvertised",
-    "content/resource/advertised",
-    "content/resource/unadvertised",
-    "capabilities/unadvertised-fs-terminal",
-    "capabilities/fs-requests",
-    "capabilities/terminal-requests",
-];
+fn no_session_skips() -> Vec<&'static str> {
+    SESSION_NEW_CWD
+        .iter()
+        .chain(NEED_A_SESSION)
+        .copied()
+        .collect()
+}
 
 /// The verdicts of an agent whose `session/new` asks for an account before anything else: the
 /// account skips plus `findings`.
 #[track_caller]
 fn assert_verdicts(report: &Value, findings: &[(&str, &str)]) {
-    let mut want: Vec<(&str, &str)> = NO_SESSION_SKIPS.iter().map(|i| (*i, "skip")).collect();
+    let skips = no_session_skips();
+    let mut want: Vec<(&str, &str)> = skips.iter().map(|i| (*i, "skip")).collect();
     want.extend(findings);
     assert_pinned(report, &want);
-    assert_account_skips(report, &NO_SESSION_SKIPS);
+    assert_account_skips(report, &skips);
 }
 
 /// The handshake graded (initialize's answer; session/new's auth-required answer is what every
@@ -129,9 +107,8 @@ fn gemini_cli_answers_malformed_session_new_with_internal_errors() {
         "session/new/relative-cwd",
         "session/new/missing-mcp-servers",
     ];
-    let skips: Vec<&str> = NO_SESSION_SKIPS
-        .iter()
-        .copied()
+    let skips: Vec<&str> = no_session_skips()
+        .into_iter()
         .filter(|i| !graded.contains(i))
         .collect();
     let mut want: Vec<(&str, &str)> = skips.iter().map(|i| (*i, "skip")).collect();

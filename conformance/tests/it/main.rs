@@ -31,3 +31,4 @@ mod reports;
 mod rev_2025_11_25;
 mod revisions;
 mod support;
+mod verdicts;

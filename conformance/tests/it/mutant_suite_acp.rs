@@ -18,25 +18,7 @@ use serde_json::Value;
 use crate::acp_agents::run_acp;
 use crate::mutants::Slot;
 use crate::support::example;
-
-/// One expected verdict that is not a pass: (case id, outcome, blocked_by).
-type Want = (&'static str, &'static str, Option<&'static str>);
-
-const fn fail(id: &'static str) -> Want {
-    (id, "fail", None)
-}
-
-const fn warn(id: &'static str) -> Want {
-    (id, "warn", None)
-}
-
-const fn info(id: &'static str) -> Want {
-    (id, "info", None)
-}
-
-const fn blocked(id: &'static str, by: &'static str) -> Want {
-    (id, "skip", Some(by))
-}
+use crate::verdicts::{NEED_A_SESSION, Want, blocked, fail, info, warn};
 
 /// The clean agent's verdicts that are not a pass: what it does not advertise (loadSession,
 /// audio) or advertises (so the `unadvertised` cases do not apply), and no terminal use.
@@ -46,37 +28,6 @@ const CLEAN: &[Want] = &[
     ("content/audio/advertised", "skip", None),
     ("content/resource/unadvertised", "skip", None),
     ("capabilities/terminal-requests", "skip", None),
-];
-
-/// What a session/new answer without a sessionId removes: every case that needs a session.
-const NEED_A_SESSION: &[&str] = &[
-    "session/new/unique-ids",
-    "session/several-prompts",
-    "session/set-mode",
-    "session/set-mode-unknown",
-    "session/load/unadvertised",
-    "session/load/advertised",
-    "prompt/stop-reason",
-    "prompt/update-shape",
-    "prompt/tool-call-shape",
-    "cancel/mid-turn",
-    "cancel/pending-permission",
-    "permission/request-shape",
-    "permission/selected-accepted",
-    "permission/cancelled-accepted",
-    "extensions/method-names",
-    "extensions/meta-only",
-    "exit/eof-after-turn",
-    "content/resource-link",
-    "content/image/advertised",
-    "content/image/unadvertised",
-    "content/audio/advertised",
-    "content/audio/unadvertised",
-    "content/resource/advertised",
-    "content/resource/unadvertised",
-    "capabilities/unadvertised-fs-terminal",
-    "capabilities/fs-requests",
-    "capabilities/terminal-requests",
 ];
 
 /// What a prompt never answered removes: every case that needs an ended turn.

@@ -17,36 +17,7 @@ use serde_json::Value;
 
 use crate::mutants::Slot;
 use crate::support::{describe, example, run_json};
-
-/// One expected verdict that is not a pass: (case id, outcome, blocked_by).
-type Want = (&'static str, &'static str, Option<&'static str>);
-
-/// A case that passes where the clean twin's list has it otherwise (a revision now spoken).
-const fn pass(id: &'static str) -> Want {
-    (id, "pass", None)
-}
-
-const fn fail(id: &'static str) -> Want {
-    (id, "fail", None)
-}
-
-const fn warn(id: &'static str) -> Want {
-    (id, "warn", None)
-}
-
-const fn info(id: &'static str) -> Want {
-    (id, "info", None)
-}
-
-/// A skip that needs nothing the server failed to provide (nothing of its kind to look at).
-const fn skip(id: &'static str) -> Want {
-    (id, "skip", None)
-}
-
-/// A skip whose precondition case `by` failed.
-const fn blocked(id: &'static str, by: &'static str) -> Want {
-    (id, "skip", Some(by))
-}
+use crate::verdicts::{Want, blocked, fail, info, pass, skip, warn};
 
 /// The clean twin's verdicts that are not a pass: the kit's computer-mcp metadata, info in
 /// plain, the instances of revisions it does not speak, and the cases nothing of a plain server
