@@ -188,7 +188,11 @@ async fn offer(client: &mut Client, revision: Revision) -> Answer {
 /// What an answer to an offer of `revision` says.
 #[must_use]
 pub fn answer_of(msg: &Value, revision: Revision) -> Answer {
-    match msg.get("result") {
+    // JSON-RPC 2.0 §5: a response carries result or error, never both. One with both is no
+    // answer to build on (lifecycle/stdout/protocol-only grades its envelope): a `result` beside
+    // an `error` must not make an error read as support.
+    let result = msg.get("result").filter(|_| msg.get("error").is_none());
+    match result {
         Some(r) if r.is_object() => match revision.era() {
             Era::Handshake => Answer::Date(
                 r.get("protocolVersion")
@@ -215,6 +219,10 @@ pub fn answer_of(msg: &Value, revision: Revision) -> Answer {
                 }
             }
         },
+        _ if msg.get("result").is_some() && msg.get("error").is_some() => Answer::Refused(format!(
+            "a response with both result and error: {}",
+            crate::core::checks::show(msg)
+        )),
         _ => Answer::Refused(match error_code(msg) {
             Some(code) => format!("error {code}"),
             None => crate::core::checks::show(msg),
@@ -272,6 +280,15 @@ mod tests {
         assert!(
             !offer(Revision::R2026_07_28, other).supported(),
             "a discover result that does not name 2026-07-28 is not that era"
+        );
+        let both = answer_of(
+            &json!({"jsonrpc": "2.0", "id": 1, "result": {},
+                    "error": {"code": -32601, "message": "x"}}),
+            Revision::R2026_07_28,
+        );
+        assert!(
+            matches!(&both, Answer::Refused(why) if why.contains("both result and error")),
+            "an error that also carries a result is no discover answer: {both:?}"
         );
     }
 }
