@@ -411,9 +411,7 @@ mcp_mutant!(
 // MCP basic/lifecycle: the server MUST answer the proposal or another version it supports; a
 // date no revision defines is neither (lifecycle/initialize/revisions grades it).
 mcp_mutant!(
-    #[ignore = "gate gap: the version cases call a date no revision defines another version \
-                the server supports (info) and the batch cases skip as not applicable, instead \
-                of being blocked by lifecycle/initialize/revisions"]
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
     a_protocol_version_no_revision_defines_fails_the_revisions_case,
     "version-never-offered",
     [

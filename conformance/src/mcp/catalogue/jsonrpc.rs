@@ -339,9 +339,9 @@ async fn batch_accepted(ctx: Ctx) -> CheckResult {
         .and_then(Value::as_str)
         .unwrap_or("");
     if version != "2025-03-26" {
-        return Err(Check::skip(format!(
-            "the server negotiated {version:?}, not 2025-03-26"
-        )));
+        let skip = Check::skip(format!("the server negotiated {version:?}, not 2025-03-26"));
+        super::revisions::undefined_revision("2025-03-26", version, skip.clone())?;
+        return Err(skip);
     }
     c.notify("notifications/initialized", None).await?;
     let batch = json!([
@@ -397,9 +397,11 @@ async fn batch_rejected(ctx: Ctx, version: &'static str) -> CheckResult {
         .unwrap_or("");
     if negotiated != version {
         // Batches follow the negotiated revision (T5): under another one this case says nothing.
-        return Err(Check::skip(format!(
+        let skip = Check::skip(format!(
             "the server negotiated {negotiated:?}, not {version}"
-        )));
+        ));
+        super::revisions::undefined_revision(version, negotiated, skip.clone())?;
+        return Err(skip);
     }
     c.notify("notifications/initialized", None).await?;
     let batch = json!([{"jsonrpc": "2.0", "id": "batch-a", "method": "ping"}]);

@@ -188,14 +188,21 @@ async fn supported_version(ctx: Ctx, version: &'static str) -> CheckResult {
     }
     let expected = format!("protocolVersion {version:?}");
     let actual = format!("protocolVersion {got:?}");
-    if ctx.profile != Profile::Provider && is_date(got) {
+    let graded = if ctx.profile != Profile::Provider && is_date(got) {
         // MCP lets a server answer another version it supports; only the contract (T2) pins it.
-        return Ok(Check::note(
+        Check::note(
             expected,
             format!("{actual} (the server does not support {version})"),
-        ));
+        )
+    } else {
+        Check::fail(expected, actual)
+    };
+    // A date no revision defines is no version the server supports.
+    super::revisions::undefined_revision(version, got, graded.clone())?;
+    if graded.is_fail() {
+        return Err(graded);
     }
-    Err(Check::fail(expected, actual))
+    Ok(graded)
 }
 
 async fn unsupported_version(ctx: Ctx, proposal: Option<&'static str>) -> CheckResult {

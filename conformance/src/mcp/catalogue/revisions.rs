@@ -52,6 +52,21 @@ async fn supported_revisions(ctx: Ctx) -> CheckResult {
     Ok(Check::Pass)
 }
 
+/// When a server answered the proposal `asked` with `answered`, a date neither offered nor
+/// defined by any MCP revision: that answer is graded once, by
+/// `lifecycle/initialize/revisions` (T2, MCP basic/lifecycle: "another protocol version it
+/// supports"), so a case that needed the revision negotiated is blocked by it rather than
+/// graded on a version that does not exist (`fallback` stands if that case passed).
+pub fn undefined_revision(asked: &str, answered: &str, fallback: Check) -> Result<(), Check> {
+    if !answered.is_empty()
+        && answered != asked
+        && crate::mcp::revision::Revision::parse(answered).is_none()
+    {
+        return Err(Check::blocked(SUPPORT_CASE, fallback));
+    }
+    Ok(())
+}
+
 /// `cases` graded per revision: a case of a revision not chosen is left out; a case that
 /// changed ([`Applies::Also`]) gets an instance `ID@DATE` per chosen revision where it changed,
 /// which says `skip: revision not supported` when the server does not support that revision.
