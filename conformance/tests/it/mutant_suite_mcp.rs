@@ -522,11 +522,10 @@ mcp_mutant!(
     "served-before-initialize",
     [info("lifecycle/request-before-initialize")]
 );
-// MCP basic/lifecycle: "The server SHOULD NOT send requests other than pings and logging
-// before receiving the initialized notification". No case grades it (the id is the one it
-// would have).
+// MCP basic/lifecycle (2025-06-18, initialization): "The server SHOULD NOT send requests other
+// than pings and logging before receiving the initialized notification". The one fast-tier
+// proof of its case.
 mcp_mutant!(
-    #[ignore = "gate gap: no case grades a server request sent before notifications/initialized"]
     a_request_before_initialized_warns,
     "request-before-initialized",
     [warn("lifecycle/initialized/no-early-requests")]

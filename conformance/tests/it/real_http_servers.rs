@@ -70,6 +70,8 @@ const PLAIN_OVER_HTTP: &[(&str, &str)] = &[
     ("lifecycle/ping/before-initialize", "skip"),
     ("lifecycle/ping/after-initialize", "pass"),
     ("lifecycle/request-before-initialize", "skip"),
+    // No request of the server before notifications/initialized (as over stdio).
+    ("lifecycle/initialized/no-early-requests", "pass"),
     // Stdio's own rules (T1 stdout, T8 stdin EOF and SIGTERM; docs/conformance.md, Streamable
     // HTTP): not applicable over HTTP.
     ("lifecycle/stdout/protocol-only", "skip"),

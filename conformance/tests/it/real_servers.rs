@@ -66,6 +66,9 @@ const PLAIN: &[(&str, &str, &str)] = &[
     ("lifecycle/ping/after-initialize", "pass", "pass"),
     // T3's -32600 before initialize is the contract's: informational for a plain server.
     ("lifecycle/request-before-initialize", "info", "info"),
+    // Neither sends a request before notifications/initialized (the TypeScript server asks
+    // for roots only after it).
+    ("lifecycle/initialized/no-early-requests", "pass", "pass"),
     ("lifecycle/stdout/protocol-only", "pass", "pass"),
     ("lifecycle/shutdown/stdin-eof", "pass", "pass"),
     // Both die of SIGTERM's default action (status "signal: 15", measured 2026-11-30) within

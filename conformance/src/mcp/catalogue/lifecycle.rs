@@ -6,7 +6,7 @@ use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use serde_json::{Value, json};
 
-use super::support::{ensure, result_of, show, str_at};
+use super::support::{SILENCE, ensure, result_of, show, str_at};
 use crate::core::case::case;
 use crate::core::client::{Client, Frame, error_code};
 use crate::core::model::{Check, CheckResult, Level};
@@ -106,6 +106,11 @@ pub const CASES: &[Case] = &[
     case!("lifecycle/request-before-initialize", "T3", Levels::CONTRACT_INFO, Server,
         "A request other than ping before initialize is answered -32600 (not initialized)",
         request_before_init[]),
+    case!("lifecycle/initialized/no-early-requests",
+        "MCP basic/lifecycle, initialization: \"The server SHOULD NOT send requests other than pings and logging before receiving the initialized notification\"",
+        Levels::all(Level::Should), Server,
+        "Between its initialize answer and notifications/initialized (held back 500 ms) the server sends no request but ping",
+        no_early_requests[]),
     case!("lifecycle/stdout/protocol-only", "T1", Levels::all(Level::Must), Crosscut,
         "stdout carries only JSON-RPC messages, one per line, on every exchange of every case",
         stdout_protocol_only[]),
@@ -161,6 +166,35 @@ async fn server_discover(ctx: Ctx) -> CheckResult {
         .request("initialize", Some(init_params(Some(DEFAULT_VERSION))))
         .await?;
     result_of(&init, "initialize after the server/discover probe")?;
+    Ok(Check::Pass)
+}
+
+async fn no_early_requests(ctx: Ctx) -> CheckResult {
+    let (mut c, init) = ctx.initialized(init_params(Some(DEFAULT_VERSION))).await?;
+    result_of(&init, "initialize")?;
+    // The runner holds notifications/initialized back (C-T3: the gate does not wait for it
+    // either way) and reads what the server sends meanwhile. The runner answers each request
+    // at once (the client's reply to server requests), so no server waits on it.
+    let early: Vec<String> = c
+        .collect(SILENCE)
+        .await?
+        .iter()
+        .filter_map(Frame::json)
+        .filter(|m| {
+            m.get("id").is_some_and(|id| !id.is_null())
+                && m.get("method")
+                    .and_then(Value::as_str)
+                    .is_some_and(|method| method != "ping")
+        })
+        .map(show)
+        .collect();
+    ensure(
+        early.is_empty(),
+        "no request but ping before notifications/initialized (MCP basic/lifecycle: logging is \
+         notifications, never a request)",
+        early.join(" | "),
+    )?;
+    c.notify("notifications/initialized", None).await?;
     Ok(Check::Pass)
 }
 
