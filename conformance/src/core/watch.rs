@@ -184,6 +184,79 @@ fn owing_no_id(line: &[u8], answerable: Answerable) -> u64 {
     u64::try_from(count).unwrap_or(u64::MAX)
 }
 
+/// The longest line the engine takes a peer to read whole: a longer one (T6's oversized
+/// probe) may be answered under id null whatever it holds.
+pub const READABLE_LINE_BYTES: usize = 1024 * 1024;
+
+/// What the runner's lines on one connection may draw an error under id null from (JSON-RPC
+/// 2.0 §5: null "if there was an error in detecting the id in the Request object"): counts of
+/// the lines and messages whose id a peer may not read, and of notifications.
+#[derive(Debug, Default)]
+struct IdlessSources {
+    /// Lines that do not parse as UTF-8 JSON or are too long to read, batches (answered as one
+    /// under a revision without them), and messages that are no valid request: no `"jsonrpc":
+    /// "2.0"`, a method that is not a string, unstructured params, an id that is null, no
+    /// string and no 64-bit integer, or a response-shaped line the runner sends on purpose.
+    unreadable: std::sync::atomic::AtomicU64,
+    /// Valid notifications (never answered, T3, JSON-RPC 2.0 §4.1).
+    notifications: std::sync::atomic::AtomicU64,
+    /// Whether an error under id null that may answer a request was hidden from the cases
+    /// ([`Idless::Mislabelled`], [`Idless::Ambiguous`]).
+    hidden: std::sync::atomic::AtomicBool,
+}
+
+impl IdlessSources {
+    fn note(&self, line: &[u8], answerable: Answerable) {
+        use std::sync::atomic::Ordering::Relaxed;
+        let parsed = (line.len() <= READABLE_LINE_BYTES)
+            .then(|| serde_json::from_slice::<Value>(line).ok())
+            .flatten();
+        let Some(v) = parsed else {
+            self.unreadable.fetch_add(1, Relaxed);
+            return;
+        };
+        let items: Vec<&Value> = match &v {
+            Value::Array(a) => {
+                self.unreadable.fetch_add(1, Relaxed);
+                a.iter().collect()
+            }
+            other => vec![other],
+        };
+        for m in items {
+            let reply = m.get("method").is_none()
+                && (m.get("result").is_some() || m.get("error").is_some());
+            if answerable == Answerable::Requests && reply {
+                continue;
+            }
+            let envelope = m.get("jsonrpc").and_then(Value::as_str) == Some("2.0")
+                && m.get("method").is_some_and(Value::is_string)
+                && m.get("params")
+                    .is_none_or(|p| p.is_object() || p.is_array());
+            match m.get("id") {
+                None if envelope => self.notifications.fetch_add(1, Relaxed),
+                Some(id) if envelope && (id.is_string() || id.is_i64()) => 0,
+                _ => self.unreadable.fetch_add(1, Relaxed),
+            };
+        }
+    }
+}
+
+/// What an error response under id null (no method) can answer on one connection, from what
+/// the runner sent there ([`Owed::idless`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Idless {
+    /// A line whose id a peer may not read was sent: the case that sent it counts the answers.
+    Unreadable,
+    /// Only notifications can have drawn it (no request is pending): an answered notification.
+    Notification,
+    /// Every line sent was a valid request with a readable id (JSON-RPC 2.0 §5 wants its id
+    /// back) or nothing but them may be answered: the id rule's finding.
+    Mislabelled,
+    /// A request with a readable id is pending and notifications were sent: it answers one or
+    /// the other, which the wire does not tell.
+    Ambiguous,
+}
+
 /// What a peer owes on one connection (JSON-RPC 2.0 §5: "the Server MUST reply with exactly
 /// one Response" per request, under its id): the requests the runner sent, and which of them
 /// were answered. Every gate's observer keeps one per connection.
@@ -195,6 +268,8 @@ pub struct Owed {
     /// Lines sent that a peer may answer with an id-less error though they owe no answer
     /// under an id: notifications, lines that do not parse, messages with id null.
     others: std::sync::atomic::AtomicU64,
+    /// What the lines sent may draw an error under id null from.
+    idless: IdlessSources,
 }
 
 /// What one response (a message with a non-null id and no method) is to what the peer owes.
@@ -218,12 +293,14 @@ impl Owed {
             answered: Mutex::new(HashSet::new()),
             answerable,
             others: std::sync::atomic::AtomicU64::new(0),
+            idless: IdlessSources::default(),
         }
     }
 
     /// Notes the requests of a line the runner is about to send. An id sent again (a case
     /// reusing one on purpose) may be answered again.
     pub fn sending(&self, line: &[u8]) {
+        self.idless.note(line, self.answerable);
         let others = owing_no_id(line, self.answerable);
         self.others
             .fetch_add(others, std::sync::atomic::Ordering::Relaxed);
@@ -281,6 +358,53 @@ impl Owed {
         let sent = self.sent.lock().unwrap_or_else(PoisonError::into_inner);
         let key = id.to_string();
         sent.contains_key(&key) && sent.keys().all(|k| answered.contains(k) == (*k != key))
+    }
+
+    /// What an error response under id null read now can answer (see [`Idless`]).
+    #[must_use]
+    pub fn idless(&self) -> Idless {
+        use std::sync::atomic::Ordering::Relaxed;
+        if self.idless.unreadable.load(Relaxed) > 0 {
+            return Idless::Unreadable;
+        }
+        let notifications = self.idless.notifications.load(Relaxed) > 0;
+        let any_request = !self
+            .sent
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_empty();
+        match (self.pending(), notifications) {
+            (true, true) => Idless::Ambiguous,
+            (false, true) => Idless::Notification,
+            (_, false) if any_request => Idless::Mislabelled,
+            // Nothing sent at all: it answers nothing the runner sent.
+            (_, false) => Idless::Notification,
+        }
+    }
+
+    /// Notes a request the transport refused before any JSON-RPC reading of it (an HTTP error
+    /// status): its id was never read, so an error under id null may answer it (JSON-RPC 2.0
+    /// §5), and the transport's own rule grades the refusal (HTTP-4).
+    pub fn unread(&self) {
+        self.idless
+            .unreadable
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Notes that an error under id null that may answer a pending request was hidden from the
+    /// case: a wait that then runs out is blocked by the id rule ([`Owed::idless_hidden`]).
+    pub fn hide_idless(&self) {
+        self.idless
+            .hidden
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Whether [`Owed::hide_idless`] was called on this connection.
+    #[must_use]
+    pub fn idless_hidden(&self) -> bool {
+        self.idless
+            .hidden
+            .load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// What the case gets of an offending answer (`owing` not [`Owing::First`]): a repeat is
@@ -395,6 +519,10 @@ pub enum Seen {
     /// A response under an id never sent, read while no request was pending: the id rule's
     /// finding, answering nothing the case could wait for (the case does not see it).
     Stray,
+    /// An error under id null that answers no line whose id a peer may not read: an answered
+    /// notification's, or a request's under the wrong id ([`Idless`]), graded by the rule it
+    /// offends; the case does not see it.
+    Idless,
 }
 
 /// What the raw client ([`crate::core::client::Client`]) tells the cross-cutting engine about
@@ -411,6 +539,13 @@ pub trait Observe: Send + Sync + fmt::Debug {
     fn was_sent(&self, id: &Value) -> bool;
     /// Whether `id` is all this connection may be answering ([`Owed::sole_pending`]).
     fn sole_pending(&self, id: &Value) -> bool;
+    /// Whether an error under id null that may answer a pending request was hidden from the
+    /// case ([`Owed::idless_hidden`]): a wait that runs out is then blocked by the id rule.
+    fn idless_hidden(&self) -> bool {
+        false
+    }
+    /// A request the transport refused before reading it as JSON-RPC ([`Owed::unread`]).
+    fn unread(&self) {}
 }
 
 /// One connection's observer, as the client holds it.
@@ -516,5 +651,45 @@ mod tests {
             owed.answer(&serde_json::json!(9)),
             Owing::First(String::new(), None)
         );
+    }
+
+    #[test]
+    fn what_an_error_under_id_null_can_answer_follows_what_was_sent() {
+        let owed = Owed::new(Answerable::AnyId);
+        owed.sending(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+        assert_eq!(owed.idless(), Idless::Mislabelled);
+        owed.sending(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        assert_eq!(owed.idless(), Idless::Ambiguous);
+        let _ = owed.answer(&serde_json::json!(1));
+        assert_eq!(owed.idless(), Idless::Notification);
+        // Anything whose id a peer may not read: the sending case's to count.
+        for line in [
+            &b"not json"[..],
+            br#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+            br#"{"jsonrpc":"1.0","id":2,"method":"ping"}"#,
+            br#"{"jsonrpc":"2.0","id":2,"method":7}"#,
+            br#"{"jsonrpc":"2.0","id":2,"method":"ping","params":3}"#,
+            br#"{"jsonrpc":"2.0","id":18446744073709551615,"method":"ping"}"#,
+            br#"[{"jsonrpc":"2.0","id":2,"method":"ping"}]"#,
+            b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"\xff\"}",
+        ] {
+            let owed = Owed::new(Answerable::AnyId);
+            owed.sending(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+            owed.sending(line);
+            assert_eq!(
+                owed.idless(),
+                Idless::Unreadable,
+                "{}",
+                String::from_utf8_lossy(line)
+            );
+        }
+        // A request the transport refused unread (an HTTP error status) counts as such a line.
+        let refused = Owed::new(Answerable::AnyId);
+        refused.sending(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+        refused.unread();
+        assert_eq!(refused.idless(), Idless::Unreadable);
+        assert!(!owed.idless_hidden());
+        owed.hide_idless();
+        assert!(owed.idless_hidden());
     }
 }

@@ -20,7 +20,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
-use crate::core::watch::{Answerable, Findings, Observe, Owed, Owing, Seen, written};
+use crate::core::watch::{Answerable, Findings, Idless, Observe, Owed, Owing, Seen, written};
 pub use crate::core::watch::{Finding, Order, Sent};
 use crate::mcp::tool_result::{
     NO_STRUCTURED, call_result_problem, mirror_problem, output_schema_problem,
@@ -56,11 +56,17 @@ pub enum Rule {
     /// MCP server/utilities/logging: a `notifications/message` has a `level` among the eight
     /// RFC 5424 severities the specification lists, and `data`.
     LogMessage,
+    /// An error under id null read while both a request with a readable id and a notification
+    /// could be what it answers ([`Idless::Ambiguous`]): the notification rule's finding,
+    /// unless the id rule has one of its own (the server is seen answering requests under id
+    /// null where nothing else could be answered), which then explains it (one defect, one
+    /// verdict).
+    IdlessAmbiguous,
 }
 
 impl Rule {
     /// Every rule.
-    pub const ALL: [Rule; 10] = [
+    pub const ALL: [Rule; 11] = [
         Rule::Stdout,
         Rule::IdEcho,
         Rule::NotificationAnswered,
@@ -71,6 +77,7 @@ impl Rule {
         Rule::OutputSchemaAbsent,
         Rule::OutputSchemaUnknown,
         Rule::LogMessage,
+        Rule::IdlessAmbiguous,
     ];
 
     /// The case that grades this rule.
@@ -79,7 +86,7 @@ impl Rule {
         match self {
             Rule::Stdout => "lifecycle/stdout/protocol-only",
             Rule::IdEcho => crate::core::watch::ID_RULE_CASE,
-            Rule::NotificationAnswered => "jsonrpc/unknown-notification",
+            Rule::NotificationAnswered | Rule::IdlessAmbiguous => "jsonrpc/unknown-notification",
             Rule::ResultShape => "tools/result/shape",
             Rule::Mirror => "tools/result/structured-mirror",
             Rule::ErrorSplit => "tools/result/error-split",
@@ -122,7 +129,8 @@ impl Rule {
             | Rule::OutputSchema
             | Rule::OutputSchemaAbsent
             | Rule::OutputSchemaUnknown
-            | Rule::LogMessage => true,
+            | Rule::LogMessage
+            | Rule::IdlessAmbiguous => true,
         }
     }
 }
@@ -211,6 +219,26 @@ pub struct Observer {
     pub server: u32,
     /// What the server owes on this connection.
     owed: Arc<Owed>,
+    /// Whether the runner sent a request with id null on this connection (on purpose:
+    /// `jsonrpc/invalid/null-id`), and the lines whose result echoed that id.
+    null_id: Arc<NullIdEcho>,
+}
+
+/// A result under id null answers a request the runner sent with id null: JSON-RPC 2.0 §5 has
+/// the response carry the request's id, so the echo is no stdout defect of its own (T1).
+/// Serving that request at all is what the case that sent it grades (one defect, one verdict).
+#[derive(Debug, Default)]
+struct NullIdEcho {
+    sent: std::sync::atomic::AtomicBool,
+    lines: std::sync::Mutex<HashSet<u64>>,
+}
+
+impl NullIdEcho {
+    fn lines(&self) -> std::sync::MutexGuard<'_, HashSet<u64>> {
+        self.lines
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
 }
 
 impl Observer {
@@ -223,6 +251,7 @@ impl Observer {
             position,
             server,
             owed: Arc::new(Owed::new(Answerable::AnyId)),
+            null_id: Arc::default(),
         }
     }
 
@@ -256,6 +285,11 @@ impl Observe for Observer {
                 if m.get("method").is_some_and(Value::is_string) && m.get("id").is_none() {
                     self.looked(Rule::NotificationAnswered);
                 }
+                if m.get("method").is_some() && m.get("id").is_some_and(Value::is_null) {
+                    self.null_id
+                        .sent
+                        .store(true, std::sync::atomic::Ordering::Relaxed);
+                }
             }
         }
         self.owed.sending(line);
@@ -269,14 +303,34 @@ impl Observe for Observer {
         self.owed.sole_pending(id)
     }
 
-    /// A stdout line that is no JSON-RPC message (T1).
+    fn idless_hidden(&self) -> bool {
+        self.owed.idless_hidden()
+    }
+
+    fn unread(&self) {
+        self.owed.unread();
+    }
+
+    /// A stdout line that is no JSON-RPC message (T1), unless it is the echo of the runner's
+    /// own null id (see `NullIdEcho`).
     fn not_protocol(&self, line: u64, evidence: String) {
+        if self.null_id.lines().contains(&line) {
+            return;
+        }
         self.offend(Rule::Stdout, line, evidence);
     }
 
     /// A stdout line that is a JSON-RPC message: every rule that applies to it.
     fn message(&self, line: u64, msg: &Value, raw: &[u8]) -> Seen {
         self.looked(Rule::Stdout);
+        if msg.get("id").is_some_and(Value::is_null)
+            && msg.get("result").is_some()
+            && msg.get("method").is_none()
+            && msg.get("error").is_none()
+            && self.null_id.sent.load(std::sync::atomic::Ordering::Relaxed)
+        {
+            self.null_id.lines().insert(line);
+        }
         match msg {
             // A batch answers several requests at once: the case reads it whole.
             Value::Array(a) => {
@@ -323,21 +377,7 @@ impl Observer {
             return Seen::Fresh;
         };
         if id.is_null() {
-            // "Method not found" names a method the server read; with id null, what it answers
-            // had a method and no id: a notification, which is never answered. It answers
-            // nothing the case sent, so the case does not read it (one defect, one verdict).
-            if m.pointer("/error/code").and_then(Value::as_i64) == Some(-32601) {
-                let shown = at.shown(m).0;
-                self.offend(
-                    Rule::NotificationAnswered,
-                    line,
-                    format!("an answer to a notification (-32601 with id null): {shown}"),
-                );
-                return Seen::Repeat;
-            }
-            // Any other error with id null answers a line whose id could not be read (JSON-RPC
-            // §5); the case that sent it counts the answers.
-            return Seen::Fresh;
+            return self.idless(line, m, at);
         }
         self.looked(Rule::IdEcho);
         let owing = self.owed.answer(id);
@@ -399,6 +439,79 @@ impl Observer {
         }
         Seen::Fresh
     }
+}
+
+impl Observer {
+    /// A response under id null: what it can answer on this connection decides whose finding
+    /// it is ([`Idless`]). One the case could wait for is not read by it (one defect, one
+    /// verdict): a wait that runs out after it is blocked by the id rule.
+    fn idless(&self, line: u64, m: &Value, at: &As<'_>) -> Seen {
+        if m.get("error").is_none() {
+            // A result under id null: the echo of the runner's own null id ([`NullIdEcho`]),
+            // or no message at all (T1 grades it).
+            return Seen::Fresh;
+        }
+        let shown = at.shown(m).0;
+        match self.owed.idless() {
+            // A line whose id could not be read may draw any error under id null (JSON-RPC
+            // §5): the case that sent it counts the answers. "Method not found" names a
+            // method the server read, so it answers a notification.
+            Idless::Unreadable if answers_a_notification(m) => {
+                self.offend(
+                    Rule::NotificationAnswered,
+                    line,
+                    format!("an answer to a notification (-32601 with id null): {shown}"),
+                );
+                Seen::Idless
+            }
+            Idless::Unreadable => Seen::Fresh,
+            Idless::Notification => {
+                self.offend(
+                    Rule::NotificationAnswered,
+                    line,
+                    format!("an answer to a notification (an error with id null): {shown}"),
+                );
+                Seen::Idless
+            }
+            Idless::Mislabelled => {
+                self.looked(Rule::IdEcho);
+                self.offend(
+                    Rule::IdEcho,
+                    line,
+                    format!(
+                        "an error with id null, though every line the runner sent on this \
+                         connection was a request with a readable id (JSON-RPC 2.0 §5: null \
+                         only when the request's id could not be read): {shown}"
+                    ),
+                );
+                self.owed.hide_idless();
+                Seen::Idless
+            }
+            Idless::Ambiguous => {
+                self.offend(
+                    Rule::IdlessAmbiguous,
+                    line,
+                    format!(
+                        "an error with id null, answering a notification or a pending request \
+                         under the wrong id: {shown}"
+                    ),
+                );
+                self.owed.hide_idless();
+                Seen::Idless
+            }
+        }
+    }
+}
+
+/// Whether `m` is what [`Rule::NotificationAnswered`] blames on an answered notification:
+/// "Method not found" names a method the server read, and with id null what it answers had a
+/// method and no id, a notification, which is never answered (JSON-RPC 2.0 §4.1). A case
+/// reading a batch leaves such an element to `jsonrpc/unknown-notification`.
+#[must_use]
+pub fn answers_a_notification(m: &Value) -> bool {
+    m.get("id").is_some_and(Value::is_null)
+        && m.get("method").is_none()
+        && m.pointer("/error/code").and_then(Value::as_i64) == Some(-32601)
 }
 
 /// The severities of MCP server/utilities/logging ("the standard syslog severity levels
@@ -482,191 +595,4 @@ impl Observer {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    /// `msg` as if written as its compact text.
-    fn see(o: &Observer, line: u64, msg: &Value) -> Seen {
-        o.message(line, msg, msg.to_string().as_bytes())
-    }
-
-    #[test]
-    fn an_id_beyond_64_bits_is_quoted_as_the_server_wrote_it() {
-        let w = Watch::new();
-        let o = Observer::new(w.clone(), "lifecycle/ping/after-initialize", 3, 0);
-        o.sending(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
-        let raw = br#"{"jsonrpc":"2.0","id":18446744073709551616,"result":{}}"#;
-        let msg: Value = serde_json::from_slice(raw).expect("json");
-        assert_eq!(o.message(1, &msg, raw), Seen::Fresh);
-        let f = w.result(Rule::IdEcho).0.expect("an offence");
-        assert!(
-            f.evidence.starts_with(
-                "a response with id 18446744073709551616, which no request of the runner carried"
-            ) && f
-                .evidence
-                .ends_with(std::str::from_utf8(raw).expect("utf8")),
-            "{}",
-            f.evidence
-        );
-        assert!(!f.evidence.contains("e+19"), "{}", f.evidence);
-    }
-
-    #[test]
-    fn the_earliest_offence_wins_whatever_the_order_it_arrives_in() {
-        let w = Watch::new();
-        w.offend(Rule::Stdout, (5, 0, 1), "b", "late".into());
-        w.offend(Rule::Stdout, (2, 1, 9), "a", "early".into());
-        w.offend(Rule::Stdout, (2, 1, 10), "a", "later".into());
-        let (f, looked) = w.result(Rule::Stdout);
-        assert_eq!(f.unwrap().evidence, "early");
-        assert_eq!(looked, 3);
-    }
-
-    #[test]
-    fn a_successful_result_is_held_to_its_tools_output_schema() {
-        let w = Watch::new();
-        let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}},
-            "required": ["n"]});
-        w.set_listed(["count".to_owned(), "plain".to_owned()].into());
-        w.set_output_schemas(&[
-            json!({"name": "count", "outputSchema": schema}),
-            json!({"name": "plain"}),
-        ]);
-        let o = Observer::new(w.clone(), "tools/call/some-case", 3, 0);
-        let call = |id: u64, tool: &str| {
-            format!(
-                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}"}}}}"#
-            )
-        };
-        let result = |id: u64, r: Value| json!({"jsonrpc": "2.0", "id": id, "result": r});
-        let text = json!([{"type": "text", "text": "x"}]);
-        o.sending(call(1, "count").as_bytes());
-        see(
-            &o,
-            1,
-            &result(1, json!({"content": text, "structuredContent": {"n": 3}})),
-        );
-        // A failed call and a tool without a schema are not looked at.
-        o.sending(call(2, "count").as_bytes());
-        see(&o, 2, &result(2, json!({"content": text, "isError": true})));
-        o.sending(call(3, "plain").as_bytes());
-        see(&o, 3, &result(3, json!({"content": text})));
-        assert_eq!(w.result(Rule::OutputSchema), (None, 1));
-        o.sending(call(4, "count").as_bytes());
-        see(
-            &o,
-            4,
-            &result(4, json!({"content": text, "structuredContent": {"n": "3"}})),
-        );
-        let f = w.result(Rule::OutputSchema).0.expect("an offence");
-        assert!(f.evidence.contains("\"/n\""), "{}", f.evidence);
-        // A successful result without structuredContent offends too.
-        let w2 = Watch::new();
-        w2.set_output_schemas(&[json!({"name": "count", "outputSchema": schema})]);
-        let o = Observer::new(w2.clone(), "tools/call/some-case", 3, 0);
-        o.sending(call(5, "count").as_bytes());
-        see(&o, 5, &result(5, json!({"content": text})));
-        assert!(w2.result(Rule::OutputSchema).0.is_none());
-        let f = w2.result(Rule::OutputSchemaAbsent).0.expect("an offence");
-        assert!(
-            f.evidence.contains("no structuredContent"),
-            "{}",
-            f.evidence
-        );
-    }
-
-    #[test]
-    fn a_cross_cutting_probe_feeds_only_its_own_rule() {
-        // Its exchanges happen while the other cross-cutting cases grade.
-        for probe in [
-            "tools/result/output-schema",
-            "tools/result/structured-mirror",
-        ] {
-            for rule in Rule::ALL {
-                assert_eq!(
-                    rule.counts_in(probe),
-                    rule.case_id() == probe,
-                    "{rule:?} in {probe}"
-                );
-            }
-        }
-        assert!(Rule::ErrorSplit.counts_in("runs/list/retained"));
-    }
-
-    #[test]
-    fn an_invalid_output_schema_holds_no_result() {
-        let w = Watch::new();
-        w.set_output_schemas(&[json!({"name": "t", "outputSchema": {"type": 5}})]);
-        assert!(w.output_schema("t").is_none());
-    }
-
-    #[test]
-    fn responses_to_unsent_ids_offend_except_in_the_id_cases() {
-        let w = Watch::new();
-        let o = Observer::new(w.clone(), "lifecycle/ping/after-initialize", 3, 0);
-        o.sending(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
-        see(&o, 1, &json!({"jsonrpc": "2.0", "id": 1, "result": {}}));
-        assert!(w.result(Rule::IdEcho).0.is_none());
-        see(
-            &o,
-            2,
-            &json!({"jsonrpc": "2.0", "id": "wrong-1", "result": {}}),
-        );
-        assert!(w.result(Rule::IdEcho).0.is_some());
-        let w = Watch::new();
-        let o = Observer::new(w.clone(), "jsonrpc/ids/u64-max", 3, 0);
-        see(&o, 2, &json!({"jsonrpc": "2.0", "id": 5, "result": {}}));
-        assert!(w.result(Rule::IdEcho).0.is_none());
-    }
-
-    #[test]
-    fn a_request_answered_twice_offends_the_id_rule_and_the_repeat_is_hidden() {
-        let w = Watch::new();
-        let o = Observer::new(w.clone(), "lifecycle/ping/after-initialize", 3, 0);
-        o.sending(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
-        let answer = json!({"jsonrpc": "2.0", "id": 1, "result": {}});
-        assert_eq!(see(&o, 1, &answer), Seen::Fresh);
-        assert!(w.result(Rule::IdEcho).0.is_none());
-        assert_eq!(see(&o, 2, &answer), Seen::Repeat);
-        let f = w.result(Rule::IdEcho).0.expect("an offence");
-        assert!(
-            f.evidence.starts_with("a second response to id 1 (ping)"),
-            "{}",
-            f.evidence
-        );
-        // An id the runner sends again may be answered again.
-        o.sending(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
-        assert_eq!(see(&o, 3, &answer), Seen::Fresh);
-        // Inside a batch the repeat offends too, and the batch is read whole.
-        let w = Watch::new();
-        let o = Observer::new(w.clone(), "jsonrpc/batch/x", 3, 0);
-        o.sending(br#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#);
-        let a = json!({"jsonrpc": "2.0", "id": "a", "result": {}});
-        assert_eq!(see(&o, 1, &a), Seen::Fresh);
-        assert_eq!(see(&o, 2, &json!([a.clone(), a])), Seen::Fresh);
-        assert!(w.result(Rule::IdEcho).0.is_some());
-    }
-
-    #[test]
-    fn an_answer_to_a_notification_offends_its_rule_and_is_hidden() {
-        let w = Watch::new();
-        let o = Observer::new(w.clone(), "lifecycle/ping/after-initialize", 3, 0);
-        o.sending(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
-        assert_eq!(w.result(Rule::NotificationAnswered), (None, 1));
-        // A parse error's answer (id null, -32700) is the sending case's to count.
-        let parse =
-            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "x"}});
-        assert_eq!(see(&o, 1, &parse), Seen::Fresh);
-        assert!(w.result(Rule::NotificationAnswered).0.is_none());
-        let answered =
-            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32601, "message": "x"}});
-        assert_eq!(see(&o, 2, &answered), Seen::Repeat);
-        let f = w.result(Rule::NotificationAnswered).0.expect("an offence");
-        assert!(
-            f.evidence.starts_with("an answer to a notification"),
-            "{}",
-            f.evidence
-        );
-    }
-}
+mod tests;

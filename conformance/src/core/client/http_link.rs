@@ -263,6 +263,14 @@ impl Exchange {
             match piece {
                 Piece::Head { status, headers } => {
                     refused = !(200..300).contains(&status);
+                    if refused {
+                        // The transport refused the POST before any JSON-RPC reading: an error
+                        // under id null in its body answers a request whose id was not read.
+                        let sink = self.sink.lock().unwrap_or_else(PoisonError::into_inner);
+                        if let Some(o) = &sink.observer {
+                            o.unread();
+                        }
+                    }
                     let issued = headers
                         .iter()
                         .find(|(n, _)| n.eq_ignore_ascii_case("mcp-session-id"))

@@ -479,7 +479,7 @@ impl Client {
                         waiting_for: what.to_owned(),
                         ms: elapsed_ms(started),
                         unmatched: self.unmatched_responses(),
-                        foreign_id: self.foreign_response_seen(),
+                        foreign_id: self.foreign_response_seen() || self.idless_hidden(),
                         note: oversized_note(self.transcript.peer(), oversized),
                         arrived,
                     });
@@ -524,6 +524,12 @@ impl Client {
             && (m.get("result").is_some() || m.get("error").is_some())
             && m.get("id")
                 .is_some_and(|id| !id.is_null() && !o.was_sent(id))
+    }
+
+    /// Whether an error under id null that may answer a pending request was hidden on this
+    /// connection (see [`crate::core::watch::Owed::idless_hidden`]); without an observer, never.
+    fn idless_hidden(&self) -> bool {
+        self.observer.as_ref().is_some_and(|o| o.idless_hidden())
     }
 
     /// Whether `id` is all the peer could be answering on this connection (see
@@ -692,6 +698,9 @@ impl Client {
         if let Some(o) = &self.observer {
             // The request inside the line, should a server read it whole and answer it.
             o.sending(br#"{"jsonrpc":"2.0","id":"huge","method":"ping"}"#);
+            // And the line as a bounded reader sees it, its head alone (no JSON): a peer that
+            // discards it may answer under id null (JSON-RPC 2.0 §5, T6).
+            o.sending(head);
         }
         self.write(head).await?;
         let piece = vec![b'x'; PIECE];

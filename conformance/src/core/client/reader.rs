@@ -213,6 +213,10 @@ pub(super) fn push_line(line: &[u8], frames: &mut Vec<(Frame, usize)>, sink: &mu
                     "a response under an id no request carried, while none was \
                      pending (the id rule grades it; the case does not read it)",
                 ),
+                Seen::Idless => sink.transcript.note(
+                    "an error under id null answering no line whose id could not be read (the \
+                     id or the notification rule grades it; the case does not read it)",
+                ),
                 Seen::Fresh => frames.push((Frame::Json(v), line.len())),
             }
             p

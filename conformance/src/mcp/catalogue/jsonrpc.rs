@@ -285,12 +285,28 @@ async fn unknown_notification(ctx: Ctx) -> CheckResult {
     }
     // T3 on every exchange of every case: notifications/initialized, notifications/cancelled
     // and this case's own are never answered.
-    super::support::grade_rule(
+    let expected = "no answer to any notification (T3, JSON-RPC 2.0 §4.1)";
+    let graded = super::support::grade_rule(
         &ctx,
         crate::mcp::watch::Rule::NotificationAnswered,
-        "no answer to any notification (T3, JSON-RPC 2.0 §4.1)",
+        expected,
         "no answer with id null was read",
-    )
+    );
+    if matches!(&graded, Err(c) if c.is_fail()) {
+        return graded;
+    }
+    // An error under id null that answers a notification or a pending request alike: the
+    // server's, unless it is seen answering requests under id null where nothing else could be
+    // answered (jsonrpc/response-ids grades that, and it explains these too).
+    let (ambiguous, _) = ctx.watch.result(crate::mcp::watch::Rule::IdlessAmbiguous);
+    let (id_rule, _) = ctx.watch.result(crate::mcp::watch::Rule::IdEcho);
+    match ambiguous {
+        Some(f) if id_rule.is_none() => Err(Check::fail(
+            expected,
+            format!("{} (first seen in {})", f.evidence, f.case),
+        )),
+        _ => graded,
+    }
 }
 
 /// Pings and returns whatever else arrived (used after input that must get no answer).
@@ -368,18 +384,25 @@ async fn batch_accepted(ctx: Ctx) -> CheckResult {
             .any(|m| is_response_to(m, &json!(id)) && m.get("result").is_some_and(Value::is_object))
     };
     let shown = show(&Value::Array(arr.clone()));
-    if has("batch-a") && has("batch-b") && arr.len() > 2 {
-        // Say what happened: the batch was accepted, and the notification answered too.
+    // An element answering the notification -32601 under id null is
+    // jsonrpc/unknown-notification's finding (the watch grades it in this batch too): this case
+    // grades the batch and its pings' answers, once per defect.
+    let own: Vec<&Value> = arr
+        .iter()
+        .filter(|m| !crate::mcp::watch::answers_a_notification(m))
+        .collect();
+    if has("batch-a") && has("batch-b") && own.len() > 2 {
+        // Say what happened: the batch was accepted, and something else answered too.
         return Err(Check::fail(
             format!("{expected} (JSON-RPC 2.0 §4.1: no reply to a notification, in a batch too)"),
             format!(
-                "both pings answered, and {} more element(s) answering the notification: {shown}",
-                arr.len() - 2
+                "both pings answered, and {} more element(s): {shown}",
+                own.len() - 2
             ),
         ));
     }
     ensure(
-        arr.len() == 2 && has("batch-a") && has("batch-b"),
+        own.len() == 2 && has("batch-a") && has("batch-b"),
         format!("{expected} (MCP 2025-03-26 basic: MUST support receiving batches)"),
         shown,
     )?;
