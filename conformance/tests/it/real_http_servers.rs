@@ -149,6 +149,7 @@ const PLAIN_OVER_HTTP: &[(&str, &str)] = &[
     ("resources/read/unknown@2026-07-28", "skip"),
     ("prompts/list/shape", "pass"),
     ("prompts/get/shape", "pass"),
+    ("prompts/get/unknown", "pass"),
     ("logging/message-shape", "skip"),
     ("cancellation/unknown-request", "pass"),
     ("cancellation/in-flight/no-response", "skip"),
