@@ -236,6 +236,42 @@ fn min_coverage_reaches_the_runner_through_the_gate() {
 }
 
 #[test]
+fn revisions_reach_the_runner_through_the_gate() {
+    // T2: only the revisions asked for are graded; an unknown date is the runner's usage error.
+    let server = toy().display().to_string();
+    let env = [
+        ("GATE_SERVER_COMMAND", server.as_str()),
+        ("GATE_CASES", "lifecycle/initialize"),
+        ("GATE_REVISIONS", "2025-06-18"),
+    ];
+    let g = gate(&env);
+    assert_eq!(g.out.status.code(), Some(0), "{}", describe(&g.out));
+    let cases = g.json["cases"].as_array().expect("cases");
+    assert!(!cases.is_empty(), "{}", g.json);
+    for c in cases {
+        let rev = c["revision"].as_str().unwrap_or_default();
+        assert!(
+            rev.is_empty() || rev == "2025-06-18",
+            "only 2025-06-18 is graded: {c}"
+        );
+    }
+    assert!(
+        cases.iter().any(|c| c["revision"] == "2025-06-18"),
+        "{}",
+        g.json
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = Command::new(repo().join(".ci/gate"))
+        .env("GATE_RUNNER", runner_path())
+        .env("GATE_REPORT_DIR", dir.path())
+        .env("GATE_SERVER_COMMAND", &server)
+        .env("GATE_REVISIONS", "1999-01-01")
+        .output()
+        .expect("run .ci/gate");
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+}
+
+#[test]
 fn a_gate_that_cannot_run_exits_2() {
     let out = Command::new(repo().join(".ci/gate"))
         .env("GATE_RUNNER", runner_path())
@@ -305,6 +341,7 @@ fn the_action_maps_every_input_onto_the_gate_script() {
         ("report-dir", "GATE_REPORT_DIR"),
         ("timeout-ms", "GATE_TIMEOUT_MS"),
         ("min-coverage", "GATE_MIN_COVERAGE"),
+        ("revisions", "GATE_REVISIONS"),
     ] {
         assert!(
             action.contains(&format!("\n  {input}:\n")),
