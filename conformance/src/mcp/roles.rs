@@ -257,6 +257,7 @@ mod tests {
 
     #[test]
     fn roles_tolerate_prefixes_and_the_underscore_projection() {
+        // RUNNER-9.
         assert_eq!(role_of(&tool("claude.run", &["prompt"])), Some(Role::Run));
         assert_eq!(
             role_of(&tool("mcp__kit__claude_run_cancel", &["run_id"])),

@@ -2,7 +2,8 @@
 //! is not a pass is pinned with its rule (the case's requirement, and for fail / warn what was
 //! expected and what the agent did), so a change in the gate or in a pinned agent shows here.
 //! Agents that need an account get `skip` on turn cases with the agent's own answer, never
-//! `fail`. With `CI=true` a missing pinned agent fails (testkit::prereq::require).
+//! `fail`. With `CI=true` a missing pinned agent fails (testkit::prereq::require). ACP-GATE-1
+//! (account-needing agents skip turn cases) and ACP-GATE-3 (verdicts pinned with their rules).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -1,7 +1,7 @@
 //! One-defect mutant agents: scenarios of fake-cursor-agent (`mutant-*.json`), each differing
 //! from `conformance-clean` by one deliberate defect. Each must fail (or, for a SHOULD, warn)
 //! exactly its own case; every other case keeps the clean scenario's verdict or gets better (a
-//! case that was not applicable may now apply and pass).
+//! case that was not applicable may now apply and pass). ACP-GATE-3.
 
 use std::collections::BTreeMap;
 use std::process::Command;

@@ -56,6 +56,7 @@ fn case_globs_select_cases() {
 
 #[test]
 fn usage_errors_exit_2() {
+    // RUNNER-5: bad usage is exit 2.
     for args in [
         &["--profile", "nope"][..],
         &["--format", "yaml"],
@@ -124,6 +125,7 @@ fn both_gates_list_their_catalogue_and_exit_0() {
 
 #[test]
 fn a_server_that_will_not_start_or_initialize_exits_2() {
+    // RUNNER-5: a server that will not start or initialize is exit 2.
     let toy = toy_str();
     for server in [
         vec!["/nonexistent/mcp-server"],
@@ -159,6 +161,7 @@ fn a_server_that_will_not_start_or_initialize_exits_2() {
 
 #[test]
 fn a_conformant_selection_exits_0_with_the_closing_line() {
+    // RUNNER-5 (exit 0) and RUNNER-8 (the closing line, the JSON report's schema).
     let (out, report) = run_json(
         &["--case", "jsonrpc/malformed", "--case", "lifecycle/ping"],
         &[&toy_str()],
@@ -176,6 +179,7 @@ fn a_conformant_selection_exits_0_with_the_closing_line() {
 
 #[test]
 fn a_silent_drop_warns_and_fails_only_under_strict() {
+    // RUNNER-3: `warn` fails only under --strict; RUNNER-2: T4's level follows the profile.
     let server = [toy_str(), "--drop-malformed".to_owned()];
     let server: Vec<&str> = server.iter().map(String::as_str).collect();
     let (out, report) = run_json(&["--case", "jsonrpc/malformed/parse-error"], &server);
@@ -217,6 +221,7 @@ fn a_silent_drop_warns_and_fails_only_under_strict() {
 
 #[test]
 fn the_baseline_is_strict_both_ways() {
+    // RUNNER-4, and RUNNER-3's `baselined: true` on a listed failure.
     let dir = tempfile::tempdir().unwrap();
     let baseline = dir.path().join("baseline.txt");
     std::fs::write(
@@ -312,6 +317,7 @@ fn the_baseline_is_strict_both_ways() {
 
 #[test]
 fn json_on_stdout_is_only_the_report_and_progress_goes_to_stderr() {
+    // RUNNER-8.
     let out = runner()
         .args([
             "--format",
@@ -349,6 +355,7 @@ fn junit_goes_to_a_file_next_to_a_pretty_report() {
 
 #[test]
 fn a_hung_server_is_a_failed_case_not_a_hung_runner() {
+    // RUNNER-6.
     let started = Instant::now();
     let (out, report) = run_json(
         &[

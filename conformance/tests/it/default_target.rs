@@ -1,7 +1,8 @@
 //! The default target end to end: `mcp-conformance --strict` with no server command checks the
 //! reference adapter (both tool families) wired to fake-claude and fake-cursor-agent under the
 //! provider profile, and every MUST passes, the Cursor family's run lifecycle included (C-PROV-3):
-//! each `…@cursor` instance must pass, never skip.
+//! each `…@cursor` instance must pass, never skip. RUNNER-1: the default target is found next to
+//! the runner; RUNNER-10: the `runs/*` cases drive fake-claude on the adapter's PATH.
 //! Both binaries must sit next to the runner (`cargo build --workspace`, as the README's main
 //! command does); a missing one is a failure, since CI always builds them.
 

@@ -2,7 +2,8 @@
 //! (`examples/mcp_proxy/ --gateway`) in front of the reference adapter strips work and
 //! continuation declarations and keeps risk (META-CONN-1), and passes; a pass-through proxy, or
 //! one that forgets one tool, fails exactly `gateway/connection-local-stripped`. The proxy's own
-//! containment is checked too: it ends its upstream on stdin EOF and on SIGTERM.
+//! containment is checked too: it ends its upstream on stdin EOF and on SIGTERM. The gateway
+//! profile is RUNNER-2's; the prefixing gateway's tools are found by name suffix (RUNNER-9).
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::CommandExt;

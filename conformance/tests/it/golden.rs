@@ -2,6 +2,8 @@
 //! pass, fail with a transcript, warn, info, skip, error, baselined, stale baseline, and an
 //! unknown baseline id, a coverage below its `--min-coverage`, and cases of several revisions
 //! (one of them not supported). Regenerate with `BLESS=1 cargo test -p mcp-conformance golden`.
+//! RUNNER-8: the three writers; RUNNER-3: every outcome; RUNNER-7: a failure's expected, actual
+//! and transcript.
 
 use mcp_conformance::core::model::{Gap, Level, Outcome};
 use mcp_conformance::core::report::{

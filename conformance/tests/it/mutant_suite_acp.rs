@@ -1,4 +1,4 @@
-//! The ACP mutant suite: `examples/mutant_agent/`, a small ACP agent written for this suite
+//! The ACP mutant suite (ACP-GATE-3): `examples/mutant_agent/`, a small ACP agent written for this suite
 //! (not fake-cursor-agent, whose scenarios the gate grew up with), run clean and with one
 //! defect each (`--defect NAME`). The whole agent gate runs against each; the test pins the
 //! exact set of verdicts that are not a pass (case id → outcome, and `blocked_by` for a skip the

@@ -1,4 +1,4 @@
-//! argv handling compared with the real claude 2.1.328: every case of
+//! argv handling compared with the real claude 2.1.328 (FAKE-CLAUDE-1): every case of
 //! tests/fixtures/argv-cases.json was run through the real CLI by
 //! tests/fixtures/capture-real-argv.py into tests/fixtures/real-argv.jsonl; the fake must give
 //! the same exit status, the same stderr (errors.md texts, verbatim) and the same kind of stdout.

@@ -1,4 +1,5 @@
-//! The invocation log (`FAKE_CLAUDE_LOG`) and the `--version` answer with its override.
+//! The invocation log (`FAKE_CLAUDE_LOG`, FAKE-CLAUDE-2) and the `--version` answer with its
+//! override (FAKE-CLAUDE-1).
 
 use std::os::unix::process::CommandExt as _;
 

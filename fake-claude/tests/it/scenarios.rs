@@ -625,3 +625,51 @@ fn a_fragment_emits_the_shared_event_with_its_overrides_in_place() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn the_specs_built_in_scenarios_are_all_data_files_reachable_by_name() {
+    // FAKE-CLAUDE-3: the built-ins the contract names, each a data file of its own name.
+    let dir = crate_dir().join("scenarios");
+    let tmp = tempfile::tempdir().expect("tempdir");
+    for name in [
+        "success",
+        "is-error-success",
+        "error-subtype",
+        "nonzero-exit",
+        "missing-final",
+        "duplicate-final",
+        "malformed-final",
+        "final-without-session-id",
+        "final-without-result",
+        "oversized-event",
+        "oversized-final",
+        "huge-final",
+        "many-events",
+        "hang-after-final",
+        "hang-before-final",
+        "ignore-sigterm",
+        "grandchild",
+        "escaped-grandchild",
+        "stdout-closed-early",
+        "stderr-noise",
+        "hooks-before-init",
+        "flood",
+        "slow-stream",
+    ] {
+        assert!(
+            dir.join(format!("{name}.json")).is_file(),
+            "{name}: no scenario file"
+        );
+        let out = fake(tmp.path())
+            .args(["-p", "--", &format!("fake-claude:scenario={name}")])
+            .env("FAKE_CLAUDE_DRY_RUN", "1")
+            .output()
+            .expect("run");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{name}: {stderr}");
+        assert!(
+            stderr.starts_with(&format!("fake-claude: dry run: scenario {name} (")),
+            "{name}: {stderr}"
+        );
+    }
+}

@@ -1,4 +1,5 @@
-//! Scenario selection: the prompt's first line, else FAKE_CLAUDE_SCENARIO, else `success`.
+//! Scenario selection (FAKE-CLAUDE-2): the prompt's first line, else FAKE_CLAUDE_SCENARIO, else
+//! `success`.
 
 use serde_json::json;
 

@@ -149,6 +149,7 @@ fn session_id_is_the_flag_else_the_resumed_id_else_fresh() {
 
 #[test]
 fn output_formats_show_events_as_the_real_cli_does() {
+    // FAKE-CLAUDE-1: `json` only the final, `stream-json` one event per line.
     let dir = tempfile::tempdir().expect("tempdir");
     let mut fin = result(false);
     fin["model_usage_since_last_result"] = json!({});

@@ -1,6 +1,7 @@
 //! The prerequisite machinery without the network: the CI gate, and `cmk-prereqs` run against
 //! a scratch cache with fake `npm` and `python3` (`CMK_NPM`, `CMK_PYTHON`) that either fail or
-//! lay out what the real ones would.
+//! lay out what the real ones would. PREREQ-1: under CI a missing prerequisite fails; an
+//! install is published once and reused.
 
 use std::path::Path;
 use std::process::Command;

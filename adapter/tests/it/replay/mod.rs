@@ -3,7 +3,7 @@
 //! fake-claude replays the recorded native side (or fake-cursor-agent the recorded agent side),
 //! and the adapter's answers must match the recorded ones after normalising volatile values; a
 //! difference fails with a unified diff and writes `recordings/NAME.actual`. PROV-3: claude's
-//! recordings replay unchanged through the provider seam.
+//! recordings replay unchanged through the provider seam. REC-2: the replay; REC-3: `BLESS=1`.
 //!
 //! `BLESS=1` remakes each recording first (fake-claude and fake-cursor-agent scenarios directly;
 //! the real-claude ones with the real CLI 2.1.328 and the local Messages API stand-in), then
@@ -192,6 +192,7 @@ fn tail(s: &str, n: usize) -> &str {
 /// A recording that no test replays fails CI (and a listed one that is missing fails too).
 #[test]
 fn every_recording_is_replayed_by_a_named_test() {
+    // REC-3.
     let mut on_disk: Vec<String> = Vec::new();
     for (sub, prefix) in [("", ""), ("acp", "acp/")] {
         let dir = maker::recordings_dir().join(sub);
@@ -231,6 +232,7 @@ fn every_recording_is_replayed_by_a_named_test() {
 /// Each recording says what it shows and how to remake it, and each has a session to remake it.
 #[test]
 fn every_recording_has_a_header_and_a_session_that_remakes_it() {
+    // REC-1: the header; REC-3: remade by one command.
     for name in NAMES {
         assert!(
             find_session(name).is_some(),
@@ -267,6 +269,7 @@ fn every_recording_has_a_header_and_a_session_that_remakes_it() {
 /// changes no byte, and a hand edit that breaks the form shows).
 #[test]
 fn every_golden_is_in_canonical_form() {
+    // REC-3: never edited by hand.
     for name in NAMES {
         let text = std::fs::read_to_string(golden_path(name)).expect("read golden");
         let (header, rows) = text.split_once('\n').expect("a header row and rows");
@@ -286,6 +289,7 @@ fn every_golden_is_in_canonical_form() {
 /// something else no longer matches its recorded answers, and the failure is a readable diff.
 #[test]
 fn an_altered_golden_fails_the_replay_with_a_readable_diff() {
+    // REC-2.
     let golden = std::fs::read_to_string(golden_path("fake-success")).expect("read golden");
     let needle = "\"result\":\"Hi there!\"";
     assert!(

@@ -1,6 +1,6 @@
 //! `claude-mcp-adapter --record FILE` (`adapter/src/record.rs`): every MCP message in both
 //! directions and every native stdout line, as `{"dir","ms","msg"|"raw"}` rows, plus the native
-//! exit row the replay ends runs with.
+//! exit row the replay ends runs with (REC-1).
 
 use std::ffi::OsString;
 use std::time::Duration;

@@ -91,7 +91,8 @@ fn many_distinct_reads_are_not_a_loop_and_the_spikes_tool_turn_is_normalised() {
 
 #[test]
 fn a_denied_read_reported_completed_without_output_is_permission_denied() {
-    // TOOLCALL-3 (cursor_deny_read_fetch) and a rejected shell permission (TOOLCALL-4).
+    // TOOLCALL-3 (cursor_deny_read_fetch) and a rejected shell permission (TOOLCALL-4), which
+    // ACP-4 records in the result's permission_denials.
     let mut h = Cursor::new("default");
     let (r, _) = h.run(args("denied-read", json!({})));
     assert_eq!(

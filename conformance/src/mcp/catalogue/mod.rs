@@ -99,6 +99,7 @@ mod tests {
 
     #[test]
     fn ids_are_unique_slugs_and_every_case_applies_somewhere() {
+        // RUNNER-7: a stable slug id, a requirement, a level, a description.
         let mut seen = HashSet::new();
         for c in super::all() {
             assert!(seen.insert(c.id), "duplicate id {}", c.id);

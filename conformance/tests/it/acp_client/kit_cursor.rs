@@ -1,4 +1,4 @@
-//! The kit's own Cursor provider is the first client checked: the adapter's one-shot
+//! The kit's own Cursor provider is the first client checked (ACP-GATE-2): the adapter's one-shot
 //! `claude-mcp-adapter cli run --provider cursor --cursor {agent} …` (it asks the scripted agent
 //! `--version` first, as it asks `cursor-agent`). `cli run` documents SIGINT and SIGTERM as a
 //! cancel of its run (RUN-6), so SIGINT drives the cancel cases; its other way to end a turn, its

@@ -1,6 +1,6 @@
 //! The script client, well-behaved, passes every case (SIGINT is its documented interrupt, and
 //! it takes 1.5 s to decide a permission, so a cancel finds one pending); each one-defect mutant
-//! fails exactly its own case and passes the rest.
+//! fails exactly its own case and passes the rest: ACP-GATE-2's rules on clients.
 
 use mcp_conformance::acp::client::{CancelDriver, ClientModeConfig, run_client_mode};
 use mcp_conformance::acp::gate::AcpProfile;
