@@ -40,6 +40,25 @@ impl Gate for McpHttp {
 /// One HTTP case.
 pub type Case = crate::core::case::Case<McpHttp>;
 
+/// The Markdown table of the transport's own cases (docs/conformance.md, generated): id, level,
+/// the contract's rule and what is checked.
+#[must_use]
+pub fn markdown(cases: &[Case]) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::from("| Id | Level | Rule | What is checked |\n|---|---|---|---|\n");
+    for c in cases {
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} | {} |",
+            c.id,
+            c.levels.name(),
+            c.requirement,
+            c.description.replace('|', "\\|")
+        );
+    }
+    out
+}
+
 /// What an HTTP case's check gets: a client of the endpoint on the case's transcript and
 /// deadline.
 #[derive(Debug, Clone)]
