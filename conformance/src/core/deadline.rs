@@ -4,7 +4,8 @@
 //! depend on that: every case's deadlines (and the handshake's allowance, a multiple of the
 //! base) derive from the effective timeout, which the report states.
 
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
@@ -113,5 +114,46 @@ mod tests {
         assert!(eight.line().contains("raised from"), "{}", eight.line());
         // No cores reported and no jobs still mean one of each.
         assert_eq!(Deadlines::derive(Duration::ZERO, start, 0, 0).contention, 1);
+    }
+}
+
+/// A deadline shared by everything a case does, which the runner can move: the time a server
+/// takes to answer `initialize` is not taken from the case (a slow start under load says
+/// nothing about what the case checks), so each successful handshake pushes it out by as much.
+#[derive(Debug, Clone)]
+pub struct Deadline(Arc<std::sync::Mutex<Instant>>);
+
+impl Deadline {
+    /// A deadline at `at`.
+    #[must_use]
+    pub fn at(at: Instant) -> Self {
+        Self(Arc::new(std::sync::Mutex::new(at)))
+    }
+
+    /// The current instant.
+    #[must_use]
+    pub fn get(&self) -> Instant {
+        *self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Moves the deadline later by `by`.
+    pub fn extend(&self, by: Duration) {
+        let mut d = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        *d += by;
+    }
+
+    /// Moves the deadline earlier by `by`.
+    pub fn shorten(&self, by: Duration) {
+        let mut d = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        *d = d.checked_sub(by).unwrap_or(*d);
     }
 }

@@ -6,6 +6,7 @@
 
 pub mod baseline;
 pub mod blocked;
+pub mod bounds;
 pub mod case;
 pub mod checks;
 pub mod cli;

@@ -4,55 +4,13 @@
 
 use std::ffi::OsString;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use tokio::process::Child;
 use tokio::sync::Mutex;
 
-// The leaf module: `core::http` itself uses this one (its deadline).
+pub use crate::core::deadline::Deadline;
 use crate::core::http::target::HttpTarget;
 use crate::core::process;
-
-/// A deadline shared by everything a case does, which the runner can move: the time a server
-/// takes to answer `initialize` is not taken from the case (a slow start under load says
-/// nothing about what the case checks), so each successful handshake pushes it out by as much.
-#[derive(Debug, Clone)]
-pub struct Deadline(Arc<std::sync::Mutex<Instant>>);
-
-impl Deadline {
-    /// A deadline at `at`.
-    #[must_use]
-    pub fn at(at: Instant) -> Self {
-        Self(Arc::new(std::sync::Mutex::new(at)))
-    }
-
-    /// The current instant.
-    #[must_use]
-    pub fn get(&self) -> Instant {
-        *self
-            .0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    /// Moves the deadline later by `by`.
-    pub fn extend(&self, by: Duration) {
-        let mut d = self
-            .0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        *d += by;
-    }
-
-    /// Moves the deadline earlier by `by`.
-    pub fn shorten(&self, by: Duration) {
-        let mut d = self
-            .0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        *d = d.checked_sub(by).unwrap_or(*d);
-    }
-}
 
 /// How to reach a server: a command to start (stdio), or, with `endpoint`, a Streamable HTTP
 /// endpoint someone else started (HTTP-1), where [`super::Client::spawn`] opens a connection

@@ -14,9 +14,7 @@ use super::message::{Frame, message_problem};
 use crate::core::transcript::Transcript;
 use crate::core::watch::{Seen, Watcher};
 
-/// The runner's own bound on one line from the server: large enough for any sane listing,
-/// small enough that a flooding server cannot grow the runner (a longer line is counted, not held).
-pub const MAX_SERVER_LINE: usize = 16 * 1024 * 1024;
+pub use crate::core::bounds::MAX_SERVER_LINE;
 /// Stderr lines of a server kept in a transcript; later ones are counted only.
 pub(super) const MAX_STDERR_LINES: usize = 40;
 /// Bytes of frames queued between the reader task and the case before the reader waits (the

@@ -18,10 +18,8 @@ use hyper_util::rt::TokioIo;
 use serde_json::Value;
 use tokio::net::TcpStream;
 
-// The leaf modules, not `core::client` itself: the client's Streamable HTTP link uses this
-// module, so naming the client's root here would be a cycle.
-use crate::core::client::handle::Deadline;
-use crate::core::client::reader::MAX_SERVER_LINE;
+use crate::core::bounds::MAX_SERVER_LINE;
+use crate::core::deadline::Deadline;
 use crate::core::transcript::{Transcript, clip_to};
 pub use sse::{SseDecoder, SseError, SseEvent};
 pub use target::{HttpTarget, TargetError};
