@@ -429,7 +429,7 @@ mutant!(
 
 // TOOL-4: the text block mirrors structuredContent.result instead of structuredContent.
 mutant!(
-    a_text_block_that_mirrors_the_wrong_object_fails_only_structured_mirror,
+    full_tier a_text_block_that_mirrors_the_wrong_object_fails_only_structured_mirror,
     "text-mirror-mismatch",
     ["tools/result/structured-mirror"]
 );
@@ -437,7 +437,7 @@ mutant!(
 // TOOL-4: the text block of a run's result leaves out a scalar of `final` too (only its object-
 // and array-valued members may be left out of the text).
 mutant!(
-    a_text_block_that_drops_a_scalar_of_final_fails_only_structured_mirror,
+    full_tier a_text_block_that_drops_a_scalar_of_final_fails_only_structured_mirror,
     "text-drops-final-scalar",
     ["tools/result/structured-mirror"]
 );
@@ -711,7 +711,7 @@ mutant!(
 // T1: a text log line before every tools/call answer. Discovery calls no tool, so the runner
 // once passed it; T1 is now checked on every exchange of every case.
 mutant!(
-    a_log_line_on_each_call_fails_only_protocol_only,
+    full_tier a_log_line_on_each_call_fails_only_protocol_only,
     "log-on-call",
     ["lifecycle/stdout/protocol-only"]
 );
@@ -719,7 +719,7 @@ mutant!(
 // JSON-RPC 2.0 §5: claude.run.list answered under another id. The id rule fails once; the cases
 // that waited for a list answer are blocked by it rather than timing out as failures.
 mutant!(
-    a_list_answered_under_another_id_fails_only_response_ids,
+    full_tier a_list_answered_under_another_id_fails_only_response_ids,
     "wrong-id-on-list",
     ["jsonrpc/response-ids"],
     blocked_by "jsonrpc/response-ids"
@@ -804,7 +804,7 @@ mutant!(
 // The same rule's other half: a response under an id no request carried (here once per
 // connection, just before the answer to initialize), integer or string.
 mutant!(
-    an_answer_under_a_fresh_integer_id_fails_only_response_ids,
+    full_tier an_answer_under_a_fresh_integer_id_fails_only_response_ids,
     "unsolicited-number-answer",
     ["jsonrpc/response-ids"]
 );
