@@ -58,6 +58,13 @@ impl std::fmt::Debug for Responder {
 }
 
 /// A connection to one server: a process it started (stdio), or a session of a Streamable HTTP
+/// What a connection talks over: a child's stdin (with the handle its group is shut down by),
+/// or a Streamable HTTP link.
+enum Link {
+    Stdio(ProcHandle, Option<ChildStdin>),
+    Http(http_link::HttpLink),
+}
+
 /// endpoint.
 #[derive(Debug)]
 pub struct Client {
@@ -138,14 +145,39 @@ impl Client {
         if let Some(stderr) = child.stderr.take() {
             tokio::spawn(read_stderr(stderr, transcript.clone()));
         }
-        Ok(Self {
-            proc: ProcHandle {
-                pgid,
-                child: Some(Arc::new(Mutex::new(child))),
-            },
+        let proc = ProcHandle {
+            pgid,
+            child: Some(Arc::new(Mutex::new(child))),
+        };
+        let link = Link::Stdio(proc, stdin);
+        Ok(Self::over(
+            link,
+            rx,
+            transcript,
+            deadline,
+            stdout_problems,
+            observer,
+        ))
+    }
+
+    /// A fresh connection over `link`, whose frames arrive on `frames`: nothing sent yet.
+    fn over(
+        link: Link,
+        frames: mpsc::Receiver<Option<Incoming>>,
+        transcript: Transcript,
+        deadline: Deadline,
+        stdout_problems: Arc<std::sync::Mutex<StdoutProblems>>,
+        observer: Option<Watcher>,
+    ) -> Self {
+        let (proc, stdin, http) = match link {
+            Link::Stdio(proc, stdin) => (proc, stdin, None),
+            Link::Http(link) => (ProcHandle::none(), None, Some(link)),
+        };
+        Self {
+            proc,
             stdin,
-            http: None,
-            frames: rx,
+            http,
+            frames,
             seen: Seen::default(),
             closed: false,
             transcript,
@@ -155,7 +187,7 @@ impl Client {
             observer,
             start_latency: Duration::ZERO,
             responder: None,
-        })
+        }
     }
 
     /// A connection to the Streamable HTTP endpoint `endpoint` (HTTP-1): nothing is sent yet;
@@ -192,21 +224,14 @@ impl Client {
             Arc::new(tokio::sync::Semaphore::new(QUEUE_BYTES)),
             sink,
         );
-        Self {
-            proc: ProcHandle::none(),
-            stdin: None,
-            http: Some(link),
-            frames: rx,
-            seen: Seen::default(),
-            closed: false,
+        Self::over(
+            Link::Http(link),
+            rx,
             transcript,
             deadline,
-            next_id: 1,
             stdout_problems,
             observer,
-            start_latency: Duration::ZERO,
-            responder: None,
-        }
+        )
     }
 
     /// Whether this is a Streamable HTTP connection (no process of the runner's).
