@@ -91,6 +91,22 @@ fn mislabelled(e: &ClientError) -> Option<String> {
     .then(|| e.to_string())
 }
 
+/// How long after `spawned` the server's first line came, for a wait that ended at an answer
+/// under another id: the server was up and answering then, so the deadlines scale with that
+/// (GATE-LOAD-1), not with the whole wait the answer's wrong id cost. The wait's own length
+/// when nothing dated arrived.
+fn first_line_after(e: &ClientError, spawned: Instant) -> Duration {
+    let waited = spawned.elapsed();
+    match e {
+        ClientError::Timeout {
+            ms,
+            first_ms: Some(first),
+            ..
+        } => waited.saturating_sub(Duration::from_millis(ms.saturating_sub(*first))),
+        _ => waited,
+    }
+}
+
 impl Discovery {
     /// The listed tools (empty without the capability).
     #[must_use]
@@ -124,7 +140,8 @@ impl Discovery {
                 Ok(init) => break (client, init),
                 Err(e) if let Some(why) = mislabelled(&e) => {
                     let discovery = Self::incomplete(Value::Null, None, None, &client, &transcript);
-                    return Ok((discovery.with_mislabelled(why, spawned.elapsed()), client));
+                    let startup = first_line_after(&e, spawned);
+                    return Ok((discovery.with_mislabelled(why, startup), client));
                 }
                 Err(ClientError::Timeout {
                     foreign_id: false, ..

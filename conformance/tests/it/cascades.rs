@@ -55,7 +55,7 @@ fn clean() -> &'static Verdicts {
 /// Runs the toy with `flags` and asserts: `own` fails, with an `actual` containing `says`;
 /// exactly the cases `blocked` are skips blocked by `own`; every other case has the conformant
 /// toy's verdict; exit 1.
-fn assert_one_verdict(flags: &[&str], own: &str, says: &str, blocked: &BTreeSet<String>) {
+fn assert_one_verdict(flags: &[&str], own: &str, says: &str, blocked: &BTreeSet<String>) -> Value {
     let clean = clean();
     let (code, got, report) = suite(flags);
     let mut want = clean.clone();
@@ -83,6 +83,7 @@ fn assert_one_verdict(flags: &[&str], own: &str, says: &str, blocked: &BTreeSet<
         .to_owned();
     assert!(actual.contains(says), "{flags:?}: {own}: {actual}");
     assert_eq!(code, Some(1), "{flags:?}");
+    report
 }
 
 fn set(ids: &[&str]) -> BTreeSet<String> {
@@ -135,15 +136,24 @@ fn a_wrong_id_on_tools_list_in_discovery_fails_the_id_rule_and_blocks_the_rest()
     );
 }
 
-// The same on initialize itself: discovery has no server information at all.
+// The same on initialize itself: discovery has no server information at all. The server
+// answered at once, under the wrong id: its start-up is that answer's time, not the whole wait
+// the wrong id cost, so the deadlines stay at `--timeout-ms` (GATE-LOAD-1; they were once
+// scaled by a 3-second "start-up" to 25 s each).
 #[test]
 fn a_wrong_id_on_initialize_fails_the_id_rule_and_blocks_the_rest() {
-    assert_one_verdict(
+    let report = assert_one_verdict(
         &["--wrong-id-method", "initialize"],
         ID_RULE,
         "first seen in discovery",
         &all_but_discovery_graders(false),
     );
+    let deadlines = &report["deadlines"];
+    assert!(
+        deadlines["startup_ms"].as_u64().expect("startup_ms") < 3000,
+        "{deadlines}"
+    );
+    assert_eq!(deadlines["effective_ms"], 3000, "{deadlines}");
 }
 
 // The same on resources/list, after tools/list was answered right.

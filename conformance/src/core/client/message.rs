@@ -40,6 +40,9 @@ pub enum ClientError {
         /// lines that are no JSON), each with when it came, compact and clipped, at most a few:
         /// a deadline's message quotes what did arrive, never "nothing" when something did.
         arrived: Vec<String>,
+        /// When the first line of any kind arrived during the wait (ms after it began), or
+        /// `None` when nothing did: a peer that answered under another id was up by then.
+        first_ms: Option<u64>,
     },
     /// The server closed stdout (or stdin) while the case still needed it.
     #[error(
@@ -275,6 +278,7 @@ impl From<ClientError> for Check {
                 foreign_id,
                 ref note,
                 ref arrived,
+                ..
             } => {
                 let what = if unmatched.is_empty() && arrived.is_empty() {
                     "nothing"

@@ -360,6 +360,7 @@ impl Client {
                 foreign_id: false,
                 note: String::new(),
                 arrived: Vec::new(),
+                first_ms: None,
             });
         };
         match res {
@@ -447,8 +448,13 @@ impl Client {
         let started = Instant::now();
         let mut oversized: Option<u64> = None;
         let mut arrived = Vec::new();
+        let mut first_ms: Option<u64> = None;
         loop {
-            match self.next_until(deadline).await? {
+            let next = self.next_until(deadline).await?;
+            if next.is_some() && first_ms.is_none() {
+                first_ms = Some(elapsed_ms(started));
+            }
+            match next {
                 Some((Frame::Json(m), _)) if is_response_to(&m, id) => return Ok(m),
                 Some((Frame::Refused(r), _)) if r.id == *id => {
                     return Err(ClientError::Refused {
@@ -507,6 +513,7 @@ impl Client {
                         foreign_id: self.foreign_response_seen() || self.idless_hidden(),
                         note: oversized_note(self.transcript.peer(), oversized),
                         arrived,
+                        first_ms,
                     });
                 }
             }
