@@ -40,6 +40,13 @@ impl ParentKiller {
         }
     }
 
+    /// A folder of the probe's, removed with it: a tool that makes temporary folders is given
+    /// it as its `TMPDIR`, so what its `SIGKILL` left behind does not pile up in `/tmp`.
+    #[must_use]
+    pub fn scratch(&self) -> &std::path::Path {
+        self.dir.path()
+    }
+
     fn record(&self) -> PathBuf {
         self.dir.path().join("groups")
     }

@@ -71,6 +71,7 @@ fn a_runner_killed_right_after_it_started_the_client_leaves_no_group() {
             std::process::Command::new(env!("CARGO_BIN_EXE_acp-conformance"))
                 .args(["--client", "--case", "client/ends-agent-after-turn", "--"])
                 .args(probe.argv())
+                .env("TMPDIR", probe.scratch())
                 .stdin(std::process::Stdio::null())
                 .stdout(std::process::Stdio::null())
                 .stderr(std::process::Stdio::null())
