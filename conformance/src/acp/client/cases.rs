@@ -148,7 +148,7 @@ pub const CASES: &[ClientCase] = &[
         "JSON-RPC 2.0 §5 (exactly one Response per Request, under its id); ACP: both sides send requests (kit ACP-1)",
         ClientLevel::any(Level::Must),
         Crosscut,
-        "every agent request of every case is answered at most once, under its id; no answer under an id the agent never sent (unanswered requests: client/answers-agent-requests)",
+        "every agent request of every case run is answered at most once, under its id; no answer under an id the agent never sent, nor to a notification (unanswered requests: client/answers-agent-requests)",
         response_ids[];
         variant Script {
             scenario: "",
