@@ -160,10 +160,12 @@ pub const CASES: &[ClientCase] = &[
 /// `client/response-ids`: the id rule over every case's wire ([`crate::acp::client::watch`]).
 /// A run in which the client answered nothing had no turn: blocked by [`TURN_CASE`].
 async fn response_ids(ctx: ClientCtx) -> CheckResult {
-    Ok(ctx.watch.grade().unwrap_or_else(|| {
-        Check::blocked(
-            TURN_CASE,
-            Check::skip("the client answered no agent request in any case"),
-        )
-    }))
+    Ok(
+        crate::acp::client::watch::grade(&ctx.watch).unwrap_or_else(|| {
+            Check::blocked(
+                TURN_CASE,
+                Check::skip("the client answered no agent request in any case"),
+            )
+        }),
+    )
 }
