@@ -1,26 +1,31 @@
-//! Agent mode's cross-cutting rule, checked by the engine of [`crate::core::watch`] on every
-//! exchange of every case: the agent answers each request of the runner exactly once, under
-//! its id (JSON-RPC 2.0 §5; ACP docs overview: JSON-RPC 2.0). A second answer to a request
-//! answered already (however late: after the case moved on, after a cancel settled the turn),
-//! or an answer under an id the runner never sent on that connection, is a finding of
-//! [`ID_RULE_CASE`], graded once with the first offending exchange; a repeated answer is not
+//! ACP's cross-cutting id rule, checked by the engine of [`crate::core::watch`] on every
+//! exchange of every case, for whichever side is under test ([`Role`]): the peer answers each
+//! request of the other side exactly once, under its id (JSON-RPC 2.0 §5; ACP docs overview:
+//! JSON-RPC 2.0, both sides send requests). A second answer to a request answered already
+//! (however late: after the case moved on, after a cancel settled the turn), or an answer under
+//! an id never sent on that connection, is a finding of the mode's id case (agent mode:
+//! [`ID_RULE_CASE`]), graded once with the first offending exchange; a repeated answer is not
 //! handed to the case (one defect, one verdict).
 //!
-//! The agent's own requests (`session/request_permission`, `fs/*`, `terminal/*`) and the runner's
-//! answers to them owe nothing back: only the runner's requests are booked ([`Answerable`]).
+//! Agent mode's raw client feeds one [`Observer`] per agent connection live; client mode walks
+//! each agent process's wire log through the same [`Observer`] once the case has run, with the
+//! roles turned (the agent's lines are the ones owed an answer). Only requests are booked
+//! ([`Answerable::Requests`]): the tester's answers to the peer's own requests owe nothing.
 
 use std::sync::Arc;
 
 use serde_json::Value;
 
 pub use crate::core::watch::ID_RULE_CASE;
-use crate::core::watch::{Answerable, Finding, Findings, Observe, Owed, Owing, Seen, written};
+use crate::core::watch::{
+    Answerable, Finding, Findings, Idless, Observe, Owed, Owing, Seen, written,
+};
 
-/// The id rule, the one cross-cutting rule of agent mode.
+/// The id rule, ACP's one cross-cutting rule (of either mode).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct IdRule;
 
-/// The shared store of agent mode's cross-cutting findings of one run.
+/// The shared store of one run's cross-cutting findings (either mode).
 #[derive(Debug, Clone, Default)]
 pub struct Watch {
     findings: Findings<IdRule>,
@@ -47,36 +52,71 @@ impl Watch {
     }
 }
 
-/// One agent connection's view, as the raw client reports into the shared [`Watch`].
+/// Which side is under test: the one whose answers are booked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Role {
+    /// Agent mode: the agent answers the runner's requests, reported live by the raw client.
+    Agent,
+    /// Client mode: the client answers the scripted agent's requests, read from the wire log of
+    /// agent process `pid`. An answer under id null is booked too: the scripted agent writes no
+    /// line whose id cannot be read, so it answers a notification (JSON-RPC 2.0 §4.1) or
+    /// mislabels a request (§5).
+    Client {
+        /// The agent process, named in the evidence.
+        pid: u32,
+    },
+}
+
+/// One connection's view (an agent of agent mode, an agent process of client mode), reporting
+/// into the shared [`Watch`].
 #[derive(Debug)]
 pub struct Observer {
     watch: Watch,
     case: &'static str,
     position: usize,
     agent: u32,
+    role: Role,
     owed: Owed,
 }
 
 impl Observer {
-    /// A fresh observer for agent number `agent` of case `case` at catalogue `position`.
+    /// A fresh agent-mode observer for agent number `agent` of case `case` at catalogue
+    /// `position`.
     #[must_use]
     pub fn new(watch: Watch, case: &'static str, position: usize, agent: u32) -> Arc<Self> {
-        Arc::new(Self {
+        Arc::new(Self::with_role(watch, case, position, agent, Role::Agent))
+    }
+
+    /// A fresh observer of connection number `agent` of case `case` at catalogue `position`,
+    /// for the side under test `role`.
+    #[must_use]
+    pub fn with_role(
+        watch: Watch,
+        case: &'static str,
+        position: usize,
+        agent: u32,
+        role: Role,
+    ) -> Self {
+        Self {
             watch,
             case,
             position,
             agent,
+            role,
             owed: Owed::new(Answerable::Requests),
-        })
+        }
     }
 
     fn response(&self, line: u64, m: &Value, raw: &[u8], index: usize) -> Seen {
         if m.get("method").is_some() || !(m.get("result").is_some() || m.get("error").is_some()) {
             return Seen::Fresh;
         }
-        // An error with id null answers a line whose id could not be read (JSON-RPC §5): the
-        // case that sent it counts the answers.
+        // An error with id null answers a line whose id could not be read (JSON-RPC §5): in
+        // agent mode the case that sent it counts the answers.
         let Some(id) = m.get("id").filter(|id| !id.is_null()) else {
+            if let Role::Client { .. } = self.role {
+                self.idless(line, m, raw, index);
+            }
             return Seen::Fresh;
         };
         let counts = Watch::counts_in(self.case);
@@ -84,23 +124,71 @@ impl Observer {
             self.watch.findings.looked(IdRule);
         }
         let owing = self.owed.answer(id);
-        let w = written(raw).into_iter().nth(index);
-        let text = w.as_ref().map_or_else(|| m.to_string(), |w| w.text.clone());
-        let id_text = w.and_then(|w| w.id).unwrap_or_else(|| id.to_string());
-        let shown = crate::core::transcript::clip_to(text.as_bytes(), 300);
+        let (id_text, shown) = as_written(m, raw, index);
         if counts
             && !self.string_ids_pending(&owing)
             && let Some(evidence) = owing.offence(&id_text, &shown)
         {
-            self.watch.findings.offend(
-                IdRule,
-                (self.position, self.agent, line),
-                self.case,
-                evidence,
-            );
+            self.offend(line, evidence);
         }
         self.owed.seen(&owing)
     }
+
+    /// Client mode: books an answer under id null. An error under id null is allowed only after
+    /// a line whose id could not be read (JSON-RPC 2.0 §5).
+    fn idless(&self, line: u64, m: &Value, raw: &[u8], index: usize) {
+        let idless = self.owed.idless();
+        if idless == Idless::Unreadable && m.get("error").is_some() {
+            return;
+        }
+        self.watch.findings.looked(IdRule);
+        let (id, shown) = as_written(m, raw, index);
+        let evidence = match idless {
+            // JSON-RPC 2.0 §4.1: a notification is never answered.
+            Idless::Notification => format!(
+                "a response with id {id} while no request of the agent's was pending: an \
+                 answer to a notification, which is never answered: {shown}"
+            ),
+            Idless::Ambiguous => format!(
+                "a response with id {id} while a request of the agent's was pending: an answer \
+                 to a notification (never answered) or that request's answer under the wrong \
+                 id: {shown}"
+            ),
+            // JSON-RPC 2.0 §5: a response carries the id of the request it answers.
+            Idless::Mislabelled | Idless::Unreadable => format!(
+                "a response with id {id}, which no request of the agent carried (every line \
+                 the agent sent had a readable id): {shown}"
+            ),
+        };
+        self.offend(line, evidence);
+    }
+
+    /// Records an offence at `line` of this connection, naming the agent process in client
+    /// mode.
+    fn offend(&self, line: u64, evidence: String) {
+        let evidence = match self.role {
+            Role::Agent => evidence,
+            Role::Client { pid } => format!("agent pid {pid}: {evidence}"),
+        };
+        self.watch.findings.offend(
+            IdRule,
+            (self.position, self.agent, line),
+            self.case,
+            evidence,
+        );
+    }
+}
+
+/// Message `index` of line `raw` as the peer wrote it: its id's text (`null` when none) and the
+/// message, clipped for evidence.
+fn as_written(m: &Value, raw: &[u8], index: usize) -> (String, String) {
+    let w = written(raw).into_iter().nth(index);
+    let text = w.as_ref().map_or_else(|| m.to_string(), |w| w.text.clone());
+    let id = w
+        .and_then(|w| w.id)
+        .or_else(|| m.get("id").map(Value::to_string))
+        .unwrap_or_else(|| "null".into());
+    (id, crate::core::transcript::clip_to(text.as_bytes(), 300))
 }
 
 impl Observer {
@@ -108,9 +196,11 @@ impl Observer {
     /// connection carries a string id (a case's liveness probe): most likely that request's
     /// answer under a retyped id, the subject of `jsonrpc/ids/string` (JSON-RPC 2.0 §5), which
     /// grades string ids once; the id rule leaves it to that case (one defect, one verdict).
+    /// Agent mode only: client mode has no such case.
     fn string_ids_pending(&self, owing: &Owing) -> bool {
         let pending = self.owed.pending_ids();
-        *owing == Owing::Unsolicited
+        self.role == Role::Agent
+            && *owing == Owing::Unsolicited
             && !pending.is_empty()
             && pending.iter().all(|id| id.starts_with('"'))
     }

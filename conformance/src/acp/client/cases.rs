@@ -148,7 +148,7 @@ pub const CASES: &[ClientCase] = &[
         "JSON-RPC 2.0 §5 (exactly one Response per Request, under its id); ACP: both sides send requests (kit ACP-1)",
         ClientLevel::any(Level::Must),
         Crosscut,
-        "every agent request of every case is answered at most once, under its id; no answer under an id the agent never sent (unanswered requests: client/answers-agent-requests)",
+        "every agent request of every case run is answered at most once, under its id; no answer under an id the agent never sent, nor to a notification (unanswered requests: client/answers-agent-requests)",
         response_ids[];
         variant Script {
             scenario: "",
@@ -160,10 +160,12 @@ pub const CASES: &[ClientCase] = &[
 /// `client/response-ids`: the id rule over every case's wire ([`crate::acp::client::watch`]).
 /// A run in which the client answered nothing had no turn: blocked by [`TURN_CASE`].
 async fn response_ids(ctx: ClientCtx) -> CheckResult {
-    Ok(ctx.watch.grade().unwrap_or_else(|| {
-        Check::blocked(
-            TURN_CASE,
-            Check::skip("the client answered no agent request in any case"),
-        )
-    }))
+    Ok(
+        crate::acp::client::watch::grade(&ctx.watch).unwrap_or_else(|| {
+            Check::blocked(
+                TURN_CASE,
+                Check::skip("the client answered no agent request in any case"),
+            )
+        }),
+    )
 }

@@ -9,7 +9,7 @@ use std::time::Duration;
 use crate::acp::client::checks;
 use crate::acp::client::config::{CancelDriver, ClientModeConfig};
 use crate::acp::client::run::{self, Ran};
-use crate::acp::client::watch::Watch;
+use crate::acp::client::watch::{self, Watch};
 use crate::acp::gate::AcpProfile;
 use crate::core::case::Gate;
 use crate::core::model::{Check, CheckResult, Level};
@@ -118,7 +118,7 @@ pub async fn client_check(
     if ran.timed_out {
         ctx.scope.mark_timed_out();
     }
-    ctx.watch.observe(&ran.wire, ctx.case_id, ctx.position);
+    watch::observe(&ctx.watch, &ran.wire, ctx.case_id, ctx.position);
     let mut verdict = check(&ran, &ctx.cfg);
     // A client that authenticated unprompted and then ended before its turn is blocked by the
     // authenticate rule only where that rule is graded (the Cursor profile); for any other

@@ -46,13 +46,19 @@ pub async fn run_client_mode(cfg: &ClientModeConfig) -> Vec<CaseResult> {
         .collect()
 }
 
-/// The selected cases of client mode under the run's profile, in report order.
+/// The selected cases of client mode under the run's profile, in report order, with the
+/// cross-cutting cases added: a `--case` shard keeps the id rule on the exchanges it makes
+/// (the scenarios of the cases it runs; a case not run adds nothing to judge).
 #[must_use]
 pub fn selected(cfg: &ClientModeConfig) -> Vec<ClientCase> {
     CASES
         .iter()
         .filter(|c| c.level(cfg.profile).is_some())
-        .filter(|c| cfg.cases.is_empty() || cfg.cases.iter().any(|id| id == c.id))
+        .filter(|c| {
+            cfg.cases.is_empty()
+                || c.needs == crate::core::case::Needs::Crosscut
+                || cfg.cases.iter().any(|id| id == c.id)
+        })
         .copied()
         .collect()
 }
@@ -72,4 +78,28 @@ pub async fn run_client_cases(
         jobs: cfg.jobs,
     };
     schedule::run_all(runner, selected(cfg), settings, progress).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shard_keeps_the_cross_cutting_cases() {
+        let mut cfg = ClientModeConfig::new(vec!["client".into()], "agent".into());
+        cfg.cases = vec!["client/answers-agent-requests".into()];
+        let ids: Vec<&str> = selected(&cfg).iter().map(|c| c.id).collect();
+        assert_eq!(
+            ids,
+            ["client/answers-agent-requests", watch::RESPONSE_IDS_CASE]
+        );
+        cfg.cases.clear();
+        assert_eq!(
+            selected(&cfg).len(),
+            CASES
+                .iter()
+                .filter(|c| c.level(cfg.profile).is_some())
+                .count()
+        );
+    }
 }

@@ -243,6 +243,30 @@ impl Wire {
             .and_then(|(ms, l)| Some((ms, l.json.as_ref()?)))
     }
 
+    /// The times of the client's responses to process `pid` under an id no agent request
+    /// logged before them carried (a made-up id, a request's own retyped, or null): what an
+    /// answer under the wrong id looks like on the wire.
+    #[must_use]
+    pub fn stray_answers(&self, pid: u32) -> Vec<u64> {
+        let mut asked: Vec<&Value> = Vec::new();
+        let mut stray = Vec::new();
+        for e in self.events.iter().filter(|e| e.pid == pid) {
+            match &e.kind {
+                Kind::A2c(l) if l.is_request() => asked.extend(l.id()),
+                Kind::C2a(l) => {
+                    let Some(v) = &l.json else { continue };
+                    let response = v.get("method").is_none()
+                        && (v.get("result").is_some() || v.get("error").is_some());
+                    if response && !asked.contains(&v.get("id").unwrap_or(&Value::Null)) {
+                        stray.push(e.ms);
+                    }
+                }
+                _ => {}
+            }
+        }
+        stray
+    }
+
     /// The client's first request with `method`, with its time and line.
     #[must_use]
     pub fn client_request(&self, pid: u32, method: &str) -> Option<(u64, &Line)> {
@@ -307,6 +331,32 @@ mod tests {
         assert_eq!(reqs.len(), 1);
         assert_eq!(w.answer_to(7, &reqs[0]).map(|(ms, _)| ms), Some(3));
         assert_eq!(w.prompt_answer(7), Some((4, "end_turn".to_owned())));
+    }
+
+    #[test]
+    fn answers_under_ids_the_agent_never_sent_are_stray() {
+        let mut w = Wire::default();
+        for (ms, dir, raw) in [
+            (1, "c2a", r#"{"jsonrpc":"2.0","id":1,"result":{}}"#),
+            (
+                2,
+                "a2c",
+                r#"{"jsonrpc":"2.0","id":1,"method":"cursor/task"}"#,
+            ),
+            (3, "c2a", r#"{"jsonrpc":"2.0","id":1,"result":{}}"#),
+            (4, "c2a", r#"{"jsonrpc":"2.0","id":"1","result":{}}"#),
+            (5, "c2a", r#"{"jsonrpc":"2.0","id":null,"error":{}}"#),
+            (
+                6,
+                "c2a",
+                r#"{"jsonrpc":"2.0","id":9,"method":"session/new"}"#,
+            ),
+        ] {
+            let e = serde_json::json!({"event": dir, "ms": ms, "pid": 7, "raw": raw});
+            w.push(ev(&e.to_string()));
+        }
+        // Before the request, id 1 answered nothing either.
+        assert_eq!(w.stray_answers(7), [1, 4, 5]);
     }
 
     #[test]

@@ -11,13 +11,15 @@ mod docs;
 mod kit_cursor;
 mod mutants;
 mod python_sdk;
+mod response_ids;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use mcp_conformance::acp::client::ClientModeConfig;
+use mcp_conformance::acp::client::{CancelDriver, ClientModeConfig, run_client_mode};
 use mcp_conformance::acp::gate::AcpProfile;
 use mcp_conformance::core::report::CaseResult;
+use nix::sys::signal::Signal;
 
 /// A workspace binary next to the runner.
 pub fn sibling(name: &str) -> PathBuf {
@@ -39,6 +41,32 @@ pub fn config(client: &[&str]) -> ClientModeConfig {
         client.iter().map(|s| (*s).to_owned()).collect(),
         sibling("fake-cursor-agent"),
     )
+}
+
+/// The script client with `flags` under `profile`: it takes 1.5 s to decide a permission (so a
+/// cancel finds one pending), and SIGINT, its documented interrupt, cancels its turn.
+pub fn script_cfg(profile: AcpProfile, flags: &[&str]) -> ClientModeConfig {
+    let mut all = vec!["--think-ms", "1500"];
+    all.extend_from_slice(flags);
+    let mut cfg = ClientModeConfig::new(script_client(&all), sibling("fake-cursor-agent"));
+    cfg.cancel = CancelDriver::Signal(Signal::SIGINT);
+    cfg.profile = profile;
+    cfg
+}
+
+/// Runs the script client with `flags` under `profile` and pins every case: all pass except
+/// `overrides`.
+pub async fn check_in(profile: AcpProfile, flags: &[&str], overrides: &[(&str, &str, &str)]) {
+    let results = run_client_mode(&script_cfg(profile, flags)).await;
+    assert_pinned(&results, &all_pass_except_in(profile, overrides));
+}
+
+/// [`check_in`] under the Cursor profile (every case) with at most one failing case.
+pub async fn check(flags: &[&str], failing: Option<(&str, &str)>) {
+    let overrides: Vec<(&str, &str, &str)> = failing
+        .map(|(id, text)| vec![(id, "fail", text)])
+        .unwrap_or_default();
+    check_in(AcpProfile::Cursor, flags, &overrides).await;
 }
 
 /// The script client (standard-library Python): `python3 script_client.py FLAGS -- {agent}`.

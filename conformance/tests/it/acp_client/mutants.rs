@@ -2,36 +2,14 @@
 //! it takes 1.5 s to decide a permission, so a cancel finds one pending); each one-defect mutant
 //! fails exactly its own case and passes the rest: ACP-GATE-2's rules on clients.
 
-use mcp_conformance::acp::client::{CancelDriver, ClientModeConfig, run_client_mode};
+use mcp_conformance::acp::client::{ClientModeConfig, run_client_mode};
 use mcp_conformance::acp::gate::AcpProfile;
-use nix::sys::signal::Signal;
 
-use super::{all_pass_except_in, assert_pinned, script_client, sibling};
-
-fn cfg_in(profile: AcpProfile, flags: &[&str]) -> ClientModeConfig {
-    let mut all = vec!["--think-ms", "1500"];
-    all.extend_from_slice(flags);
-    let mut cfg = ClientModeConfig::new(script_client(&all), sibling("fake-cursor-agent"));
-    cfg.cancel = CancelDriver::Signal(Signal::SIGINT);
-    cfg.profile = profile;
-    cfg
-}
+use super::{check, check_in, script_cfg as cfg_in};
 
 /// The script client under the Cursor profile: every case of the catalogue.
 fn cfg(flags: &[&str]) -> ClientModeConfig {
     cfg_in(AcpProfile::Cursor, flags)
-}
-
-async fn check_in(profile: AcpProfile, flags: &[&str], overrides: &[(&str, &str, &str)]) {
-    let results = run_client_mode(&cfg_in(profile, flags)).await;
-    assert_pinned(&results, &all_pass_except_in(profile, overrides));
-}
-
-async fn check(flags: &[&str], failing: Option<(&str, &str)>) {
-    let overrides: Vec<(&str, &str, &str)> = failing
-        .map(|(id, text)| vec![(id, "fail", text)])
-        .unwrap_or_default();
-    check_in(AcpProfile::Cursor, flags, &overrides).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -60,9 +38,9 @@ async fn a_client_refusing_request_permission_warns_on_that_rule() {
         &["--refuse-method", "session/request_permission"],
     ))
     .await;
-    assert_pinned(
+    super::assert_pinned(
         &results,
-        &all_pass_except_in(
+        &super::all_pass_except_in(
             AcpProfile::Client,
             &[
                 (
@@ -215,7 +193,7 @@ fn blocked_by_one_in(
             }
         })
         .collect();
-    assert_pinned(results, &pinned);
+    super::assert_pinned(results, &pinned);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -15,7 +15,10 @@ of TYPE, image, audio or resource, to its prompt whatever the agent advertised);
 authenticate unprompted); --bogus-option (selects an optionId nobody offered);
 --no-cancel-answer (on cancel leaves pending permission requests unanswered); --answer-twice M
 (answers each M request twice); --stray-answer (after its answer to the agent's first request,
-answers an id the agent never sent).
+answers an id the agent never sent); --wrong-id M (answers each M request under an id the agent
+never sent: 1000 more); --retype-id M (answers each M request under its id retyped: 1 as "1");
+--answer-notifications (answers each notification, session/update, with a result under id null);
+--answer-after-turn M (once the prompt is answered, answers the last M request again, then ends).
 Not a defect: --end-agent-at-cancel stops the agent (SIGSTOP) before it cancels, so the agent
 cannot read what follows, then ends it (SIGTERM, SIGCONT) and exits 0 without waiting for the
 prompt's answer: its session/cancel and cancelled answer are still in the agent's stdin when the
@@ -53,6 +56,10 @@ def main():
     p.add_argument("--no-cancel-answer", action="store_true")
     p.add_argument("--answer-twice", action="append", default=[])
     p.add_argument("--stray-answer", action="store_true")
+    p.add_argument("--wrong-id", action="append", default=[])
+    p.add_argument("--retype-id", action="append", default=[])
+    p.add_argument("--answer-notifications", action="store_true")
+    p.add_argument("--answer-after-turn", action="append", default=[])
     p.add_argument("--end-agent-at-cancel", action="store_true")
     p.add_argument("--think-ms", type=int, default=0)
     p.add_argument("--crash-after-authenticate", action="store_true")
@@ -79,7 +86,14 @@ def main():
     want_cancel = [False]
     strayed = [False]
 
+    last_of = {}  # method -> the agent's last request of it
+
     def send(msg):
+        method = answering.get(json.dumps(msg.get("id"))) if "method" not in msg else None
+        if method in a.wrong_id:
+            msg = dict(msg, id=msg["id"] + 1000 if isinstance(msg["id"], int) else "wrong-" + str(msg["id"]))
+        elif method in a.retype_id:
+            msg = dict(msg, id=str(msg["id"]) if isinstance(msg["id"], int) else int(msg["id"]))
         proc.stdin.write((json.dumps(msg) + "\n").encode())
         proc.stdin.flush()
 
@@ -99,7 +113,11 @@ def main():
                 return {"outcome": {"outcome": "selected", "optionId": o.get("optionId")}}
         return {"outcome": {"outcome": "cancelled"}}
 
+    answering = {}  # json id -> method of the agent request under that id
+
     def on_agent_request(msg):
+        answering[json.dumps(msg["id"])] = msg["method"]
+        last_of[msg["method"]] = msg
         answer_agent_request(msg)
         if msg["method"] in a.answer_twice:
             answer_agent_request(msg)
@@ -199,7 +217,9 @@ def main():
             if "method" in msg and "id" in msg:
                 on_agent_request(msg)
             elif "method" in msg:
-                pass  # notifications: session/update of any variant
+                # notifications: session/update of any variant
+                if a.answer_notifications:
+                    send({"jsonrpc": "2.0", "id": msg.get("id"), "result": {}})
             elif "id" in msg and msg["id"] in pending_mine:
                 method = pending_mine.pop(msg["id"])
                 if method == "initialize":
@@ -218,6 +238,9 @@ def main():
                     prompt_id[0] = request("session/prompt", {"sessionId": session["id"],
                                                               "prompt": blocks})
                 elif method == "session/prompt":
+                    for m in a.answer_after_turn:
+                        if m in last_of:
+                            answer_agent_request(last_of[m])
                     end(0)
 
 

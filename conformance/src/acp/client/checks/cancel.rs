@@ -112,6 +112,11 @@ pub fn answers_pending_cancelled(ran: &Ran, cfg: &ClientModeConfig) -> Check {
                 fail
             }
         }
-        None => Check::fail(expected, format!("no answer; {}", ending(ran, pid))),
+        None => super::unless_mislabelled(
+            ran,
+            pid,
+            &r,
+            Check::fail(expected, format!("no answer; {}", ending(ran, pid))),
+        ),
     }
 }

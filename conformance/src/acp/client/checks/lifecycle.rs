@@ -50,12 +50,17 @@ pub fn tolerates_unknown_update(ran: &Ran, cfg: &ClientModeConfig) -> Check {
             ),
             format!("{} after {} ms", answer_kind(a), ms - r.ms),
         ),
-        None => Check::fail(
-            format!(
-                "the client to go on after unknown session/update variants: an answer to {}",
-                label(&r)
+        None => super::unless_mislabelled(
+            ran,
+            pid,
+            &r,
+            Check::fail(
+                format!(
+                    "the client to go on after unknown session/update variants: an answer to {}",
+                    label(&r)
+                ),
+                format!("no answer; {}", ending(ran, pid)),
             ),
-            format!("no answer; {}", ending(ran, pid)),
         ),
     }
 }

@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use super::config::ClientModeConfig;
 use super::run::Ran;
+use super::watch::RESPONSE_IDS_CASE;
 use super::wire::AgentRequest;
 use crate::core::model::Check;
 
@@ -24,6 +25,34 @@ pub const SUPPORTS_PERMISSION_CASE: &str = "client/supports-request-permission";
 
 /// The case that grades an unprompted `authenticate`.
 pub const AUTHENTICATE_CASE: &str = "client/no-unprompted-authenticate";
+
+/// Which of `unanswered` (agent requests with no answer under their id, in the order sent) were
+/// answered under another id: each takes the first answer under an id the agent never sent
+/// ([`super::wire::Wire::stray_answers`]) that came at or after it and that no earlier one
+/// took. Those are blocked by [`RESPONSE_IDS_CASE`], which grades the id (one defect, one
+/// verdict); the others got no answer at all.
+#[must_use]
+pub fn mislabelled(ran: &Ran, pid: u32, unanswered: &[&AgentRequest]) -> Vec<bool> {
+    let mut stray = ran.wire.stray_answers(pid).into_iter().peekable();
+    unanswered
+        .iter()
+        .map(|r| {
+            while stray.next_if(|ms| *ms < r.ms).is_some() {}
+            stray.next().is_some()
+        })
+        .collect()
+}
+
+/// `fail`, or when the one request it is about was answered under another id
+/// ([`mislabelled`]), blocked by [`RESPONSE_IDS_CASE`].
+#[must_use]
+pub fn unless_mislabelled(ran: &Ran, pid: u32, r: &AgentRequest, fail: Check) -> Check {
+    if mislabelled(ran, pid, &[r]).first() == Some(&true) {
+        Check::blocked(RESPONSE_IDS_CASE, fail)
+    } else {
+        fail
+    }
+}
 
 /// The ACP agent process of the run and the client's `session/prompt` line's time, or the
 /// [`Check`] that ends the case. The runner's own trouble (the client could not be started, or it

@@ -71,9 +71,13 @@ pub fn supports_request_permission(ran: &Ran, _cfg: &ClientModeConfig) -> Check 
     }
     let mut refused = Vec::new();
     let mut unanswered = Vec::new();
+    let mut missing = Vec::new();
     for r in &requests {
         match ran.wire.answer_to(pid, r) {
-            None => unanswered.push(label(r)),
+            None => {
+                unanswered.push(label(r));
+                missing.push(r);
+            }
             Some((_, a)) if a.pointer("/result/outcome/outcome").is_some() => {}
             Some((_, a)) => refused.push(format!("{}: {}", label(r), answer_kind(a))),
         }
@@ -84,13 +88,19 @@ pub fn supports_request_permission(ran: &Ran, _cfg: &ClientModeConfig) -> Check 
         return Check::fail(expected, refused.join("; "));
     }
     if unanswered.is_empty() {
-        Check::Pass
-    } else {
-        Check::blocked(
-            TURN_CASE,
-            Check::fail(expected, format!("no answer: {}", unanswered.join("; "))),
-        )
+        return Check::Pass;
     }
+    // Unanswered is client/answers-agent-requests' subject; answered under another id,
+    // client/response-ids'.
+    let by = if super::mislabelled(ran, pid, &missing).iter().all(|m| *m) {
+        crate::acp::client::watch::RESPONSE_IDS_CASE
+    } else {
+        TURN_CASE
+    };
+    Check::blocked(
+        by,
+        Check::fail(expected, format!("no answer: {}", unanswered.join("; "))),
+    )
 }
 
 /// `client/permission-never-allow-always`.
