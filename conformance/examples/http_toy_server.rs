@@ -1,10 +1,12 @@
 //! A tiny Streamable HTTP MCP server for the runner's own tests (`mcp-conformance --url`):
 //! bound to 127.0.0.1 on an ephemeral port, it prints its URL (`http://127.0.0.1:PORT/mcp`) on
 //! its first stdout line and serves until killed. It keeps sessions (`Mcp-Session-Id` issued on
-//! `initialize`, required after it, 404 for unknown or ended ones, DELETE ends one), answers
-//! `initialize` as one JSON object and other requests as an SSE stream (a priming event, then
-//! the response), notifications with 202, GET with 405, a bad `MCP-Protocol-Version` with 400
-//! and a foreign `Origin` with 403. Its JSON-RPC is clean too, so every MCP case that applies
+//! `initialize`, required after it, 404 for unknown or ended ones, DELETE ends one), negotiates
+//! 2025-06-18 or 2025-11-25 (the one proposed, else 2025-06-18), answers `initialize` as one
+//! JSON object and other requests as an SSE stream (a priming event, then the response),
+//! notifications with 202, GET with 405, a bad `MCP-Protocol-Version` with 400 and a foreign
+//! `Origin` with 403. `--only-2025-06-18` makes it a server of that revision alone (no defect:
+//! 2025-11-25's cases are skipped). Its JSON-RPC is clean too, so every MCP case that applies
 //! over Streamable HTTP passes: a body that is no JSON is 400 with `-32700` (id null), one that
 //! is no request object 400 with `-32600` (id null), an invalid request `-32600` under its id;
 //! it lists no tools (an unknown tool or cursor is `-32602`), and answers `ping`.
@@ -16,7 +18,10 @@
 //! answered 200 text/plain), `any-version` (any MCP-Protocol-Version served), `endless-sse` (a
 //! request's stream sends keep-alive comments for ever, never the response), `oversized-sse` (the
 //! response event is 17 MiB), `wrong-content-type` (a request's answer is text/plain), `no-jsonrpc`
-//! (a request's response lacks `"jsonrpc": "2.0"`).
+//! (a request's response lacks `"jsonrpc": "2.0"`), `origin-400` (a foreign Origin refused with
+//! 400, not 403), `get-404` (GET answered 404), `get-json` (GET answered 200 application/json),
+//! `get-silent` (GET never answered, not even a head), `no-priming` (SSE streams open with the
+//! response), `priming-no-id` (the first event has empty data but no ID).
 
 use std::collections::HashSet;
 use std::convert::Infallible;
@@ -33,7 +38,7 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 /// The defects `--defect` knows.
-const DEFECTS: [&str; 12] = [
+const DEFECTS: [&str; 18] = [
     "no-origin-check",
     "no-jsonrpc",
     "session-id-space",
@@ -46,6 +51,12 @@ const DEFECTS: [&str; 12] = [
     "endless-sse",
     "oversized-sse",
     "wrong-content-type",
+    "origin-400",
+    "get-404",
+    "get-json",
+    "get-silent",
+    "no-priming",
+    "priming-no-id",
 ];
 /// The revisions whose `MCP-Protocol-Version` header is served.
 const VERSIONS: [&str; 3] = ["2025-03-26", "2025-06-18", "2025-11-25"];
@@ -74,6 +85,8 @@ struct Sessions {
 
 struct Server {
     defect: Option<String>,
+    /// `--only-2025-06-18`: 2025-11-25 is not negotiated.
+    old_only: bool,
     port: u16,
     sessions: Mutex<Sessions>,
 }
@@ -173,7 +186,11 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<ChanBod
             format!("http://localhost:{}", server.port),
         ];
         if !own.contains(&origin) && !server.broken("no-origin-check") {
-            return status(403);
+            return status(if server.broken("origin-400") {
+                400
+            } else {
+                403
+            });
         }
     }
     if let Some(v) = header("mcp-protocol-version")
@@ -185,10 +202,16 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<ChanBod
     let session = header("mcp-session-id");
     let method = req.method().clone();
     if method == hyper::Method::GET {
-        return if server.broken("get-wrong") {
-            reply(200, Some("text/plain"), vec![Bytes::from_static(b"hello")])
-        } else {
-            status(405)
+        return match server.defect.as_deref() {
+            Some("get-wrong") => reply(200, Some("text/plain"), vec![Bytes::from_static(b"hello")]),
+            Some("get-404") => status(404),
+            Some("get-json") => reply(
+                200,
+                Some("application/json"),
+                vec![Bytes::from_static(b"{}")],
+            ),
+            Some("get-silent") => std::future::pending().await,
+            _ => status(405),
         };
     }
     if method == hyper::Method::DELETE {
@@ -231,8 +254,15 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<ChanBod
             s.live.insert(id.clone());
             id
         };
+        let proposed = msg
+            .pointer("/params/protocolVersion")
+            .and_then(Value::as_str);
+        let version = match proposed {
+            Some("2025-11-25") if !server.old_only => "2025-11-25",
+            _ => "2025-06-18",
+        };
         let result = json!({"jsonrpc": "2.0", "id": msg.get("id").cloned().unwrap_or(Value::Null),
-            "result": {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+            "result": {"protocolVersion": version, "capabilities": {"tools": {}},
                        "serverInfo": {"name": "http-toy-server", "version": "0.1.0"}}});
         let mut r = reply(
             200,
@@ -291,23 +321,32 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<ChanBod
     } else {
         format!("data: {response}\n\n")
     };
-    reply(
-        200,
-        Some("text/event-stream"),
-        vec![Bytes::from_static(b"id: 1\ndata:\n\n"), Bytes::from(event)],
-    )
+    // MCP 2025-11-25 (Streamable HTTP): an event ID and empty data prime the client to resume.
+    let chunks = match server.defect.as_deref() {
+        Some("no-priming") => vec![Bytes::from(event)],
+        Some("priming-no-id") => vec![Bytes::from_static(b"data:\n\n"), Bytes::from(event)],
+        _ => vec![Bytes::from_static(b"id: 1\ndata:\n\n"), Bytes::from(event)],
+    };
+    reply(200, Some("text/event-stream"), chunks)
 }
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> std::io::Result<()> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let old_only = args.first().is_some_and(|a| a == "--only-2025-06-18");
+    if old_only {
+        args.remove(0);
+    }
     let defect = match args.as_slice() {
         [] => None,
         [flag, name] if flag == "--defect" && DEFECTS.contains(&name.as_str()) => {
             Some(name.clone())
         }
         _ => {
-            eprintln!("usage: http_toy_server [--defect {}]", DEFECTS.join("|"));
+            eprintln!(
+                "usage: http_toy_server [--only-2025-06-18] [--defect {}]",
+                DEFECTS.join("|")
+            );
             std::process::exit(2);
         }
     };
@@ -316,6 +355,7 @@ async fn main() -> std::io::Result<()> {
     println!("http://127.0.0.1:{port}/mcp");
     let server = Arc::new(Server {
         defect,
+        old_only,
         port,
         sessions: Mutex::default(),
     });

@@ -1,8 +1,8 @@
 //! Real servers over Streamable HTTP, graded by `mcp-conformance --url` on loopback: the
 //! TypeScript reference server (`@modelcontextprotocol/server-everything@2026.8.31`,
 //! `streamableHttp` mode), pinned and installed on first use, every verdict of the catalogue
-//! and of the transport's own cases pinned. With `CI=true` a missing
-//! prerequisite fails the test.
+//! and of the transport's own cases pinned. With `CI=true` a missing prerequisite fails the
+//! test.
 
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
@@ -51,7 +51,7 @@ fn everything_http() -> Option<Server> {
 
 /// Every verdict of server-everything over Streamable HTTP under the plain profile: the
 /// catalogue's cases over sessions of the endpoint (each verdict that differs from stdio's, in
-/// tests/it/real_servers.rs, says why), then the transport's own (HTTP-1..9).
+/// tests/it/real_servers.rs, says why), then the transport's own (HTTP-1..10).
 const PLAIN_OVER_HTTP: &[(&str, &str)] = &[
     // HTTP-4: it requires a session and answers a request without one (server/discover, ping,
     // tools/list before initialize) 400 Bad Request, as the transport says it SHOULD: what a
@@ -173,8 +173,12 @@ const PLAIN_OVER_HTTP: &[(&str, &str)] = &[
     ("transport/http/session/delete", "skip"),
     ("transport/http/get/stream", "pass"),
     ("transport/http/protocol-version/unsupported", "pass"),
-    // HTTP-8: it validates no Origin (DNS rebinding).
+    // HTTP-8: it validates no Origin (DNS rebinding); on 2025-11-25 it serves the foreign page
+    // as well, graded once by the case above.
     ("transport/http/origin/foreign", "fail"),
+    ("transport/http/origin/foreign@2025-11-25", "skip"),
+    // HTTP-10: on a 2025-11-25 session its SSE stream opens with an event of an ID and no data.
+    ("transport/http/sse/priming/2025-11-25", "pass"),
 ];
 
 /// The TypeScript reference server over Streamable HTTP, every verdict pinned: the catalogue's
@@ -190,23 +194,7 @@ fn server_everything_over_http_is_graded_on_every_case_that_applies() {
     };
     let (code, outcomes, json) = grade(&server.url);
     assert_matches_schema(&json);
-    let got: Vec<(&str, &str)> = outcomes
-        .iter()
-        .map(|(id, o)| (id.as_str(), o.as_str()))
-        .collect();
-    let ids: Vec<&str> = got.iter().map(|(id, _)| *id).collect();
-    let pinned: Vec<&str> = PLAIN_OVER_HTTP.iter().map(|(id, _)| *id).collect();
-    assert_eq!(
-        ids, pinned,
-        "the catalogue changed: pin the new case's verdict here"
-    );
-    let wrong: Vec<String> = got
-        .iter()
-        .zip(PLAIN_OVER_HTTP)
-        .filter(|(g, want)| *g != *want)
-        .map(|(g, want)| format!("{}: {} instead of {}", want.0, g.1, want.1))
-        .collect();
-    assert!(wrong.is_empty(), "grading changed:\n{}", wrong.join("\n"));
+    assert_pinned(&outcomes, PLAIN_OVER_HTTP);
     for (id, stdio_only) in mcp_conformance::mcp::transport::STDIO_ONLY {
         if let Some(c) = json["cases"]
             .as_array()
@@ -233,4 +221,25 @@ fn server_everything_over_http_is_graded_on_every_case_that_applies() {
     );
     // The unknown session and the foreign Origin fail (pinned above): the gate fails.
     assert_eq!(code, Some(1));
+}
+
+/// Asserts that `outcomes` are `pinned`, case for case and in order.
+fn assert_pinned(outcomes: &[(String, String)], pinned: &[(&str, &str)]) {
+    let got: Vec<(&str, &str)> = outcomes
+        .iter()
+        .map(|(id, o)| (id.as_str(), o.as_str()))
+        .collect();
+    let ids: Vec<&str> = got.iter().map(|(id, _)| *id).collect();
+    let want: Vec<&str> = pinned.iter().map(|(id, _)| *id).collect();
+    assert_eq!(
+        ids, want,
+        "the catalogue changed: pin the new case's verdict here"
+    );
+    let wrong: Vec<String> = got
+        .iter()
+        .zip(pinned)
+        .filter(|(g, want)| *g != *want)
+        .map(|(g, want)| format!("{}: {} instead of {}", want.0, g.1, want.1))
+        .collect();
+    assert!(wrong.is_empty(), "grading changed:\n{}", wrong.join("\n"));
 }
