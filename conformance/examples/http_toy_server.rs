@@ -6,7 +6,9 @@
 //! JSON object and other requests as an SSE stream (a priming event, then the response),
 //! notifications with 202, GET with 405, a bad `MCP-Protocol-Version` with 400 and a foreign
 //! `Origin` with 403. `--only-2025-06-18` makes it a server of that revision alone (no defect:
-//! 2025-11-25's cases are skipped). Its JSON-RPC is clean too, so every MCP case that applies
+//! 2025-11-25's cases are skipped). `--poll` makes it poll as 2025-11-25 allows (no defect
+//! either): on a 2025-11-25 request it sends only a priming event with `retry`, closes the
+//! connection, and serves the response on the GET that resumes with that `Last-Event-ID`. Its JSON-RPC is clean too, so every MCP case that applies
 //! over Streamable HTTP passes: a body that is no JSON is 400 with `-32700` (id null), one that
 //! is no request object 400 with `-32600` (id null), an invalid request `-32600` under its id;
 //! it lists no tools (an unknown tool or cursor is `-32602`), and answers `ping`.
@@ -21,7 +23,8 @@
 //! (a request's response lacks `"jsonrpc": "2.0"`), `origin-400` (a foreign Origin refused with
 //! 400, not 403), `get-404` (GET answered 404), `get-json` (GET answered 200 application/json),
 //! `get-silent` (GET never answered, not even a head), `no-priming` (SSE streams open with the
-//! response), `priming-no-id` (the first event has empty data but no ID).
+//! response), `priming-no-id` (the first event has empty data but no ID), `poll-lost` (polls as
+//! `--poll` does, but the resuming GET gets 405: the response is lost).
 
 use std::collections::HashSet;
 use std::convert::Infallible;
@@ -38,7 +41,7 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 /// The defects `--defect` knows.
-const DEFECTS: [&str; 18] = [
+const DEFECTS: [&str; 19] = [
     "no-origin-check",
     "no-jsonrpc",
     "session-id-space",
@@ -57,6 +60,7 @@ const DEFECTS: [&str; 18] = [
     "get-silent",
     "no-priming",
     "priming-no-id",
+    "poll-lost",
 ];
 /// The revisions whose `MCP-Protocol-Version` header is served.
 const VERSIONS: [&str; 3] = ["2025-03-26", "2025-06-18", "2025-11-25"];
@@ -81,12 +85,16 @@ struct Sessions {
     live: HashSet<String>,
     ended: HashSet<String>,
     next: u64,
+    /// Responses of polled streams, by the event ID a resuming GET names.
+    pending: std::collections::HashMap<String, String>,
 }
 
 struct Server {
     defect: Option<String>,
     /// `--only-2025-06-18`: 2025-11-25 is not negotiated.
     old_only: bool,
+    /// `--poll`: 2025-11-25 requests are answered on the resumed stream.
+    poll: bool,
     port: u16,
     sessions: Mutex<Sessions>,
 }
@@ -200,8 +208,21 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<ChanBod
         return status(400);
     }
     let session = header("mcp-session-id");
+    let version = header("mcp-protocol-version");
     let method = req.method().clone();
     if method == hyper::Method::GET {
+        // Resumption of a polled stream (2025-11-25): the response it held, then the end.
+        if let (Some(last), Some(id)) = (header("last-event-id"), &session)
+            && !server.broken("poll-lost")
+        {
+            let mut s = server.sessions();
+            if s.live.contains(id)
+                && let Some(response) = s.pending.remove(&last)
+            {
+                let event = format!("id: {last}-answer\ndata: {response}\n\n");
+                return reply(200, Some("text/event-stream"), vec![Bytes::from(event)]);
+            }
+        }
         return match server.defect.as_deref() {
             Some("get-wrong") => reply(200, Some("text/plain"), vec![Bytes::from_static(b"hello")]),
             Some("get-404") => status(404),
@@ -274,14 +295,14 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<ChanBod
         }
         return r;
     }
-    match session {
+    match &session {
         None if !server.broken("session-optional") => return status(400),
         None => {}
         Some(id) => {
             let s = server.sessions();
-            let never_issued = !s.live.contains(&id) && !s.ended.contains(&id);
+            let never_issued = !s.live.contains(id) && !s.ended.contains(id);
             let served =
-                s.live.contains(&id) || (never_issued && server.broken("unknown-session-ok"));
+                s.live.contains(id) || (never_issued && server.broken("unknown-session-ok"));
             if !served {
                 return status(404);
             }
@@ -315,6 +336,23 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<ChanBod
     if server.broken("wrong-content-type") {
         return reply(200, Some("text/plain"), vec![Bytes::from(response)]);
     }
+    let polls = server.poll || server.broken("poll-lost");
+    if polls
+        && version.as_deref() == Some("2025-11-25")
+        && let Some(id) = &session
+    {
+        // MCP 2025-11-25: after an event with an ID the server MAY close the connection; the
+        // client resumes with GET and Last-Event-ID after `retry` milliseconds.
+        let event_id = {
+            let mut s = server.sessions();
+            s.next += 1;
+            let event_id = format!("{id}-event-{}", s.next);
+            s.pending.insert(event_id.clone(), response);
+            event_id
+        };
+        let priming = format!("id: {event_id}\nretry: 10\ndata:\n\n");
+        return reply(200, Some("text/event-stream"), vec![Bytes::from(priming)]);
+    }
     let event = if server.broken("oversized-sse") {
         let pad = " ".repeat(17 * 1024 * 1024);
         format!("data: {pad}{response}\n\n")
@@ -333,10 +371,12 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<ChanBod
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> std::io::Result<()> {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
-    let old_only = args.first().is_some_and(|a| a == "--only-2025-06-18");
-    if old_only {
-        args.remove(0);
-    }
+    let mut flag = |name: &str| {
+        let found = args.iter().position(|a| a == name);
+        found.map(|i| args.remove(i)).is_some()
+    };
+    let old_only = flag("--only-2025-06-18");
+    let poll = flag("--poll");
     let defect = match args.as_slice() {
         [] => None,
         [flag, name] if flag == "--defect" && DEFECTS.contains(&name.as_str()) => {
@@ -344,7 +384,7 @@ async fn main() -> std::io::Result<()> {
         }
         _ => {
             eprintln!(
-                "usage: http_toy_server [--only-2025-06-18] [--defect {}]",
+                "usage: http_toy_server [--only-2025-06-18] [--poll] [--defect {}]",
                 DEFECTS.join("|")
             );
             std::process::exit(2);
@@ -356,6 +396,7 @@ async fn main() -> std::io::Result<()> {
     let server = Arc::new(Server {
         defect,
         old_only,
+        poll,
         port,
         sessions: Mutex::default(),
     });

@@ -1,8 +1,10 @@
 //! The Streamable HTTP rules of MCP 2025-11-25 against the HTTP toy server on loopback: the
-//! priming event (HTTP-10, a SHOULD), the 403 for a foreign `Origin` (HTTP-8) and the standalone
-//! GET stream (HTTP-6), each `--defect` breaking one of them giving exactly its verdicts; a
-//! server of 2025-06-18 alone, or a run choosing that revision, skips 2025-11-25's cases with
-//! the reason; every transport case reports the revision it was graded on.
+//! priming event (HTTP-10, a SHOULD), the 403 for a foreign `Origin` (HTTP-8), a response on a
+//! stream the server closed and the client resumed (HTTP-2) and the standalone GET stream
+//! (HTTP-6), each `--defect` breaking one of them giving exactly its verdicts; a server that
+//! polls as 2025-11-25 allows passes; a server of 2025-06-18 alone, or a run choosing that
+//! revision, skips 2025-11-25's cases with the reason; every transport case reports the revision
+//! it was graded on.
 
 use std::time::{Duration, Instant};
 
@@ -12,6 +14,7 @@ use crate::http::{
 
 const PRIMING: &str = "transport/http/sse/priming/2025-11-25";
 const ORIGIN_403: &str = "transport/http/origin/foreign@2025-11-25";
+const ANSWER_POLLED: &str = "transport/http/post/answer@2025-11-25";
 
 /// One defect of a 2025-11-25 rule or of the GET stream, and every non-pass verdict it gives.
 const DEFECTS: &[(&str, &[(&str, &str)])] = &[
@@ -20,6 +23,8 @@ const DEFECTS: &[(&str, &[(&str, &str)])] = &[
     ("priming-no-id", &[(PRIMING, "warn")]),
     // HTTP-8: 2025-06-18 names no status (a 400 refuses: pass); 2025-11-25 says 403.
     ("origin-400", &[(ORIGIN_403, "fail")]),
+    // HTTP-2: the stream closed after its priming event, but the resuming GET gets 405.
+    ("poll-lost", &[(ANSWER_POLLED, "fail")]),
     // HTTP-6: text/event-stream or 405, nothing else.
     ("get-404", &[("transport/http/get/stream", "fail")]),
     ("get-json", &[("transport/http/get/stream", "fail")]),
@@ -85,10 +90,14 @@ fn a_server_without_2025_11_25_skips_its_cases_with_the_reason() {
     let (code, outcomes, json) = grade_cases(&toy.url, &["transport/**"]);
     assert_non_pass(
         &outcomes,
-        &[(ORIGIN_403, "skip"), (PRIMING, "skip")],
+        &[
+            (ANSWER_POLLED, "skip"),
+            (ORIGIN_403, "skip"),
+            (PRIMING, "skip"),
+        ],
         "--only-2025-06-18",
     );
-    for id in [ORIGIN_403, PRIMING] {
+    for id in [ANSWER_POLLED, ORIGIN_403, PRIMING] {
         let case = crate::support::case(&json, id);
         let reason = case["reason"].as_str().unwrap_or_default();
         assert!(
@@ -108,7 +117,11 @@ fn a_run_of_2025_06_18_only_skips_2025_11_25s_cases() {
         grade_cases_with(&toy.url, &["transport/**"], &["--revision", "2025-06-18"]);
     assert_non_pass(
         &outcomes,
-        &[(ORIGIN_403, "skip"), (PRIMING, "skip")],
+        &[
+            (ANSWER_POLLED, "skip"),
+            (ORIGIN_403, "skip"),
+            (PRIMING, "skip"),
+        ],
         "--revision 2025-06-18",
     );
     let case = crate::support::case(&json, PRIMING);
@@ -127,7 +140,7 @@ fn a_run_of_2025_06_18_only_skips_2025_11_25s_cases() {
 fn every_transport_case_reports_its_revision() {
     let toy = toy_http(None);
     let (code, outcomes, json) = grade_cases(&toy.url, &["transport/**"]);
-    assert_eq!(outcomes.len(), 11, "{outcomes:?}");
+    assert_eq!(outcomes.len(), 12, "{outcomes:?}");
     for (id, _) in &outcomes {
         let want = if id.contains("2025-11-25") {
             "2025-11-25"
@@ -136,5 +149,25 @@ fn every_transport_case_reports_its_revision() {
         };
         assert_eq!(crate::support::case(&json, id)["revision"], want, "{id}");
     }
+    assert_eq!(code, Some(0));
+}
+
+/// A server that polls (2025-11-25: it closes the POST's connection after a priming event with
+/// `retry`, and answers on the stream the client resumes by GET with `Last-Event-ID`) passes
+/// every transport case: the runner waits the `retry`, resumes, and finds the response.
+#[test]
+fn a_server_that_polls_as_2025_11_25_allows_passes() {
+    let toy = toy_http_with(&["--poll"], None);
+    let (code, outcomes, json) = grade_cases(&toy.url, &["transport/**"]);
+    assert_non_pass(&outcomes, &[], "--poll");
+    let case = crate::support::case(&json, ANSWER_POLLED);
+    let resumed = case["transcript"].as_array().is_some_and(|t| {
+        t.iter().any(|e| {
+            e["line"]
+                .as_str()
+                .is_some_and(|l| l.starts_with("HTTP GET") && l.contains("last-event-id: "))
+        })
+    });
+    assert!(resumed, "{case}");
     assert_eq!(code, Some(0));
 }

@@ -176,6 +176,8 @@ const PLAIN_OVER_HTTP: &[(&str, &str)] = &[
     // HTTP-8: it validates no Origin (DNS rebinding); on 2025-11-25 it serves the foreign page
     // as well, graded once by the case above.
     ("transport/http/origin/foreign", "fail"),
+    // On a 2025-11-25 session it answers ping in the POST's own stream.
+    ("transport/http/post/answer@2025-11-25", "pass"),
     ("transport/http/origin/foreign@2025-11-25", "skip"),
     // HTTP-10: on a 2025-11-25 session its SSE stream opens with an event of an ID and no data.
     ("transport/http/sse/priming/2025-11-25", "pass"),
@@ -397,6 +399,7 @@ const PYTHON_OVER_HTTP: &[(&str, &str)] = &[
     ("transport/http/get/stream", "pass"),
     ("transport/http/protocol-version/unsupported", "pass"),
     ("transport/http/origin/foreign", "pass"),
+    ("transport/http/post/answer@2025-11-25", "pass"),
     ("transport/http/origin/foreign@2025-11-25", "pass"),
     // HTTP-10 (2025-11-25, a SHOULD): its SSE stream opens with the response itself, no event of
     // an ID and empty data before it: a warning.

@@ -63,7 +63,7 @@ pub fn ping(id: i64) -> Value {
 }
 
 /// HTTP-2: status 200, a JSON or SSE body, the response to `id` in it, no bound broken.
-fn grade_answer(resp: &HttpResponse, id: &Value, what: &str) -> Result<(), Check> {
+pub fn grade_answer(resp: &HttpResponse, id: &Value, what: &str) -> Result<(), Check> {
     let expected = format!(
         "{what} answered 200 with Content-Type application/json or text/event-stream \
          carrying its response"
@@ -87,7 +87,7 @@ fn grade_answer(resp: &HttpResponse, id: &Value, what: &str) -> Result<(), Check
 
 /// What in a body is no JSON-RPC message: a JSON body that is not one, an SSE event whose data
 /// is not JSON or not a message (events with empty data, such as a priming event, carry none).
-fn message_problems(body: &Body) -> Vec<String> {
+pub fn message_problems(body: &Body) -> Vec<String> {
     let check = |text: &str| match serde_json::from_str::<Value>(text) {
         Err(_) => Some(format!(
             "not JSON: {}",
