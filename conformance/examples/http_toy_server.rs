@@ -8,7 +8,9 @@
 //! `Origin` with 403. `--only-2025-06-18` makes it a server of that revision alone (no defect:
 //! 2025-11-25's cases are skipped). `--poll` makes it poll as 2025-11-25 allows (no defect
 //! either): on a 2025-11-25 request it sends only a priming event with `retry`, closes the
-//! connection, and serves the response on the GET that resumes with that `Last-Event-ID`. Its JSON-RPC is clean too, so every MCP case that applies
+//! connection, and serves the response on the GET that resumes with that `Last-Event-ID`.
+//! `--get-stream` answers GET with a server stream that never ends (keep-alive comments), as a
+//! server that offers one does (no defect). Its JSON-RPC is clean too, so every MCP case that applies
 //! over Streamable HTTP passes: a body that is no JSON is 400 with `-32700` (id null), one that
 //! is no request object 400 with `-32600` (id null), an invalid request `-32600` under its id;
 //! it lists no tools (an unknown tool or cursor is `-32602`), and answers `ping`.
@@ -95,6 +97,8 @@ struct Server {
     old_only: bool,
     /// `--poll`: 2025-11-25 requests are answered on the resumed stream.
     poll: bool,
+    /// `--get-stream`: GET opens a server stream that never ends.
+    get_stream: bool,
     port: u16,
     sessions: Mutex<Sessions>,
 }
@@ -232,6 +236,7 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<ChanBod
                 vec![Bytes::from_static(b"{}")],
             ),
             Some("get-silent") => std::future::pending().await,
+            _ if server.get_stream => endless(),
             _ => status(405),
         };
     }
@@ -377,6 +382,7 @@ async fn main() -> std::io::Result<()> {
     };
     let old_only = flag("--only-2025-06-18");
     let poll = flag("--poll");
+    let get_stream = flag("--get-stream");
     let defect = match args.as_slice() {
         [] => None,
         [flag, name] if flag == "--defect" && DEFECTS.contains(&name.as_str()) => {
@@ -384,7 +390,7 @@ async fn main() -> std::io::Result<()> {
         }
         _ => {
             eprintln!(
-                "usage: http_toy_server [--only-2025-06-18] [--poll] [--defect {}]",
+                "usage: http_toy_server [--only-2025-06-18] [--poll] [--get-stream] [--defect {}]",
                 DEFECTS.join("|")
             );
             std::process::exit(2);
@@ -397,6 +403,7 @@ async fn main() -> std::io::Result<()> {
         defect,
         old_only,
         poll,
+        get_stream,
         port,
         sessions: Mutex::default(),
     });

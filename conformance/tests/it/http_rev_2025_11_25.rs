@@ -171,3 +171,27 @@ fn a_server_that_polls_as_2025_11_25_allows_passes() {
     assert!(resumed, "{case}");
     assert_eq!(code, Some(0));
 }
+
+/// A server stream on GET that never ends passes HTTP-6 at once: the runner reads the head only
+/// and closes the connection, never waiting for events.
+#[test]
+fn an_endless_get_stream_passes_without_waiting_for_events() {
+    let toy = toy_http_with(&["--get-stream"], None);
+    let (code, outcomes, json) = grade_cases(&toy.url, &["transport/http/get/stream"]);
+    assert_non_pass(&outcomes, &[], "--get-stream");
+    let case = crate::support::case(&json, "transport/http/get/stream");
+    // Well inside the case timeout of 3 s that an event wait would run into.
+    assert!(
+        case["duration_ms"].as_u64().is_some_and(|ms| ms < 2000),
+        "{case}"
+    );
+    let head = case["transcript"].as_array().is_some_and(|t| {
+        t.iter().any(|e| {
+            e["line"]
+                .as_str()
+                .is_some_and(|l| l.starts_with("HTTP 200 [content-type: text/event-stream"))
+        })
+    });
+    assert!(head, "{case}");
+    assert_eq!(code, Some(0));
+}
