@@ -1,10 +1,16 @@
 //! A tiny Streamable HTTP MCP server for the runner's own tests (`mcp-conformance --url`):
 //! bound to 127.0.0.1 on an ephemeral port, it prints its URL (`http://127.0.0.1:PORT/mcp`) on
 //! its first stdout line and serves until killed. It keeps sessions (`Mcp-Session-Id` issued on
-//! `initialize`, required after it, 404 for unknown or ended ones, DELETE ends one), answers
-//! `initialize` as one JSON object and other requests as an SSE stream (a priming event, then
-//! the response), notifications with 202, GET with 405, a bad `MCP-Protocol-Version` with 400
-//! and a foreign `Origin` with 403. Its JSON-RPC is clean too, so every MCP case that applies
+//! `initialize`, required after it, 404 for unknown or ended ones, DELETE ends one), negotiates
+//! 2025-06-18 or 2025-11-25 (the one proposed, else 2025-06-18), answers `initialize` as one
+//! JSON object and other requests as an SSE stream (a priming event, then the response),
+//! notifications with 202, GET with 405, a bad `MCP-Protocol-Version` with 400 and a foreign
+//! `Origin` with 403. `--only-2025-06-18` makes it a server of that revision alone (no defect:
+//! 2025-11-25's cases are skipped). `--poll` makes it poll as 2025-11-25 allows (no defect
+//! either): on a 2025-11-25 request it sends only a priming event with `retry`, closes the
+//! connection, and serves the response on the GET that resumes with that `Last-Event-ID`.
+//! `--get-stream` answers GET with a server stream that never ends (keep-alive comments), as a
+//! server that offers one does (no defect). Its JSON-RPC is clean too, so every MCP case that applies
 //! over Streamable HTTP passes: a body that is no JSON is 400 with `-32700` (id null), one that
 //! is no request object 400 with `-32600` (id null), an invalid request `-32600` under its id;
 //! it lists no tools (an unknown tool or cursor is `-32602`), and answers `ping`.
@@ -16,7 +22,11 @@
 //! answered 200 text/plain), `any-version` (any MCP-Protocol-Version served), `endless-sse` (a
 //! request's stream sends keep-alive comments for ever, never the response), `oversized-sse` (the
 //! response event is 17 MiB), `wrong-content-type` (a request's answer is text/plain), `no-jsonrpc`
-//! (a request's response lacks `"jsonrpc": "2.0"`).
+//! (a request's response lacks `"jsonrpc": "2.0"`), `origin-400` (a foreign Origin refused with
+//! 400, not 403), `get-404` (GET answered 404), `get-json` (GET answered 200 application/json),
+//! `get-silent` (GET never answered, not even a head), `no-priming` (SSE streams open with the
+//! response), `priming-no-id` (the first event has empty data but no ID), `poll-lost` (polls as
+//! `--poll` does, but the resuming GET gets 405: the response is lost).
 
 use std::collections::HashSet;
 use std::convert::Infallible;
@@ -33,7 +43,7 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 /// The defects `--defect` knows.
-const DEFECTS: [&str; 12] = [
+const DEFECTS: [&str; 19] = [
     "no-origin-check",
     "no-jsonrpc",
     "session-id-space",
@@ -46,6 +56,13 @@ const DEFECTS: [&str; 12] = [
     "endless-sse",
     "oversized-sse",
     "wrong-content-type",
+    "origin-400",
+    "get-404",
+    "get-json",
+    "get-silent",
+    "no-priming",
+    "priming-no-id",
+    "poll-lost",
 ];
 /// The revisions whose `MCP-Protocol-Version` header is served.
 const VERSIONS: [&str; 3] = ["2025-03-26", "2025-06-18", "2025-11-25"];
@@ -70,10 +87,18 @@ struct Sessions {
     live: HashSet<String>,
     ended: HashSet<String>,
     next: u64,
+    /// Responses of polled streams, by the event ID a resuming GET names.
+    pending: std::collections::HashMap<String, String>,
 }
 
 struct Server {
     defect: Option<String>,
+    /// `--only-2025-06-18`: 2025-11-25 is not negotiated.
+    old_only: bool,
+    /// `--poll`: 2025-11-25 requests are answered on the resumed stream.
+    poll: bool,
+    /// `--get-stream`: GET opens a server stream that never ends.
+    get_stream: bool,
     port: u16,
     sessions: Mutex<Sessions>,
 }
@@ -173,7 +198,11 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<ChanBod
             format!("http://localhost:{}", server.port),
         ];
         if !own.contains(&origin) && !server.broken("no-origin-check") {
-            return status(403);
+            return status(if server.broken("origin-400") {
+                400
+            } else {
+                403
+            });
         }
     }
     if let Some(v) = header("mcp-protocol-version")
@@ -183,12 +212,32 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<ChanBod
         return status(400);
     }
     let session = header("mcp-session-id");
+    let version = header("mcp-protocol-version");
     let method = req.method().clone();
     if method == hyper::Method::GET {
-        return if server.broken("get-wrong") {
-            reply(200, Some("text/plain"), vec![Bytes::from_static(b"hello")])
-        } else {
-            status(405)
+        // Resumption of a polled stream (2025-11-25): the response it held, then the end.
+        if let (Some(last), Some(id)) = (header("last-event-id"), &session)
+            && !server.broken("poll-lost")
+        {
+            let mut s = server.sessions();
+            if s.live.contains(id)
+                && let Some(response) = s.pending.remove(&last)
+            {
+                let event = format!("id: {last}-answer\ndata: {response}\n\n");
+                return reply(200, Some("text/event-stream"), vec![Bytes::from(event)]);
+            }
+        }
+        return match server.defect.as_deref() {
+            Some("get-wrong") => reply(200, Some("text/plain"), vec![Bytes::from_static(b"hello")]),
+            Some("get-404") => status(404),
+            Some("get-json") => reply(
+                200,
+                Some("application/json"),
+                vec![Bytes::from_static(b"{}")],
+            ),
+            Some("get-silent") => std::future::pending().await,
+            _ if server.get_stream => endless(),
+            _ => status(405),
         };
     }
     if method == hyper::Method::DELETE {
@@ -231,8 +280,15 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<ChanBod
             s.live.insert(id.clone());
             id
         };
+        let proposed = msg
+            .pointer("/params/protocolVersion")
+            .and_then(Value::as_str);
+        let version = match proposed {
+            Some("2025-11-25") if !server.old_only => "2025-11-25",
+            _ => "2025-06-18",
+        };
         let result = json!({"jsonrpc": "2.0", "id": msg.get("id").cloned().unwrap_or(Value::Null),
-            "result": {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+            "result": {"protocolVersion": version, "capabilities": {"tools": {}},
                        "serverInfo": {"name": "http-toy-server", "version": "0.1.0"}}});
         let mut r = reply(
             200,
@@ -244,14 +300,14 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<ChanBod
         }
         return r;
     }
-    match session {
+    match &session {
         None if !server.broken("session-optional") => return status(400),
         None => {}
         Some(id) => {
             let s = server.sessions();
-            let never_issued = !s.live.contains(&id) && !s.ended.contains(&id);
+            let never_issued = !s.live.contains(id) && !s.ended.contains(id);
             let served =
-                s.live.contains(&id) || (never_issued && server.broken("unknown-session-ok"));
+                s.live.contains(id) || (never_issued && server.broken("unknown-session-ok"));
             if !served {
                 return status(404);
             }
@@ -285,29 +341,58 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<ChanBod
     if server.broken("wrong-content-type") {
         return reply(200, Some("text/plain"), vec![Bytes::from(response)]);
     }
+    let polls = server.poll || server.broken("poll-lost");
+    if polls
+        && version.as_deref() == Some("2025-11-25")
+        && let Some(id) = &session
+    {
+        // MCP 2025-11-25: after an event with an ID the server MAY close the connection; the
+        // client resumes with GET and Last-Event-ID after `retry` milliseconds.
+        let event_id = {
+            let mut s = server.sessions();
+            s.next += 1;
+            let event_id = format!("{id}-event-{}", s.next);
+            s.pending.insert(event_id.clone(), response);
+            event_id
+        };
+        let priming = format!("id: {event_id}\nretry: 10\ndata:\n\n");
+        return reply(200, Some("text/event-stream"), vec![Bytes::from(priming)]);
+    }
     let event = if server.broken("oversized-sse") {
         let pad = " ".repeat(17 * 1024 * 1024);
         format!("data: {pad}{response}\n\n")
     } else {
         format!("data: {response}\n\n")
     };
-    reply(
-        200,
-        Some("text/event-stream"),
-        vec![Bytes::from_static(b"id: 1\ndata:\n\n"), Bytes::from(event)],
-    )
+    // MCP 2025-11-25 (Streamable HTTP): an event ID and empty data prime the client to resume.
+    let chunks = match server.defect.as_deref() {
+        Some("no-priming") => vec![Bytes::from(event)],
+        Some("priming-no-id") => vec![Bytes::from_static(b"data:\n\n"), Bytes::from(event)],
+        _ => vec![Bytes::from_static(b"id: 1\ndata:\n\n"), Bytes::from(event)],
+    };
+    reply(200, Some("text/event-stream"), chunks)
 }
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> std::io::Result<()> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let mut flag = |name: &str| {
+        let found = args.iter().position(|a| a == name);
+        found.map(|i| args.remove(i)).is_some()
+    };
+    let old_only = flag("--only-2025-06-18");
+    let poll = flag("--poll");
+    let get_stream = flag("--get-stream");
     let defect = match args.as_slice() {
         [] => None,
         [flag, name] if flag == "--defect" && DEFECTS.contains(&name.as_str()) => {
             Some(name.clone())
         }
         _ => {
-            eprintln!("usage: http_toy_server [--defect {}]", DEFECTS.join("|"));
+            eprintln!(
+                "usage: http_toy_server [--only-2025-06-18] [--poll] [--get-stream] [--defect {}]",
+                DEFECTS.join("|")
+            );
             std::process::exit(2);
         }
     };
@@ -316,6 +401,9 @@ async fn main() -> std::io::Result<()> {
     println!("http://127.0.0.1:{port}/mcp");
     let server = Arc::new(Server {
         defect,
+        old_only,
+        poll,
+        get_stream,
         port,
         sessions: Mutex::default(),
     });

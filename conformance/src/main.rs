@@ -282,10 +282,8 @@ async fn run_inner(
 ) -> anyhow::Result<ExitCode> {
     let profile = shell.profile;
     let all = catalogue::all();
-    let http_ids: Vec<&str> = mcp_conformance::mcp::http::cases::CASES
-        .iter()
-        .map(|c| c.id)
-        .collect();
+    let http_all = mcp_conformance::mcp::http::run::all();
+    let http_ids: Vec<&str> = http_all.iter().map(|c| c.id).collect();
     let baseline = match &cli.common.baseline {
         Some(p) => {
             let b = Baseline::load(p)?;
@@ -297,7 +295,7 @@ async fn run_inner(
         }
         None => Baseline::default(),
     };
-    // Over Streamable HTTP the transport's own cases (HTTP-1..9) run besides the catalogue's.
+    // Over Streamable HTTP the transport's own cases (HTTP-1..10) run besides the catalogue's.
     let http_cases = match &cli.url {
         Some(_) => mcp_conformance::mcp::http::run::select(&cli.common.cases),
         None => Vec::new(),
@@ -321,7 +319,7 @@ async fn run_inner(
         && !http_cases.is_empty()
     {
         // Only the transport's own cases chosen: no discovery needed.
-        return run_url(&cli, url, shell, &outputs, partial).await;
+        return run_url(&cli, url, revisions, shell, &outputs, partial).await;
     }
     if cases.is_empty() {
         anyhow::bail!(
@@ -484,8 +482,17 @@ async fn run_inner(
                 &baseline,
                 partial,
             );
+            // A revision the probes found the server does not speak is skipped as such
+            // without a session of it.
+            let revisions: Vec<Revision> = graded
+                .chosen
+                .iter()
+                .filter(|r| graded.supported.contains(r))
+                .copied()
+                .collect();
             let runner = Arc::new(mcp_conformance::mcp::http::HttpRunner {
                 target: Arc::new(endpoint.clone()),
+                revisions: Arc::new(revisions),
             });
             let ran = schedule::run_all(runner, http_cases.clone(), settings, Some(tx)).await;
             let _ = printer.await;
@@ -508,7 +515,7 @@ async fn run_inner(
         .chain(
             transport
                 .iter()
-                .map(|r| verdict::grade(r, profile, strict, &baseline)),
+                .map(|r| mcp_conformance::mcp::http::run::graded(r, profile, strict, &baseline)),
         )
         .collect();
     // Family instances (`ID@FAMILY`) are cases too: a baseline may list them; so are the
@@ -557,6 +564,7 @@ fn listing_http(globs: &[String]) -> String {
 async fn run_url(
     cli: &Cli,
     url: &str,
+    revisions: Vec<Revision>,
     shell: &ErrorShell,
     outputs: &Outputs,
     partial: Partial<Profile>,
@@ -580,6 +588,7 @@ async fn run_url(
                 jobs: cli.common.jobs(),
             },
             progress_to_stdout,
+            revisions,
         },
         &baseline,
         partial,

@@ -3,7 +3,7 @@
 //! [`crate::core::client::Client`]), except the ones listed in [`STDIO_ONLY`]: their rule is
 //! about stdio itself (stdout, stdin EOF, signals to the process, the framing of lines). Over
 //! HTTP they are reported `skip` with [`crate::core::client::NOT_OVER_HTTP`] and why, so the
-//! report and the coverage still name them; the transport's own cases (HTTP-1..9,
+//! report and the coverage still name them; the transport's own cases (HTTP-1..10,
 //! [`crate::mcp::http::cases`]) run over HTTP only.
 
 use crate::core::model::Check;

@@ -54,7 +54,7 @@ fn http_transport_table_in_the_docs_matches_the_registry() {
     // The transport's own cases, as `--list --url` prints them.
     let path = docs_dir().join("conformance.md");
     let doc = std::fs::read_to_string(&path).unwrap();
-    let table = mcp_conformance::mcp::http::markdown(mcp_conformance::mcp::http::cases::CASES);
+    let table = mcp_conformance::mcp::http::markdown(&mcp_conformance::mcp::http::run::all());
     let (Some(s), Some(e)) = (doc.find(HTTP_START), doc.find(HTTP_END)) else {
         panic!("{} lacks the HTTP catalogue markers", path.display());
     };

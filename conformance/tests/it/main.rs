@@ -19,6 +19,7 @@ mod families;
 mod gateway;
 mod golden;
 mod http;
+mod http_rev_2025_11_25;
 mod levels;
 mod load;
 mod modern;

@@ -1,8 +1,8 @@
 //! Real servers over Streamable HTTP, graded by `mcp-conformance --url` on loopback: the
 //! TypeScript reference server (`@modelcontextprotocol/server-everything@2026.8.31`,
-//! `streamableHttp` mode), pinned and installed on first use, every verdict of the catalogue
-//! and of the transport's own cases pinned. With `CI=true` a missing
-//! prerequisite fails the test.
+//! `streamableHttp` mode) and a Python SDK (`mcp==2.3.0`) server (`tests/it/python_server.py
+//! --http PORT`), pinned and installed on first use, every verdict of the catalogue and of the
+//! transport's own cases pinned. With `CI=true` a missing prerequisite fails the test.
 
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
@@ -51,7 +51,7 @@ fn everything_http() -> Option<Server> {
 
 /// Every verdict of server-everything over Streamable HTTP under the plain profile: the
 /// catalogue's cases over sessions of the endpoint (each verdict that differs from stdio's, in
-/// tests/it/real_servers.rs, says why), then the transport's own (HTTP-1..9).
+/// tests/it/real_servers.rs, says why), then the transport's own (HTTP-1..10).
 const PLAIN_OVER_HTTP: &[(&str, &str)] = &[
     // HTTP-4: it requires a session and answers a request without one (server/discover, ping,
     // tools/list before initialize) 400 Bad Request, as the transport says it SHOULD: what a
@@ -173,8 +173,14 @@ const PLAIN_OVER_HTTP: &[(&str, &str)] = &[
     ("transport/http/session/delete", "skip"),
     ("transport/http/get/stream", "pass"),
     ("transport/http/protocol-version/unsupported", "pass"),
-    // HTTP-8: it validates no Origin (DNS rebinding).
+    // HTTP-8: it validates no Origin (DNS rebinding); on 2025-11-25 it serves the foreign page
+    // as well, graded once by the case above.
     ("transport/http/origin/foreign", "fail"),
+    // On a 2025-11-25 session it answers ping in the POST's own stream.
+    ("transport/http/post/answer@2025-11-25", "pass"),
+    ("transport/http/origin/foreign@2025-11-25", "skip"),
+    // HTTP-10: on a 2025-11-25 session its SSE stream opens with an event of an ID and no data.
+    ("transport/http/sse/priming/2025-11-25", "pass"),
 ];
 
 /// The TypeScript reference server over Streamable HTTP, every verdict pinned: the catalogue's
@@ -190,23 +196,7 @@ fn server_everything_over_http_is_graded_on_every_case_that_applies() {
     };
     let (code, outcomes, json) = grade(&server.url);
     assert_matches_schema(&json);
-    let got: Vec<(&str, &str)> = outcomes
-        .iter()
-        .map(|(id, o)| (id.as_str(), o.as_str()))
-        .collect();
-    let ids: Vec<&str> = got.iter().map(|(id, _)| *id).collect();
-    let pinned: Vec<&str> = PLAIN_OVER_HTTP.iter().map(|(id, _)| *id).collect();
-    assert_eq!(
-        ids, pinned,
-        "the catalogue changed: pin the new case's verdict here"
-    );
-    let wrong: Vec<String> = got
-        .iter()
-        .zip(PLAIN_OVER_HTTP)
-        .filter(|(g, want)| *g != *want)
-        .map(|(g, want)| format!("{}: {} instead of {}", want.0, g.1, want.1))
-        .collect();
-    assert!(wrong.is_empty(), "grading changed:\n{}", wrong.join("\n"));
+    assert_pinned(&outcomes, PLAIN_OVER_HTTP);
     for (id, stdio_only) in mcp_conformance::mcp::transport::STDIO_ONLY {
         if let Some(c) = json["cases"]
             .as_array()
@@ -232,5 +222,209 @@ fn server_everything_over_http_is_graded_on_every_case_that_applies() {
         "{origin}"
     );
     // The unknown session and the foreign Origin fail (pinned above): the gate fails.
+    assert_eq!(code, Some(1));
+}
+
+/// Asserts that `outcomes` are `pinned`, case for case and in order.
+fn assert_pinned(outcomes: &[(String, String)], pinned: &[(&str, &str)]) {
+    let got: Vec<(&str, &str)> = outcomes
+        .iter()
+        .map(|(id, o)| (id.as_str(), o.as_str()))
+        .collect();
+    let ids: Vec<&str> = got.iter().map(|(id, _)| *id).collect();
+    let want: Vec<&str> = pinned.iter().map(|(id, _)| *id).collect();
+    assert_eq!(
+        ids, want,
+        "the catalogue changed: pin the new case's verdict here"
+    );
+    let wrong: Vec<String> = got
+        .iter()
+        .zip(pinned)
+        .filter(|(g, want)| *g != *want)
+        .map(|(g, want)| format!("{}: {} instead of {}", want.0, g.1, want.1))
+        .collect();
+    assert!(wrong.is_empty(), "grading changed:\n{}", wrong.join("\n"));
+}
+
+/// The Python SDK server on Streamable HTTP at a free loopback port, in a process group of its
+/// own (killed when dropped); `None` when the prerequisite is missing outside CI.
+fn python_http() -> Option<Server> {
+    use std::os::unix::process::CommandExt as _;
+    let python = testkit::prereq::require(testkit::prereq::python_mcp())?;
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/it/python_server.py");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free loopback port")
+        .port();
+    let mut child = std::process::Command::new(python)
+        .arg(&script)
+        .args(["--http", &port.to_string()])
+        .process_group(0)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the Python server");
+    // Uvicorn says so on stderr once it listens; the rest is drained so it never blocks.
+    let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
+    let mut line = String::new();
+    let listening = format!("Uvicorn running on http://127.0.0.1:{port}");
+    loop {
+        line.clear();
+        let n = stderr.read_line(&mut line).expect("read stderr");
+        assert!(n > 0, "the Python server exited before listening");
+        if line.contains(&listening) {
+            break;
+        }
+    }
+    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+    Some(Server {
+        child,
+        url: format!("http://127.0.0.1:{port}/mcp"),
+    })
+}
+
+/// Every verdict of the Python SDK 2.3.0 server over Streamable HTTP under the plain profile:
+/// where one differs from stdio's (tests/it/real_servers.rs, which says why for the rest), the
+/// comment says why.
+const PYTHON_OVER_HTTP: &[(&str, &str)] = &[
+    // HTTP-4: it requires a session and refuses a request without one 400 (server/discover,
+    // ping, tools/list before initialize): not observable over HTTP (stdio: pass, pass, info).
+    ("lifecycle/server-discover/probe", "skip"),
+    ("lifecycle/initialize/result-shape", "pass"),
+    ("lifecycle/initialize/version/2024-11-05", "pass"),
+    ("lifecycle/initialize/version/2025-03-26", "pass"),
+    ("lifecycle/initialize/version/2025-06-18", "pass"),
+    ("lifecycle/initialize/unsupported-proposal", "pass"),
+    ("lifecycle/initialize/older-proposal", "pass"),
+    ("lifecycle/initialize/malformed-proposal", "pass"),
+    ("lifecycle/initialize/missing-proposal", "pass"),
+    ("lifecycle/ping/before-initialize", "skip"),
+    ("lifecycle/ping/after-initialize", "pass"),
+    ("lifecycle/request-before-initialize", "skip"),
+    ("lifecycle/initialized/no-early-requests", "pass"),
+    // Stdio's own rules (T1, T8): not applicable over HTTP.
+    ("lifecycle/stdout/protocol-only", "skip"),
+    ("lifecycle/shutdown/stdin-eof", "skip"),
+    ("lifecycle/shutdown/sigterm", "skip"),
+    ("lifecycle/initialize/revisions", "pass"),
+    // Over HTTP its transport refuses the probe's server/discover (no session id yet) 400
+    // "Missing session ID", so the stateless era is not found on the endpoint and its cases
+    // skip (stdio: pass).
+    ("lifecycle/2026-07-28/discover", "skip"),
+    ("lifecycle/2026-07-28/envelope", "skip"),
+    ("lifecycle/2026-07-28/envelope-missing", "skip"),
+    ("lifecycle/2026-07-28/initialize-refused", "skip"),
+    ("lifecycle/2026-07-28/legacy-refuses-envelope", "skip"),
+    ("lifecycle/2026-07-28/stateless", "skip"),
+    ("jsonrpc/ids/zero", "pass"),
+    ("jsonrpc/ids/negative", "pass"),
+    ("jsonrpc/ids/string", "pass"),
+    ("jsonrpc/ids/empty-string", "pass"),
+    ("jsonrpc/ids/i64-max", "pass"),
+    ("jsonrpc/ids/i64-min", "pass"),
+    ("jsonrpc/ids/u64-max", "pass"),
+    ("jsonrpc/response-ids", "pass"),
+    ("jsonrpc/unknown-method", "pass"),
+    ("jsonrpc/unknown-notification", "pass"),
+    // Its HTTP transport answers a body that is no JSON 400 with -32700 and id null (JSON-RPC
+    // 2.0 §5.1), and bytes that are no UTF-8 alike (stdio: dropped, warn; info).
+    ("jsonrpc/malformed/parse-error", "pass"),
+    ("jsonrpc/malformed/invalid-utf8", "pass"),
+    // Invalid requests get -32602 "Validation error" with id null, not -32600 (T4, a SHOULD
+    // outside provider); a request with id null is still dropped.
+    ("jsonrpc/invalid/not-an-object", "warn"),
+    ("jsonrpc/invalid/wrong-version", "warn"),
+    ("jsonrpc/invalid/method-not-string", "warn"),
+    ("jsonrpc/invalid/params-not-structured", "warn"),
+    ("jsonrpc/invalid/null-id", "warn"),
+    // MCP 2025-03-26 basic (Batching), "MUST support receiving JSON-RPC batches": negotiated
+    // 2025-03-26, it refuses the batch with -32602 (as on stdio: a MUST failure).
+    ("jsonrpc/batch/2025-03-26", "fail"),
+    ("jsonrpc/batch/rejected-2025-06-18", "info"),
+    ("jsonrpc/batch/rejected-2024-11-05", "info"),
+    ("jsonrpc/batch/empty", "warn"),
+    // Stdio's framing of lines (T6, T4 after a 64 MiB line): not applicable over HTTP.
+    ("jsonrpc/oversized/answered", "skip"),
+    ("jsonrpc/oversized/memory-bounded", "skip"),
+    ("jsonrpc/long-connection", "pass"),
+    ("liveness/after-malformed", "pass"),
+    ("liveness/after-oversized", "skip"),
+    ("liveness/in-flight-kept", "pass"),
+    ("tools/list/shape", "pass"),
+    ("tools/list/pagination", "pass"),
+    ("tools/list/invalid-cursor", "warn"),
+    ("tools/schema/valid", "pass"),
+    ("tools/schema/closed-objects", "info"),
+    ("tools/names/sep-986", "pass"),
+    ("tools/call/unknown-tool", "warn"),
+    ("tools/call/wrong-typed-arguments", "skip"),
+    ("tools/call/wrong-typed-arguments@2025-11-25", "skip"),
+    ("tools/result/shape", "skip"),
+    ("tools/result/error-split", "skip"),
+    ("tools/result/output-schema", "skip"),
+    ("tools/names/2025-11-25", "pass"),
+    ("tools/schema/dialect/2025-11-25", "pass"),
+    ("listings/title/2025-11-25", "pass"),
+    ("listings/icons/2025-11-25", "pass"),
+    ("resources/list/shape", "pass"),
+    ("resources/read/listed", "pass"),
+    ("resources/read/unknown", "pass"),
+    ("resources/read/unknown@2026-07-28", "skip"),
+    ("prompts/list/shape", "pass"),
+    ("prompts/get/shape", "skip"),
+    // An unknown prompt is error code 0, not -32602 (a SHOULD), as on stdio.
+    ("prompts/get/unknown", "warn"),
+    ("logging/message-shape", "skip"),
+    ("cancellation/unknown-request", "pass"),
+    ("cancellation/in-flight/no-response", "skip"),
+    ("meta-risk/declared", "info"),
+    ("meta-risk/by-role", "skip"),
+    ("meta-risk/annotations", "skip"),
+    ("meta-work/declared", "info"),
+    ("meta-work/resource-listed", "info"),
+    ("meta-work/snapshot-shape", "info"),
+    ("meta-work/invocation-malformed", "skip"),
+    ("meta-work/invocation-not-an-argument", "skip"),
+    ("meta-continuation/declared", "skip"),
+    ("meta-continuation/absent", "skip"),
+    // The transport's rules: sessions, 202, 404, DELETE, GET (405), the protocol-version header
+    // and Origin (403, on both revisions) as specified.
+    ("transport/http/post/answer", "pass"),
+    ("transport/http/post/accepted", "pass"),
+    ("transport/http/session/unknown", "pass"),
+    ("transport/http/session/id-charset", "pass"),
+    ("transport/http/session/required", "pass"),
+    ("transport/http/session/delete", "pass"),
+    ("transport/http/get/stream", "pass"),
+    ("transport/http/protocol-version/unsupported", "pass"),
+    ("transport/http/origin/foreign", "pass"),
+    ("transport/http/post/answer@2025-11-25", "pass"),
+    ("transport/http/origin/foreign@2025-11-25", "pass"),
+    // HTTP-10 (2025-11-25, a SHOULD): its SSE stream opens with the response itself, no event of
+    // an ID and empty data before it: a warning.
+    ("transport/http/sse/priming/2025-11-25", "warn"),
+];
+
+/// The Python SDK 2.3.0 server over Streamable HTTP, every verdict pinned: the catalogue's
+/// cases over sessions of it, and the transport's rules, where it misses 2025-11-25's priming
+/// event (a SHOULD: warn) and refuses a 2025-03-26 batch (a MUST: the gate fails).
+#[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+fn the_python_sdk_server_over_http_is_graded_on_every_case_that_applies() {
+    let Some(server) = python_http() else {
+        return;
+    };
+    let (code, outcomes, json) = grade(&server.url);
+    assert_matches_schema(&json);
+    assert_pinned(&outcomes, PYTHON_OVER_HTTP);
+    let priming = crate::support::case(&json, "transport/http/sse/priming/2025-11-25");
+    assert_eq!(priming["revision"], "2025-11-25", "{priming}");
+    assert!(
+        priming["actual"]
+            .as_str()
+            .is_some_and(|a| a.starts_with("its first event: ") && a.contains("\"id\":null")),
+        "{priming}"
+    );
     assert_eq!(code, Some(1));
 }

@@ -348,6 +348,12 @@ impl HttpClient {
         &self.transcript
     }
 
+    /// When the case's waits end.
+    #[must_use]
+    pub fn deadline(&self) -> std::time::Instant {
+        self.deadline.get()
+    }
+
     /// Sends `req` on a fresh connection and reads the answer as `req.stop` says, within the
     /// deadline and the body bounds.
     pub async fn send(&self, req: HttpRequest) -> Result<HttpResponse, HttpError> {

@@ -1,9 +1,11 @@
 //! The Streamable HTTP side of the MCP gate (`mcp-conformance --url`): its own gate type (a
 //! check gets an [`HttpCtx`] on the case's scope), the runner the one scheduler drives, and
 //! the handshake every case starts from. The transport's own rules are the cases of
-//! [`cases`]; each case opens its own session, as the stdio cases start their own server.
+//! [`cases`] (2025-11-25's own in [`rev_2025_11_25`]); each case opens its own session, as the
+//! stdio cases start their own server.
 
 pub mod cases;
+pub mod rev_2025_11_25;
 pub mod run;
 
 use std::sync::Arc;
@@ -17,6 +19,7 @@ use crate::core::model::{Check, Level};
 use crate::core::schedule::{Made, Runner, Scope};
 use crate::mcp::discovery::{DEFAULT_VERSION, init_params};
 use crate::mcp::profile::Profile;
+use crate::mcp::revision::Revision;
 
 /// The case every other HTTP case's handshake depends on (`blocked_by` when it cannot run).
 pub const ANSWER_CASE: &str = "transport/http/post/answer";
@@ -59,12 +62,24 @@ pub fn markdown(cases: &[Case]) -> String {
     out
 }
 
+/// The revision an HTTP case is graded on: the one its id names (`ID@DATE`, or a pinned
+/// case's `/DATE` tail), else the default the other cases' handshakes propose.
+#[must_use]
+pub fn revision_of(id: &str) -> Revision {
+    crate::mcp::revision::of_instance(id)
+        .or_else(|| id.rsplit_once('/').and_then(|(_, d)| Revision::parse(d)))
+        .unwrap_or(Revision::DEFAULT)
+}
+
 /// What an HTTP case's check gets: a client of the endpoint on the case's transcript and
-/// deadline.
+/// deadline, and the revisions the run may grade.
 #[derive(Debug, Clone)]
 pub struct HttpCtx {
     /// The client.
     pub client: HttpClient,
+    /// The revisions chosen (`--revision`; every known one when none) less those discovery
+    /// found the server does not support (when the catalogue ran beside).
+    pub revisions: Arc<Vec<Revision>>,
 }
 
 /// A session opened by [`HttpCtx::session`].
@@ -102,8 +117,33 @@ impl HttpCtx {
     /// `initialize` (proposing [`DEFAULT_VERSION`]) and `notifications/initialized`: the
     /// session every case starts from. A failed handshake is [`ANSWER_CASE`]'s finding.
     pub async fn session(&self) -> Result<Session, Check> {
+        self.handshake(DEFAULT_VERSION).await
+    }
+
+    /// A session of `revision`, for a case graded on it: a `skip` when the run does not grade
+    /// it (not chosen, or not supported as discovery found) or when the server's answer to
+    /// `initialize` proposing it names another date (the revision is not supported).
+    pub async fn session_on(&self, revision: Revision) -> Result<Session, Check> {
+        if !self.revisions.contains(&revision) {
+            return Err(Check::skip(format!(
+                "revision not supported: {revision} is not among the revisions graded \
+                 (--revision, and those the server was found to support)"
+            )));
+        }
+        let session = self.handshake(revision.date()).await?;
+        if session.version != revision.date() {
+            return Err(Check::skip(format!(
+                "revision not supported: initialize proposing {revision} was answered with \
+                 protocolVersion {:?}",
+                session.version
+            )));
+        }
+        Ok(session)
+    }
+
+    async fn handshake(&self, date: &str) -> Result<Session, Check> {
         let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
-                          "params": init_params(Some(DEFAULT_VERSION))});
+                          "params": init_params(Some(date))});
         let resp = self.send(HttpRequest::post(&init)).await.map_err(blocked)?;
         let Some(answer) = resp.response_to(&json!(0)) else {
             return Err(blocked(Check::fail(
@@ -147,6 +187,8 @@ pub fn describe(resp: &HttpResponse) -> String {
 pub struct HttpRunner {
     /// The endpoint under test.
     pub target: Arc<HttpTarget>,
+    /// The revisions the run may grade ([`HttpCtx::revisions`]).
+    pub revisions: Arc<Vec<Revision>>,
 }
 
 impl Runner for HttpRunner {
@@ -173,6 +215,12 @@ impl Runner for HttpRunner {
             scope.transcript.clone(),
             scope.deadline.clone(),
         );
-        Ok((HttpCtx { client }, Box::new(())))
+        Ok((
+            HttpCtx {
+                client,
+                revisions: self.revisions.clone(),
+            },
+            Box::new(()),
+        ))
     }
 }

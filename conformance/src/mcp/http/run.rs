@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use super::{HttpRunner, cases};
+use super::{HttpRunner, cases, rev_2025_11_25};
 use crate::core::baseline::Baseline;
 use crate::core::cli::{self, Partial};
 use crate::core::http::HttpTarget;
@@ -12,6 +12,7 @@ use crate::core::report::Report;
 use crate::core::schedule;
 use crate::core::verdict::{self, RunInfo};
 use crate::mcp::profile::Profile;
+use crate::mcp::revision::Revision;
 
 /// What a `--url` run is given by the command line.
 #[derive(Debug)]
@@ -26,20 +27,31 @@ pub struct UrlRun<'a> {
     pub settings: schedule::Settings,
     /// Whether progress goes to stdout.
     pub progress_to_stdout: bool,
+    /// The revisions chosen (`--revision`; every known one when none).
+    pub revisions: Vec<Revision>,
+}
+
+/// Every HTTP case: the transport's rules on 2025-06-18, then 2025-11-25's.
+#[must_use]
+pub fn all() -> Vec<super::Case> {
+    cases::CASES
+        .iter()
+        .chain(rev_2025_11_25::CASES)
+        .copied()
+        .collect()
 }
 
 /// The HTTP cases `globs` select (all when empty).
 #[must_use]
 pub fn select(globs: &[String]) -> Vec<super::Case> {
-    cases::CASES
-        .iter()
+    all()
+        .into_iter()
         .filter(|c| {
             globs.is_empty()
                 || globs
                     .iter()
                     .any(|g| crate::core::select::glob_match(g, c.id))
         })
-        .copied()
         .collect()
 }
 
@@ -56,7 +68,7 @@ pub async fn run(
             run.globs
         ));
     }
-    let ids: BTreeSet<&str> = cases::CASES.iter().map(|c| c.id).collect();
+    let ids: BTreeSet<&str> = all().iter().map(|c| c.id).collect();
     partial.start(
         run.info.clone(),
         chosen.iter().map(|c| c.id).collect(),
@@ -75,12 +87,26 @@ pub async fn run(
     );
     let runner = Arc::new(HttpRunner {
         target: Arc::new(run.target),
+        revisions: Arc::new(run.revisions),
     });
     let ran = schedule::run_all(runner, chosen, run.settings, Some(tx)).await;
     let _ = printer.await;
     let results = ran
         .iter()
-        .map(|r| verdict::grade(r, profile, strict, baseline))
+        .map(|r| graded(r, profile, strict, baseline))
         .collect();
     Ok(verdict::assemble(run.info, results, baseline, &ids))
+}
+
+/// A finished HTTP case graded, with the revision it was graded on.
+#[must_use]
+pub fn graded(
+    ran: &schedule::Ran<super::McpHttp>,
+    profile: Profile,
+    strict: bool,
+    baseline: &Baseline,
+) -> crate::core::report::CaseResult {
+    let mut graded = verdict::grade(ran, profile, strict, baseline);
+    graded.revision = Some(super::revision_of(ran.case.id).to_string());
+    graded
 }
