@@ -24,6 +24,8 @@ use std::fmt::Write as _;
 use std::io;
 use std::path::{Path, PathBuf};
 
+pub mod tier;
+
 /// An evidence class.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Class {
@@ -188,7 +190,10 @@ fn test_files(repo: &Path) -> io::Result<Vec<PathBuf>> {
             .to_string_lossy()
             .into_owned();
         // This generator and its check name ids as examples, not as evidence.
-        if rel == "testkit/src/evidence.rs" || rel == "adapter/tests/it/evidence.rs" {
+        if rel == "testkit/src/evidence.rs"
+            || rel == "testkit/src/evidence/tier.rs"
+            || rel == "adapter/tests/it/evidence.rs"
+        {
             return false;
         }
         let in_tests = rel.contains("/tests/");
@@ -366,6 +371,14 @@ fn generate_with(repo: &Path, not_testable: &[(&str, &str)]) -> io::Result<Strin
         );
     }
     s.push('\n');
+    let fast = tier::fast_cited(repo)?;
+    let _ = writeln!(
+        s,
+        "\nIds a fast-tier test cites (the README's test command, without `CMK_FULL`; \
+         `testkit::evidence::tier` reads which tests are fast): {} of {}.",
+        ids.iter().filter(|id| fast.contains(*id)).count(),
+        ids.len()
+    );
     if !reasons.is_empty() {
         s.push_str("\nNot testable, with the reason:\n\n");
         for (id, why) in reasons {
