@@ -44,13 +44,17 @@ pub fn config(client: &[&str]) -> ClientModeConfig {
 }
 
 /// The script client with `flags` under `profile`: it takes 1.5 s to decide a permission (so a
-/// cancel finds one pending), and SIGINT, its documented interrupt, cancels its turn.
+/// cancel finds one pending), and SIGINT, its documented interrupt, cancels its turn. Four cases
+/// at once: they mostly wait on that decision, and the gates promise the same verdicts at any
+/// `--jobs` (GATE-LOAD, with GATE-LOAD-2's lifecycle cases run alone), which every test of the
+/// script client then shows again.
 pub fn script_cfg(profile: AcpProfile, flags: &[&str]) -> ClientModeConfig {
     let mut all = vec!["--think-ms", "1500"];
     all.extend_from_slice(flags);
     let mut cfg = ClientModeConfig::new(script_client(&all), sibling("fake-cursor-agent"));
     cfg.cancel = CancelDriver::Signal(Signal::SIGINT);
     cfg.profile = profile;
+    cfg.jobs = 4;
     cfg
 }
 
