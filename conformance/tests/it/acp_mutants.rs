@@ -1,7 +1,9 @@
 //! One-defect mutant agents: scenarios of fake-cursor-agent (`mutant-*.json`), each differing
 //! from `conformance-clean` by one deliberate defect. Each must fail (or, for a SHOULD, warn)
 //! exactly its own case; every other case keeps the clean scenario's verdict or gets better (a
-//! case that was not applicable may now apply and pass). ACP-GATE-3.
+//! case that was not applicable may now apply and pass). ACP-GATE-3. In the fast tier a plain
+//! mutant runs its own case alone (`shard`); the full tier runs it against the whole gate
+//! (`whole`); the cascades (`check_blocking`) and the cross-cutting id rule run whole in both.
 
 use std::collections::BTreeMap;
 use std::process::Command;
@@ -23,9 +25,16 @@ fn verdicts(scenario: &str) -> Verdicts {
 /// [`verdicts`] with another `--timeout-ms` (an agent that never answers holds each case that
 /// long).
 fn verdicts_within(scenario: &str, timeout_ms: &str) -> Verdicts {
+    verdicts_of(scenario, timeout_ms, &[])
+}
+
+/// [`verdicts_within`] with `more` arguments for the gate (a `--case` shard).
+fn verdicts_of(scenario: &str, timeout_ms: &str, more: &[&str]) -> Verdicts {
     let mut agent = Command::new(fake_cursor_agent());
     agent.arg("acp").env("FAKE_CURSOR_SCENARIO", scenario);
-    let (out, report) = run_acp(&["--jobs", "8", "--timeout-ms", timeout_ms], &agent);
+    let mut args = vec!["--jobs", "8", "--timeout-ms", timeout_ms];
+    args.extend_from_slice(more);
+    let (out, report) = run_acp(&args, &agent);
     let all: BTreeMap<String, String> = report["cases"]
         .as_array()
         .expect("cases")
@@ -66,15 +75,34 @@ fn rank(outcome: &str) -> u8 {
 
 /// Runs `scenario` and asserts it fails (or warns) `own` with `outcome`, and that no other case
 /// is worse than under `conformance-clean`.
-fn check_mutant(scenario: &str, own: &str, outcome: &str) {
+/// Runs `scenario` and asserts `own` has `outcome` and no other case is worse than under
+/// `conformance-clean`. `whole`: the whole gate, so a case failing beside it shows; otherwise
+/// the mutant's own case (and the cross-cutting ones the gate keeps in any shard). A
+/// cross-cutting own rule needs every case's exchanges, so it always runs whole.
+fn check_mutant(scenario: &str, own: &str, outcome: &str, whole: bool) {
     let clean = clean();
-    let (code, got, report) = verdicts(scenario);
+    let whole = whole || cross_cutting(own);
+    let (code, got, report) = if whole {
+        verdicts(scenario)
+    } else {
+        verdicts_of(scenario, "20000", &["--case", own])
+    };
     assert_eq!(
         got.get(own).map(String::as_str),
         Some(outcome),
         "{scenario}: {own}: {}",
         crate::support::case(&report, own)
     );
+    if !whole {
+        let ran: Vec<&String> = got
+            .keys()
+            .filter(|id| id.as_str() != own && !cross_cutting(id))
+            .collect();
+        assert!(
+            ran.is_empty(),
+            "{scenario}: the shard ran {ran:?} besides {own}"
+        );
+    }
     let worse: Vec<String> = got
         .iter()
         .filter(|(id, o)| id.as_str() != own && rank(o) > rank(&clean[id.as_str()]))
@@ -90,12 +118,29 @@ fn check_mutant(scenario: &str, own: &str, outcome: &str) {
     );
 }
 
-/// One test per mutant scenario: `mutant!(test_name, "scenario", "its own case", "outcome")`.
+/// Whether ACP case `id` is cross-cutting: it grades every other case's exchanges.
+fn cross_cutting(id: &str) -> bool {
+    mcp_conformance::acp::cases::all()
+        .iter()
+        .any(|c| c.id == id && c.needs == mcp_conformance::core::case::Needs::Crosscut)
+}
+
+/// Two tests per mutant: `shard` (fast tier) runs its own case, `whole` (full tier) the whole
+/// gate, so `.ci/run`'s full tier, which runs only what the fast tier leaves out, still holds
+/// every mutant to the whole gate.
 macro_rules! mutant {
     ($test:ident, $scenario:literal, $own:literal, $outcome:literal) => {
-        #[test]
-        fn $test() {
-            check_mutant($scenario, $own, $outcome);
+        mod $test {
+            #[test]
+            fn shard() {
+                super::check_mutant($scenario, $own, $outcome, false);
+            }
+
+            #[test]
+            #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+            fn whole() {
+                super::check_mutant($scenario, $own, $outcome, true);
+            }
         }
     };
 }
