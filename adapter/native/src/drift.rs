@@ -17,7 +17,7 @@ use std::ffi::OsStr;
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::{Command, ExitCode, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 pub use help::{Arity, Help, HelpOption};
 
@@ -471,28 +471,35 @@ fn finish_capture(
             .take()
             .map(|p| Box::new(p) as Box<dyn Read + Send>),
     );
-    let start = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if start.elapsed() < CAPTURE_TIMEOUT => {
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            Ok(None) | Err(_) => {
-                // Unreaped, so the pgid is still ours to signal.
-                if let Ok(raw) = i32::try_from(pgid) {
-                    let _ = nix::sys::signal::killpg(
-                        nix::unistd::Pid::from_raw(raw),
-                        nix::sys::signal::Signal::SIGKILL,
-                    );
-                }
-                let _ = child.wait();
-                return Err(CheckError::Run(format!(
-                    "{shown} did not finish within {CAPTURE_TIMEOUT:?}"
-                )));
-            }
+    // The child's exit is an event: a thread waits for it without reaping it (`WNOWAIT`), and
+    // the bound is a wait on that thread's word, not a poll.
+    let (exited, gone) = std::sync::mpsc::channel();
+    if let Ok(raw) = i32::try_from(pgid) {
+        std::thread::spawn(move || {
+            use nix::sys::wait::{Id, WaitPidFlag, waitid};
+            let pid = nix::unistd::Pid::from_raw(raw);
+            while let Err(nix::errno::Errno::EINTR) =
+                waitid(Id::Pid(pid), WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT)
+            {}
+            let _ = exited.send(());
+        });
+    }
+    if gone.recv_timeout(CAPTURE_TIMEOUT).is_err() {
+        // Unreaped, so the pgid is still ours to signal.
+        if let Ok(raw) = i32::try_from(pgid) {
+            let _ = nix::sys::signal::killpg(
+                nix::unistd::Pid::from_raw(raw),
+                nix::sys::signal::Signal::SIGKILL,
+            );
         }
-    };
+        let _ = child.wait();
+        return Err(CheckError::Run(format!(
+            "{shown} did not finish within {CAPTURE_TIMEOUT:?}"
+        )));
+    }
+    let status = child
+        .wait()
+        .map_err(|e| CheckError::Run(format!("{shown}: cannot reap it: {e}")))?;
     let stdout = out.join().unwrap_or_default();
     let stderr = err.join().unwrap_or_default();
     if !status.success() {
