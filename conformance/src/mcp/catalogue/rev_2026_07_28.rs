@@ -204,10 +204,52 @@ async fn stateless(ctx: Ctx) -> CheckResult {
         "tools/list in the envelope as another connection's first request",
     )?;
     ensure(
-        first.get("tools").is_some_and(Value::is_array)
-            && first.get("tools") == second.get("tools"),
+        same_tools(first, second),
         "tools/list answered as a connection's first request (no earlier request's state), with the same tools on two fresh connections",
         format!("first: {}; second: {}", show(first), show(second)),
     )?;
     Ok(Check::Pass)
+}
+
+/// Whether two `tools/list` results list the same tools, in whatever order. MCP sets no order on
+/// a listing (server/tools, Listing Tools), and servers built on the Rust SDK `rmcp` list their
+/// tools in a hash map's order, which differs from one process to the next: the same tools in
+/// another order are no state carried between requests.
+fn same_tools(first: &Value, second: &Value) -> bool {
+    let sorted = |result: &Value| {
+        let mut tools = result.get("tools")?.as_array()?.clone();
+        tools.sort_by_cached_key(|tool| (tool.get("name").map(Value::to_string), tool.to_string()));
+        Some(tools)
+    };
+    matches!((sorted(first), sorted(second)), (Some(a), Some(b)) if a == b)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::same_tools;
+
+    #[test]
+    fn the_same_tools_in_another_order_are_the_same_listing() {
+        let a = json!({"name": "a", "inputSchema": {"type": "object", "properties": {}}});
+        let b = json!({"name": "b", "inputSchema": {"properties": {}, "type": "object"}});
+        let first = json!({"resultType": "complete", "tools": [a, b]});
+        let second = json!({"resultType": "complete", "tools": [b, a]});
+        assert!(same_tools(&first, &second));
+    }
+
+    #[test]
+    fn another_tool_or_no_listing_is_not_the_same() {
+        let a = json!({"name": "a"});
+        let b = json!({"name": "b"});
+        let first = json!({"tools": [a, b]});
+        assert!(!same_tools(&first, &json!({"tools": [a]})));
+        assert!(!same_tools(
+            &first,
+            &json!({"tools": [a, {"name": "b", "title": "B"}]})
+        ));
+        assert!(!same_tools(&json!({}), &json!({})));
+        assert!(!same_tools(&json!({"tools": {}}), &json!({"tools": {}})));
+    }
 }
