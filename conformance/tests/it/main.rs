@@ -27,6 +27,7 @@ mod mutant_suite_acp;
 mod mutant_suite_mcp;
 mod mutants;
 mod real_http_servers;
+mod real_rmcp_server;
 mod real_servers;
 mod reports;
 mod rev_2025_11_25;

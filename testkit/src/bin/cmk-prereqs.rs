@@ -3,9 +3,10 @@
 //!
 //! `cmk-prereqs --print NAME` installs only that peer and prints just where it is, for scripts:
 //! `claude` (its path; CI's drift check), `server-everything` (its entry script), `python-mcp`
-//! (the venv's `python`) and `official-conformance` (its `node` and entry script on one line:
-//! the official MCP conformance suite, which the plain run leaves out since no test needs it;
-//! `scripts/official-suite.sh` uses the last three).
+//! (the venv's `python`), `rust-mcp-server` (its binary) and `official-conformance` (its `node`
+//! and entry script on one line: the official MCP conformance suite, which the plain run leaves
+//! out since no test needs it). `scripts/official-suite.sh` uses `server-everything`,
+//! `python-mcp` and `official-conformance`.
 
 use std::process::ExitCode;
 
@@ -34,7 +35,7 @@ fn main() -> ExitCode {
         }
     };
     println!("cache: {}", root.display());
-    let results: [(&str, Result<String, PrereqError>); 12] = [
+    let results: [(&str, Result<String, PrereqError>); 13] = [
         (
             "claude",
             prereq::claude().map(|p| format!("{} ({})", p.display(), prereq::CLAUDE_VERSION_LINE)),
@@ -47,6 +48,16 @@ fn main() -> ExitCode {
             "python-mcp",
             prereq::python_mcp()
                 .map(|p| format!("{} (mcp {})", p.display(), prereq::PYTHON_MCP_VERSION)),
+        ),
+        (
+            "rust-mcp-server",
+            prereq::rust_mcp_server().map(|cmd| {
+                format!(
+                    "{cmd:?} (rust-mcp-server {}, rmcp {})",
+                    prereq::RUST_MCP_SERVER_VERSION,
+                    prereq::RUST_MCP_SERVER_RMCP_VERSION
+                )
+            }),
         ),
         (
             "acp-ts-example-agent",
@@ -153,10 +164,11 @@ fn main() -> ExitCode {
 }
 
 /// The peers `--print` knows.
-const PRINTABLE: [&str; 4] = [
+const PRINTABLE: [&str; 5] = [
     "claude",
     "server-everything",
     "python-mcp",
+    "rust-mcp-server",
     "official-conformance",
 ];
 
@@ -166,6 +178,8 @@ fn print_one(name: &str) -> ExitCode {
         "claude" => prereq::claude().map(|p| p.display().to_string()),
         "server-everything" => prereq::everything_server_entry().map(|p| p.display().to_string()),
         "python-mcp" => prereq::python_mcp().map(|p| p.display().to_string()),
+        "rust-mcp-server" => prereq::rust_mcp_server_dir()
+            .map(|p| p.join("bin/rust-mcp-server").display().to_string()),
         "official-conformance" => prereq::official_conformance_paths()
             .map(|(script, node)| format!("{} {}", node.display(), script.display())),
         _ => {

@@ -6,6 +6,8 @@
 //! - `@modelcontextprotocol/server-everything@2026.8.31` ([`everything_server`]), started in
 //!   stdio mode;
 //! - the Python MCP SDK `mcp==2.3.0` in a venv ([`python_mcp`]);
+//! - `rust-mcp-server@0.4.1` from crates.io, a server on the official Rust SDK `rmcp` 3.1.0,
+//!   built by `cargo install --locked` ([`rust_mcp_server`], stdio or Streamable HTTP);
 //! - six real ACP agents: the TypeScript SDK's example agent from `@agentclientprotocol/sdk@0.12.0`
 //!   ([`acp_ts_example_agent`]), the Python SDK's echo agent from
 //!   `agent-client-protocol==0.12.1` ([`acp_python_echo_agent`]; the same SDK's example *client*
@@ -48,6 +50,7 @@ mod mcp_ts_sdk;
 mod npm_pin;
 mod official_conformance;
 mod python_mcp;
+mod rust_mcp_server;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -82,6 +85,10 @@ pub use official_conformance::{
     official_conformance_paths,
 };
 pub use python_mcp::{PYTHON_MCP_VERSION, python_mcp, python_mcp_command};
+pub use rust_mcp_server::{
+    RUST_MCP_SERVER_RMCP_VERSION, RUST_MCP_SERVER_VERSION, rust_mcp_server, rust_mcp_server_dir,
+    rust_mcp_server_streamable_http,
+};
 
 /// Why a prerequisite is unavailable. Cheap to clone: each is computed once per process.
 #[derive(Debug, Clone, thiserror::Error)]

@@ -1,6 +1,6 @@
 //! The prerequisite machinery without the network: the CI gate, and `cmk-prereqs` run against
-//! a scratch cache with fake `npm` and `python3` (`CMK_NPM`, `CMK_PYTHON`) that either fail or
-//! lay out what the real ones would. PREREQ-1: under CI a missing prerequisite fails; an
+//! a scratch cache with fake `npm`, `python3` and `cargo` (`CMK_NPM`, `CMK_PYTHON`, `CMK_CARGO`:
+//! the `cargo` beside the fake `npm`) that either fail or lay out what the real ones would. PREREQ-1: under CI a missing prerequisite fails; an
 //! install is published once and reused.
 
 use std::path::Path;
@@ -68,7 +68,25 @@ esac"#,
             calls = dir.join("calls").display()
         ),
     );
+    fake_cargo(dir);
     npm
+}
+
+/// A fake `cargo install … --root DIR …` beside the fake `npm` (where [`cmk_prereqs`] points
+/// `CMK_CARGO`): it makes `DIR/bin/rust-mcp-server` print the pinned version, and counts its
+/// calls in `cargo-calls`.
+fn fake_cargo(dir: &Path) {
+    write_script(
+        &dir.join("cargo"),
+        &format!(
+            r#"echo call >> "{calls}"
+root=""; while [ $# -gt 0 ]; do [ "$1" = "--root" ] && root="$2"; shift; done
+mkdir -p "$root/bin"
+printf '#!/bin/sh\necho "rust-mcp-server 0.4.1."\n' > "$root/bin/rust-mcp-server"
+chmod +x "$root/bin/rust-mcp-server""#,
+            calls = dir.join("cargo-calls").display()
+        ),
+    );
 }
 
 /// A fake `python3` whose `-m venv DIR` makes a `DIR/bin/python` that answers pip, the version
@@ -113,6 +131,8 @@ const NPM_INSTALLS: [&str; 10] = [
 ];
 /// The venvs `cmk-prereqs` makes.
 const PYTHON_INSTALLS: [&str; 2] = ["python-mcp-2.3.0", "acp-python-sdk-0.12.1"];
+/// The `cargo install`s `cmk-prereqs` makes.
+const CARGO_INSTALLS: [&str; 1] = ["rust-mcp-server-0.4.1"];
 
 /// `cmk-prereqs` against a cache of its own and fake package clients (never the network). The
 /// fast tier's `CMK_NO_PEERS` is not passed on: this is the install machinery under test.
@@ -130,7 +150,8 @@ fn cmk_prereqs_with(
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_cmk-prereqs"));
     cmd.env("CMK_CACHE", cache)
         .env("CMK_NPM", npm)
-        .env("CMK_PYTHON", python);
+        .env("CMK_PYTHON", python)
+        .env("CMK_CARGO", npm.with_file_name("cargo"));
     match no_peers {
         Some(value) => cmd.env("CMK_NO_PEERS", value),
         None => cmd.env_remove("CMK_NO_PEERS"),
@@ -150,7 +171,11 @@ fn no_peers_refuses_every_install_even_a_published_one() {
     let out = cmk_prereqs_with(&cache, &npm, &python, Some("1"));
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    for name in NPM_INSTALLS.iter().chain(&PYTHON_INSTALLS) {
+    for name in NPM_INSTALLS
+        .iter()
+        .chain(&PYTHON_INSTALLS)
+        .chain(&CARGO_INSTALLS)
+    {
         assert!(
             stderr.contains(&format!("real peer {name} refused: CMK_NO_PEERS=1")),
             "{name}: {stderr}"
@@ -179,7 +204,11 @@ fn install_is_published_atomically_once_and_reused() {
         "{stdout}"
     );
     assert!(stdout.contains("dist/index.js\" \"stdio\""), "{stdout}");
-    for name in NPM_INSTALLS.iter().chain(&PYTHON_INSTALLS) {
+    for name in NPM_INSTALLS
+        .iter()
+        .chain(&PYTHON_INSTALLS)
+        .chain(&CARGO_INSTALLS)
+    {
         let link = std::fs::read_link(cache.join(name)).expect("published as a symlink");
         assert!(link.starts_with("store"), "{name} -> {}", link.display());
         assert!(cache.join("logs").join(format!("{name}.log")).is_file());
@@ -198,6 +227,13 @@ fn install_is_published_atomically_once_and_reused() {
         calls.lines().count(),
         NPM_INSTALLS.len(),
         "npm ran once per package, not again on reuse"
+    );
+    let cargo_calls =
+        std::fs::read_to_string(scratch.path().join("cargo-calls")).expect("cargo calls");
+    assert_eq!(
+        cargo_calls.lines().count(),
+        CARGO_INSTALLS.len(),
+        "cargo ran once per crate, not again on reuse"
     );
 }
 
@@ -258,6 +294,10 @@ fn failed_step_is_quoted_in_the_error_and_nothing_is_published() {
     write_script(&npm, "echo 'boom from the fake npm' >&2; exit 3");
     let python = scratch.path().join("python3");
     write_script(&python, "echo 'no venv today' >&2; exit 4");
+    write_script(
+        &scratch.path().join("cargo"),
+        "echo 'no crate today' >&2; exit 5",
+    );
 
     let out = cmk_prereqs(&cache, &npm, &python);
     assert_eq!(out.status.code(), Some(1));
@@ -272,7 +312,16 @@ fn failed_step_is_quoted_in_the_error_and_nothing_is_published() {
             && stderr.contains("no venv today"),
         "{stderr}"
     );
-    for name in NPM_INSTALLS.iter().chain(&PYTHON_INSTALLS) {
+    assert!(
+        stderr.contains("install step `cargo install rust-mcp-server` failed")
+            && stderr.contains("no crate today"),
+        "{stderr}"
+    );
+    for name in NPM_INSTALLS
+        .iter()
+        .chain(&PYTHON_INSTALLS)
+        .chain(&CARGO_INSTALLS)
+    {
         assert!(
             std::fs::symlink_metadata(cache.join(name)).is_err(),
             "{name} must not look installed"

@@ -1,0 +1,239 @@
+//! A real server on the official Rust SDK, graded precisely: `rust-mcp-server@0.4.1` from
+//! crates.io (rmcp 3.1.0 in its lock file; pinned and built on first use by
+//! `testkit::prereq::rust_mcp_server`), over stdio under the plain profile. Every verdict is
+//! pinned, each one that is not a pass with the MCP or JSON-RPC text behind it and what the
+//! server put on the wire, and the report at `--jobs 1` must equal the one at the default
+//! `--jobs` (a verdict does not depend on parallelism). With `CI=true` a missing prerequisite
+//! fails the test.
+
+use serde_json::Value;
+
+use crate::support::{case, describe, run_json};
+
+fn rmcp_server() -> Option<Vec<String>> {
+    let cmd = testkit::prereq::require(testkit::prereq::rust_mcp_server())?;
+    Some(
+        std::iter::once(cmd.get_program())
+            .chain(cmd.get_args())
+            .map(|s| s.to_string_lossy().into_owned())
+            .collect(),
+    )
+}
+
+/// The id-less error rmcp 3.1.0 writes for a message it cannot read as a request.
+const ID_LESS: &str = r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request"}}"#;
+
+/// Every verdict of the plain profile on rust-mcp-server 0.4.1 over stdio. Revisions as in
+/// tests/it/real_servers.rs: it supports the four handshake dates and 2026-07-28.
+const PLAIN: &[(&str, &str)] = &[
+    ("lifecycle/server-discover/probe", "pass"),
+    ("lifecycle/initialize/result-shape", "pass"),
+    ("lifecycle/initialize/version/2024-11-05", "pass"),
+    ("lifecycle/initialize/version/2025-03-26", "pass"),
+    ("lifecycle/initialize/version/2025-06-18", "pass"),
+    ("lifecycle/initialize/unsupported-proposal", "pass"),
+    ("lifecycle/initialize/older-proposal", "pass"),
+    ("lifecycle/initialize/malformed-proposal", "pass"),
+    // It exits with status 1 on an initialize without protocolVersion (rmcp cannot read the
+    // request). MCP's initialize requires the field and says nothing of a request without it;
+    // T2's answer is the kit's rule: info under plain.
+    ("lifecycle/initialize/missing-proposal", "info"),
+    ("lifecycle/ping/before-initialize", "pass"),
+    ("lifecycle/ping/after-initialize", "pass"),
+    // It exits with status 1 when a connection's first request is tools/list: T3's -32600 is
+    // the contract's, informational for a plain server.
+    ("lifecycle/request-before-initialize", "info"),
+    ("lifecycle/initialized/no-early-requests", "pass"),
+    // T1 (MCP 2025-06-18 basic/transports: "The server MUST NOT write anything to its stdout
+    // that is not a valid MCP message"): to a JSON scalar, to "jsonrpc": "1.0", to a non-string
+    // method, to scalar params, to an empty array and to a batch it writes ID_LESS, an error
+    // with no id at all. JSON-RPC 2.0 §5: a response's id "is REQUIRED" and "MUST be Null" when
+    // the request's id could not be read; the 2025-06-18 schema's JSONRPCError requires it too.
+    // Graded once, on the first exchange that showed it (rmcp's id-less errors).
+    ("lifecycle/stdout/protocol-only", "fail"),
+    ("lifecycle/shutdown/stdin-eof", "pass"),
+    ("lifecycle/shutdown/sigterm", "pass"),
+    ("lifecycle/initialize/revisions", "pass"),
+    // rmcp 3.1.0 speaks the stateless era: server/discover in the envelope answers every
+    // required field, enveloped requests are served, a request without the envelope is -32602,
+    // and tools/list is answered as a connection's first request with the same tools on two
+    // connections (in another order each time: rmcp lists them in a hash map's order, which
+    // MCP allows; the case compared them in order and failed it, a false MUST fail).
+    ("lifecycle/2026-07-28/discover", "pass"),
+    ("lifecycle/2026-07-28/envelope", "pass"),
+    ("lifecycle/2026-07-28/envelope-missing", "pass"),
+    // It answers initialize on a connection opened by an enveloped server/discover (a 2025-06-18
+    // result), and a request in the envelope on a 2025-11-25 connection. Both rules are the
+    // Python SDK 2.3.0's behaviour, graded SHOULD (docs/conformance.md, The stateless era's own
+    // rules): true to those rules, which the specification's text may not carry.
+    ("lifecycle/2026-07-28/initialize-refused", "warn"),
+    ("lifecycle/2026-07-28/legacy-refuses-envelope", "warn"),
+    ("lifecycle/2026-07-28/stateless", "pass"),
+    ("jsonrpc/ids/zero", "pass"),
+    ("jsonrpc/ids/negative", "pass"),
+    ("jsonrpc/ids/string", "pass"),
+    ("jsonrpc/ids/empty-string", "pass"),
+    ("jsonrpc/ids/i64-max", "pass"),
+    ("jsonrpc/ids/i64-min", "pass"),
+    // T3a (a SHOULD outside provider): rmcp's ids are i64, and a ping with id 2^64-1, a valid
+    // JSON-RPC integer id, is dropped without an answer.
+    ("jsonrpc/ids/u64-max", "warn"),
+    ("jsonrpc/response-ids", "pass"),
+    ("jsonrpc/unknown-method", "pass"),
+    ("jsonrpc/unknown-notification", "pass"),
+    // JSON-RPC 2.0 §5.1 answers a line that is no JSON -32700 with id null; rmcp drops it (T4,
+    // a SHOULD outside provider), and drops invalid UTF-8 too (the kit's rule: info).
+    ("jsonrpc/malformed/parse-error", "warn"),
+    ("jsonrpc/malformed/invalid-utf8", "info"),
+    // T4 (SHOULD outside provider; JSON-RPC 2.0 §5): each is answered -32600 but with no id
+    // (ID_LESS), where the id was the request's (71, 72, 73) or null (a scalar).
+    ("jsonrpc/invalid/not-an-object", "warn"),
+    ("jsonrpc/invalid/wrong-version", "warn"),
+    ("jsonrpc/invalid/method-not-string", "warn"),
+    ("jsonrpc/invalid/params-not-structured", "warn"),
+    // A request with id null is dropped without an answer.
+    ("jsonrpc/invalid/null-id", "warn"),
+    // MCP 2025-03-26 basic (Batching): implementations "MUST support receiving JSON-RPC
+    // batches". Negotiated 2025-03-26, it answers the batch with one ID_LESS: a MUST failure.
+    ("jsonrpc/batch/2025-03-26", "fail"),
+    // Under 2025-06-18 and 2024-11-05 it refuses a batch with -32600, as T5 asks.
+    ("jsonrpc/batch/rejected-2025-06-18", "pass"),
+    ("jsonrpc/batch/rejected-2024-11-05", "pass"),
+    // JSON-RPC 2.0 §6: an empty array is answered -32600 with id null; it omits the id.
+    ("jsonrpc/batch/empty", "warn"),
+    // T6's bound is the kit's: it answers the ping inside a 64 MiB line and grows ~120 MiB.
+    ("jsonrpc/oversized/answered", "info"),
+    ("jsonrpc/oversized/memory-bounded", "info"),
+    ("jsonrpc/long-connection", "pass"),
+    ("liveness/after-malformed", "pass"),
+    ("liveness/after-oversized", "pass"),
+    ("liveness/in-flight-kept", "pass"),
+    ("tools/list/shape", "pass"),
+    ("tools/list/pagination", "pass"),
+    // MCP 2025-06-18 server/utilities/pagination: "Invalid cursors SHOULD result in an error with
+    // code -32602"; it ignores the cursor and lists everything.
+    ("tools/list/invalid-cursor", "warn"),
+    ("tools/schema/valid", "pass"),
+    // TOOL-2's closed schemas are the contract's: informational.
+    ("tools/schema/closed-objects", "info"),
+    ("tools/names/sep-986", "pass"),
+    // MCP server/tools (Error Handling) lists unknown tools among protocol errors (example
+    // -32602, JSON-RPC's Invalid params); rmcp answers -32600, JSON-RPC's code for "not a valid
+    // Request object", which the request was. TOOL-3, a SHOULD: a warning.
+    ("tools/call/unknown-tool", "warn"),
+    // None of its tools is annotated readOnlyHint (they run cargo): the runner calls none, so
+    // the cases on call results skip, and the coverage line says so.
+    ("tools/call/wrong-typed-arguments", "skip"),
+    ("tools/call/wrong-typed-arguments@2025-11-25", "skip"),
+    ("tools/result/shape", "skip"),
+    ("tools/result/error-split", "skip"),
+    ("tools/result/output-schema", "skip"),
+    ("tools/names/2025-11-25", "pass"),
+    ("tools/schema/dialect/2025-11-25", "pass"),
+    ("listings/title/2025-11-25", "pass"),
+    ("listings/icons/2025-11-25", "pass"),
+    // It declares tools only: no resources, no prompts.
+    ("resources/list/shape", "skip"),
+    ("resources/read/listed", "skip"),
+    ("resources/read/unknown", "skip"),
+    ("resources/read/unknown@2026-07-28", "skip"),
+    ("prompts/list/shape", "skip"),
+    ("prompts/get/shape", "skip"),
+    ("prompts/get/unknown", "skip"),
+    ("logging/message-shape", "skip"),
+    ("cancellation/unknown-request", "pass"),
+    ("cancellation/in-flight/no-response", "skip"),
+    // No computer-mcp metadata: informational under plain, skipped where no tool has a role.
+    ("meta-risk/declared", "info"),
+    ("meta-risk/by-role", "skip"),
+    ("meta-risk/annotations", "skip"),
+    ("meta-work/declared", "info"),
+    ("meta-work/resource-listed", "info"),
+    ("meta-work/snapshot-shape", "skip"),
+    ("meta-work/invocation-malformed", "skip"),
+    ("meta-work/invocation-not-an-argument", "skip"),
+    ("meta-continuation/declared", "skip"),
+    ("meta-continuation/absent", "skip"),
+];
+
+/// Per case its verdict, level, blocker and expectation. Not the `actual` texts: the server
+/// lists its tools in a hash map's order, different in each process, and several texts quote
+/// the listing (the verdicts on it do not depend on that order).
+fn verdicts(report: &Value) -> Vec<String> {
+    report["cases"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .map(|c| {
+            format!(
+                "{} {} {} blocked_by={} expected={}",
+                c["id"].as_str().unwrap_or("?"),
+                c["outcome"],
+                c["level"],
+                c["blocked_by"],
+                c["expected"]
+            )
+        })
+        .collect()
+}
+
+/// rust-mcp-server 0.4.1 (rmcp 3.1.0) over stdio, every plain verdict pinned: its true
+/// failures are the id-less errors (T1, graded once) and the 2025-03-26 batch it does not
+/// support (T5); the same report at `--jobs 1`.
+#[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+fn the_rust_sdk_server_is_graded_precisely_at_any_jobs() {
+    let Some(server) = rmcp_server() else { return };
+    let server: Vec<&str> = server.iter().map(String::as_str).collect();
+    let (out, report) = run_json(&["--timeout-ms", "20000"], &server);
+    let report = report.unwrap_or_else(|| panic!("no report: {}", describe(&out)));
+    crate::docs::assert_matches_schema(&report);
+    let ids: Vec<&str> = report["cases"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .filter_map(|c| c["id"].as_str())
+        .collect();
+    let pinned: Vec<&str> = PLAIN.iter().map(|(id, _)| *id).collect();
+    assert_eq!(
+        ids, pinned,
+        "the plain catalogue changed: pin the new case's verdict here"
+    );
+    let wrong: Vec<String> = PLAIN
+        .iter()
+        .filter(|(id, want)| case(&report, id)["outcome"] != *want)
+        .map(|(id, want)| {
+            let c = case(&report, id);
+            format!(
+                "{id}: {} instead of {want} (expected {:?}, actual {:?}, reason {:?})",
+                c["outcome"], c["expected"], c["actual"], c["reason"]
+            )
+        })
+        .collect();
+    assert!(wrong.is_empty(), "grading changed:\n{}", wrong.join("\n"));
+    // The T1 failure is the id-less error itself, seen first where the runner sent a scalar.
+    let stdout = case(&report, "lifecycle/stdout/protocol-only");
+    assert!(
+        stdout["actual"]
+            .as_str()
+            .is_some_and(|a| a.contains("neither a method nor an id") && a.contains(ID_LESS)),
+        "{stdout}"
+    );
+    // And the batch failure is the same error where a 2025-03-26 batch needs its answers.
+    assert_eq!(case(&report, "jsonrpc/batch/2025-03-26")["actual"], ID_LESS);
+    // The id-less errors and the batch fail the gate.
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+
+    let (other_out, other) = run_json(&["--timeout-ms", "20000", "--jobs", "1"], &server);
+    let other = other.unwrap_or_else(|| panic!("no report: {}", describe(&other_out)));
+    let (pinned, now) = (verdicts(&report), verdicts(&other));
+    let diff: Vec<String> = pinned
+        .iter()
+        .zip(&now)
+        .filter(|(a, b)| a != b)
+        .map(|(a, b)| format!("--jobs 8: {a}\n--jobs 1: {b}"))
+        .collect();
+    assert_eq!(pinned.len(), now.len(), "case count at --jobs 1");
+    assert!(diff.is_empty(), "verdicts differ:\n{}", diff.join("\n"));
+    assert_eq!(out.status.code(), other_out.status.code());
+}

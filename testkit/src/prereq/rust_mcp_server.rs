@@ -1,0 +1,117 @@
+//! `rust-mcp-server@0.4.1` from crates.io: an MCP server built on the official Rust SDK `rmcp`
+//! (3.1.0 in its lock file) that exposes cargo, rustc and rustup as tools. Installed with
+//! `cargo install --locked --features http` (its own `Cargo.lock`, so its dependencies do not
+//! float), which adds the Streamable HTTP mode bound to 127.0.0.1. It needs no credentials and no
+//! network to serve: `rust-mcp-server` serves MCP on stdin/stdout (and prints `Rust MCP Server
+//! started on stdio` on stderr); `--http --port P` serves Streamable HTTP at
+//! `http://127.0.0.1:P/` (and prints `Rust MCP Server started on http://127.0.0.1:P/`).
+//!
+//! Its tools run cargo in the workspace it is given: every command here gives it an empty folder
+//! of the install, never the caller's. None of its tools is annotated `readOnlyHint`, so the
+//! conformance gate calls none of them under its default profiles.
+//!
+//! The build is the costly part (about 140 crates, a release build: 3 min 37 s of CPU, 4 min
+//! 21 s of wall time on two cores shared with other builds; measured 2026-12-06). It compiles in
+//! `build/rust-mcp-server-0.4.1/` under the cache root, kept after the install, so an
+//! interrupted or repeated install does not start over.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use super::PrereqError;
+use super::install::{cache_root, ensure, io_err};
+
+/// The pinned version.
+pub const RUST_MCP_SERVER_VERSION: &str = "0.4.1";
+
+/// The `rmcp` version its lock file pins (what the tests say they grade).
+pub const RUST_MCP_SERVER_RMCP_VERSION: &str = "3.1.0";
+
+const INSTALL_NAME: &str = "rust-mcp-server-0.4.1";
+const BINARY: &str = "bin/rust-mcp-server";
+/// The empty folder the server is told is its workspace.
+const WORKSPACE: &str = "workspace";
+
+/// Variables of the calling cargo (a test run sets them) that must not reach a build of another
+/// project: extra compiler flags (`-D warnings` or a `cfg` of this workspace) and target folders.
+const BUILD_VARS: [&str; 6] = [
+    "RUSTFLAGS",
+    "CARGO_ENCODED_RUSTFLAGS",
+    "RUSTDOCFLAGS",
+    "CARGO_TARGET_DIR",
+    "CARGO_BUILD_TARGET_DIR",
+    "CARGO_INSTALL_ROOT",
+];
+
+fn complete(dir: &Path) -> bool {
+    dir.join(BINARY).is_file() && dir.join(WORKSPACE).is_dir()
+}
+
+/// The install folder (`bin/rust-mcp-server`, `workspace/`), built on first use with
+/// `CMK_CARGO`, else the `cargo` running this build (`CARGO`), else `cargo` on the PATH.
+pub fn rust_mcp_server_dir() -> Result<PathBuf, PrereqError> {
+    static DIR: OnceLock<Result<PathBuf, PrereqError>> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let target = cache_root()?.join("build").join(INSTALL_NAME);
+        ensure(INSTALL_NAME, complete, |store, log| {
+            std::fs::create_dir_all(&target)
+                .map_err(|e| io_err("create build folder", &target, e))?;
+            let cargo = std::env::var_os("CMK_CARGO")
+                .or_else(|| std::env::var_os("CARGO"))
+                .unwrap_or_else(|| "cargo".into());
+            let mut cmd = Command::new(cargo);
+            cmd.args(["install", "--locked", "--features", "http", "--root"])
+                .arg(store)
+                .arg("--target-dir")
+                .arg(&target)
+                .arg(format!("rust-mcp-server@{RUST_MCP_SERVER_VERSION}"))
+                // Outside any workspace, so no project's `.cargo/config.toml` applies.
+                .current_dir(store);
+            for var in BUILD_VARS {
+                cmd.env_remove(var);
+            }
+            log.run("cargo install rust-mcp-server", &mut cmd)?;
+            let workspace = store.join(WORKSPACE);
+            std::fs::create_dir_all(&workspace)
+                .map_err(|e| io_err("create workspace folder", &workspace, e))?;
+            let binary = store.join(BINARY);
+            let out = log.capture(
+                "rust-mcp-server --version",
+                Command::new(&binary).arg("--version"),
+            )?;
+            let found = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+            // It prints `rust-mcp-server 0.4.1.` (with the trailing dot).
+            if !found.starts_with(&format!("rust-mcp-server {RUST_MCP_SERVER_VERSION}")) {
+                return Err(PrereqError::WrongVersion {
+                    what: "rust-mcp-server",
+                    expected: RUST_MCP_SERVER_VERSION,
+                    found,
+                });
+            }
+            Ok(())
+        })
+    })
+    .clone()
+}
+
+/// The server's command: its empty workspace, no log file (it logs nothing then).
+fn command() -> Result<Command, PrereqError> {
+    let dir = rust_mcp_server_dir()?;
+    let mut cmd = Command::new(dir.join(BINARY));
+    cmd.arg("--workspace").arg(dir.join(WORKSPACE));
+    Ok(cmd)
+}
+
+/// `rust-mcp-server --workspace …`: the server over stdio.
+pub fn rust_mcp_server() -> Result<Command, PrereqError> {
+    command()
+}
+
+/// `rust-mcp-server --workspace … --http --port PORT`: the server over Streamable HTTP at
+/// `http://127.0.0.1:PORT/` (it binds 127.0.0.1 only).
+pub fn rust_mcp_server_streamable_http(port: u16) -> Result<Command, PrereqError> {
+    let mut cmd = command()?;
+    cmd.arg("--http").arg("--port").arg(port.to_string());
+    Ok(cmd)
+}
