@@ -134,7 +134,8 @@ pub struct Refusal {
     /// The answer in a finding's words (status, content type, body).
     pub said: String,
     /// Whether the request went out before the server issued a session (no `Mcp-Session-Id`)
-    /// and was not `initialize`: a 400 then is HTTP-4's refusal of a request without a session.
+    /// and was not `initialize`: a 400 then is HTTP-4's refusal of a request without a session
+    /// (and another 4xx the same refusal with a status HTTP-4 does not ask for).
     pub sessionless: bool,
 }
 
@@ -256,11 +257,22 @@ impl From<ClientError> for Check {
             ClientError::Refused {
                 ref waiting_for,
                 ref refusal,
-            } if refusal.sessionless && refusal.status == 400 => Check::skip(format!(
-                "{NOT_OVER_HTTP}: the server requires a session and refused {waiting_for}, sent \
-                 before initialize, with 400 Bad Request as HTTP-4 says ({})",
-                refusal.said
-            )),
+            } if refusal.sessionless && (400..500).contains(&refusal.status) => {
+                // HTTP-4 asks for 400; another client error (rmcp 3.1.0 answers 422) is the same
+                // refusal of a request without a session, and its status is graded once, by
+                // transport/http/session/required, not again by each case sent before it.
+                let how = if refusal.status == 400 {
+                    "with 400 Bad Request as HTTP-4 says"
+                } else {
+                    "with a client error other than HTTP-4's 400 Bad Request (graded by \
+                     transport/http/session/required)"
+                };
+                Check::skip(format!(
+                    "{NOT_OVER_HTTP}: the server requires a session and refused {waiting_for}, \
+                     sent before initialize, {how} ({})",
+                    refusal.said
+                ))
+            }
             ClientError::Refused {
                 ref waiting_for,
                 ref refusal,

@@ -329,3 +329,33 @@ async fn a_request_before_the_session_refused_with_400_is_not_applicable() {
     assert!(reason.starts_with(NOT_OVER_HTTP), "{reason}");
     assert!(reason.contains("HTTP 400"), "{reason}");
 }
+
+// HTTP-4: a request before the session refused with another 4xx (rmcp 3.1.0: 422 "Unexpected
+// message, expect initialize request") is the same refusal as a 400, not observable before
+// initialize either; its status is transport/http/session/required's finding, not a second one.
+// A 5xx, or a 4xx to a request inside a session, stays the request's own failure.
+#[test]
+fn a_request_before_the_session_refused_with_another_4xx_is_not_applicable_either() {
+    let refused = |status: u16, sessionless: bool| ClientError::Refused {
+        waiting_for: "ping".into(),
+        refusal: Box::new(Refusal {
+            id: serde_json::json!(1),
+            status,
+            said: format!("HTTP {status} (no Content-Type): a refusal"),
+            sessionless,
+        }),
+    };
+    let check = crate::core::model::Check::from(refused(422, true));
+    let crate::core::model::Check::Skip(reason) = &check else {
+        panic!("a skip: {check:?}");
+    };
+    assert!(reason.starts_with(NOT_OVER_HTTP), "{reason}");
+    assert!(
+        reason.contains("HTTP 422") && reason.contains("transport/http/session/required"),
+        "{reason}"
+    );
+    for (status, sessionless) in [(422, false), (500, true)] {
+        let check = crate::core::model::Check::from(refused(status, sessionless));
+        assert!(check.is_fail(), "{status} {sessionless}: {check:?}");
+    }
+}
