@@ -278,8 +278,9 @@ fn rmcp_server_http() -> Option<Server> {
 const PLAIN_OVER_HTTP: &[(&str, &str)] = &[
     // The kit's probe (T3, INFO): it sends server/discover in the 2026-07-28 envelope without an
     // MCP-Protocol-Version header, and rmcp refuses that -32020 ("request _meta protocolVersion
-    // requires MCP-Protocol-Version header"). The runner's, not the server's: its HTTP link sends
-    // the header only after an initialize, so the stateless era is not graded over HTTP
+    // requires MCP-Protocol-Version header", and with it "missing required Mcp-Method header").
+    // The runner's gap, not the server's: its HTTP link sends the first header only after an
+    // initialize and never the second, so the stateless era is not graded over HTTP
     // ("revision not supported" below; over stdio rmcp speaks it).
     ("lifecycle/server-discover/probe", "info"),
     ("lifecycle/initialize/result-shape", "pass"),
