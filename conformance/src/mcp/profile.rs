@@ -77,6 +77,12 @@ impl Levels {
         gateway: Some(Level::Info),
     };
 
+    /// One SDK's behaviour, with no specification text at hand that states it (the stateless
+    /// era's error codes and era mixing, as the Python SDK 2.3.0 answers them): informational in
+    /// every profile. The official Rust SDK rmcp 3.1.0 answers otherwise, so an SDK's choice is
+    /// no rule a server deviates from.
+    pub const SDK_ONLY: Self = Self::all(Level::Info);
+
     /// Only under the provider profile.
     pub const PROVIDER_ONLY: Self = Self {
         plain: None,

@@ -55,17 +55,17 @@ fn each_defect_fails_exactly_its_case() {
         (
             "missing-envelope-accepted",
             "lifecycle/2026-07-28/envelope-missing",
-            "warn",
+            "info",
         ),
         (
             "initialize-no-data",
             "lifecycle/2026-07-28/initialize-refused",
-            "warn",
+            "info",
         ),
         (
             "legacy-accepts-envelope",
             "lifecycle/2026-07-28/legacy-refuses-envelope",
-            "warn",
+            "info",
         ),
         ("stateful", "lifecycle/2026-07-28/stateless", "fail"),
     ];

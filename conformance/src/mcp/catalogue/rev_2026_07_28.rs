@@ -40,7 +40,7 @@ pub const CASES: &[Case] = &[
     case!(
         "lifecycle/2026-07-28/envelope-missing",
         "Python SDK 2.3.0 (mcp/shared/inbound.py: a request without the envelope pair is INVALID_PARAMS, after basic \"Per-request protocol fields\")",
-        Levels::all(Level::Should),
+        Levels::SDK_ONLY,
         Server,
         "On a modern connection a request without the envelope is refused with -32602",
         missing_envelope[]
@@ -48,7 +48,7 @@ pub const CASES: &[Case] = &[
     case!(
         "lifecycle/2026-07-28/initialize-refused",
         "Python SDK 2.3.0 (mcp/server/runner.py: \"initialize on a modern connection gets UNSUPPORTED_PROTOCOL_VERSION naming the served versions\", -32022, data {supported, requested})",
-        Levels::all(Level::Should),
+        Levels::SDK_ONLY,
         Server,
         "initialize on a modern connection is refused with -32022 and data {supported: [..2026-07-28..], requested: the date proposed}",
         initialize_refused[]
@@ -56,7 +56,7 @@ pub const CASES: &[Case] = &[
     case!(
         "lifecycle/2026-07-28/legacy-refuses-envelope",
         "Python SDK 2.3.0 (mcp/server/runner.py: \"an enveloped request on a legacy connection gets INVALID_REQUEST\")",
-        Levels::all(Level::Should),
+        Levels::SDK_ONLY,
         Server,
         "On a handshake connection (initialize done on a handshake revision the server supports) a request in the 2026-07-28 envelope is refused with -32600",
         legacy_refuses_envelope[]
