@@ -132,7 +132,7 @@ const NPM_INSTALLS: [&str; 10] = [
 /// The venvs `cmk-prereqs` makes.
 const PYTHON_INSTALLS: [&str; 2] = ["python-mcp-2.3.0", "acp-python-sdk-0.12.1"];
 /// The `cargo install`s `cmk-prereqs` makes.
-const CARGO_INSTALLS: [&str; 1] = ["rust-mcp-server-0.4.1"];
+const CARGO_INSTALLS: [&str; 1] = ["rust-mcp-server-0.4.1-debug"];
 
 /// `cmk-prereqs` against a cache of its own and fake package clients (never the network). The
 /// fast tier's `CMK_NO_PEERS` is not passed on: this is the install machinery under test.
