@@ -860,56 +860,76 @@ fn shard(globs: &[&str], mutation: &str) -> (BTreeSet<String>, Value) {
 
 // A `--case` shard keeps the cross-cutting rules on the exchanges it makes: a shard of cases
 // that read only listings once passed a server whose answers were not JSON-RPC 2.0, or that
-// answered every request twice.
-#[test]
-fn a_shard_keeps_the_cross_cutting_rules_on_its_own_exchanges() {
-    for (globs, mutation, expected) in [
-        (
-            &["tools/catalogue"][..],
-            "response-without-jsonrpc",
-            "lifecycle/stdout/protocol-only",
-        ),
-        (&["resources"][..], "answered-twice", "jsonrpc/response-ids"),
-        (
-            &["lifecycle/ping"][..],
-            "ping-answered-twice",
-            "jsonrpc/response-ids",
-        ),
-        (
-            &["lifecycle/ping"][..],
-            "unsolicited-string-answer",
-            "jsonrpc/response-ids",
-        ),
-        (
-            &["tools/list"][..],
-            "list-answered-twice",
-            "jsonrpc/response-ids",
-        ),
-        (
-            &["jsonrpc/unknown-notification"][..],
-            "stdout-banner",
-            "lifecycle/stdout/protocol-only",
-        ),
-    ] {
-        let (failing, report) = shard(globs, mutation);
-        assert_eq!(
-            failing,
-            BTreeSet::from([expected.to_owned()]),
-            "{globs:?} through {mutation}: {}",
-            report["summary"]
-        );
-        // The shard's own cases ran besides the cross-cutting ones.
-        assert!(
-            report["cases"]
-                .as_array()
-                .expect("cases")
+// answered every request twice. One test per shard, so they run side by side.
+fn assert_shard_keeps(globs: &[&str], mutation: &str, expected: &str) {
+    let (failing, report) = shard(globs, mutation);
+    assert_eq!(
+        failing,
+        BTreeSet::from([expected.to_owned()]),
+        "{globs:?} through {mutation}: {}",
+        report["summary"]
+    );
+    // The shard's own cases ran besides the cross-cutting ones.
+    assert!(
+        report["cases"]
+            .as_array()
+            .expect("cases")
+            .iter()
+            .any(|c| globs
                 .iter()
-                .any(|c| globs
-                    .iter()
-                    .any(|g| c["id"].as_str().unwrap_or("").starts_with(g))),
-            "{report}"
-        );
-    }
+                .any(|g| c["id"].as_str().unwrap_or("").starts_with(g))),
+        "{report}"
+    );
+}
+
+#[test]
+fn a_shard_keeps_the_cross_cutting_rules_a_catalogue_shard_sees_no_jsonrpc() {
+    assert_shard_keeps(
+        &["tools/catalogue"],
+        "response-without-jsonrpc",
+        "lifecycle/stdout/protocol-only",
+    );
+}
+
+#[test]
+fn a_shard_keeps_the_cross_cutting_rules_a_resources_shard_sees_answers_twice() {
+    assert_shard_keeps(&["resources"], "answered-twice", "jsonrpc/response-ids");
+}
+
+#[test]
+fn a_shard_keeps_the_cross_cutting_rules_a_ping_shard_sees_a_ping_answered_twice() {
+    assert_shard_keeps(
+        &["lifecycle/ping"],
+        "ping-answered-twice",
+        "jsonrpc/response-ids",
+    );
+}
+
+#[test]
+fn a_shard_keeps_the_cross_cutting_rules_a_ping_shard_sees_an_unsolicited_answer() {
+    assert_shard_keeps(
+        &["lifecycle/ping"],
+        "unsolicited-string-answer",
+        "jsonrpc/response-ids",
+    );
+}
+
+#[test]
+fn a_shard_keeps_the_cross_cutting_rules_a_listing_shard_sees_a_list_answered_twice() {
+    assert_shard_keeps(
+        &["tools/list"],
+        "list-answered-twice",
+        "jsonrpc/response-ids",
+    );
+}
+
+#[test]
+fn a_shard_keeps_the_cross_cutting_rules_a_notification_shard_sees_a_banner() {
+    assert_shard_keeps(
+        &["jsonrpc/unknown-notification"],
+        "stdout-banner",
+        "lifecycle/stdout/protocol-only",
+    );
 }
 
 // The id rule's evidence names the offence and the first exchange: a repeat says which request
