@@ -32,6 +32,9 @@ pub struct Turn<'a> {
     session: usize,
     vars: Vars,
     answered: bool,
+    /// Answers to the agent's requests served so far in this turn, whoever served them (a
+    /// step's own wait, or the queue served before each step).
+    answers: u64,
     cancel_answer_ms: u64,
 }
 
@@ -54,6 +57,7 @@ impl<'a> Turn<'a> {
             session,
             vars,
             answered: false,
+            answers: 0,
             cancel_answer_ms,
         }
     }
@@ -213,18 +217,17 @@ impl<'a> Turn<'a> {
         }
     }
 
-    /// Serves client messages until `n` answers to the agent's requests have come, whatever their
-    /// ids. At end of input the wait never ends, as a wait for one answer.
+    /// Serves client messages until `n` answers to the agent's requests have come in this turn,
+    /// whatever their ids: those served before this step count (the queue is served before
+    /// every step, so an early answer must not be waited for again). At end of input the wait
+    /// never ends, as a wait for one answer.
     fn await_answers(&mut self, n: u64) -> Result<(), Stop> {
-        let mut got = 0;
-        while got < n {
+        while self.answers < n {
             match self.agent.next(None) {
                 Next::Timeout => {}
                 Next::Eof => process::hang(),
                 Next::Msg(msg) => {
-                    if self.serve(msg)?.is_some() {
-                        got += 1;
-                    }
+                    self.serve(msg)?;
                 }
             }
         }
@@ -243,7 +246,10 @@ impl<'a> Turn<'a> {
     fn serve(&mut self, msg: Value) -> Result<Option<Value>, Stop> {
         match self.agent.handle(msg) {
             Handled::Done => Ok(None),
-            Handled::Answer(a) => Ok(Some(a)),
+            Handled::Answer(a) => {
+                self.answers += 1;
+                Ok(Some(a))
+            }
             Handled::Cancel(sid) => {
                 if !self.answered && sid == self.session_id() {
                     return Err(Stop::Cancelled);

@@ -95,8 +95,9 @@ pub enum Step {
     Request(RequestStep),
     /// A pause (a cancel ends it early).
     SleepMs(u64),
-    /// Serve client messages until this many answers to the agent's requests have come, whatever
-    /// their ids (for requests written as `raw` lines, whose ids the fake cannot hold).
+    /// Serve client messages until this many answers to the agent's requests have come in the
+    /// turn (those served before this step count), whatever their ids (for requests written as
+    /// `raw` lines, whose ids the fake cannot hold).
     AwaitAnswers(u64),
     /// Stop answering anything, ignore cancel, never exit (until the safety lifetime).
     Hang,

@@ -645,6 +645,31 @@ fn a_scenario_file_by_path_runs_every_remaining_step_kind() {
     );
 }
 
+/// `await_answers` counts the answers served before its step too: an answer that came while
+/// an earlier step ran (here a pause, which serves the client meanwhile) is not waited for
+/// again. The fake once hung there, so a turn whose client answered fast never ended.
+#[test]
+fn await_answers_counts_an_answer_served_before_its_step() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("early.json");
+    let scenario = json!({
+        "kind": "injection",
+        "description": "test-only",
+        "steps": [
+            {"raw": r#"{"jsonrpc":"2.0","id":"t1","method":"cursor/task","params":{"description":"x"}}"#},
+            {"sleep_ms": 300},
+            {"await_answers": 1},
+            {"update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "done"}}}
+        ]
+    });
+    std::fs::write(&path, scenario.to_string()).expect("write");
+    let mut agent = Agent::start(&[("FAKE_CURSOR_SCENARIO", &path.to_string_lossy())]);
+    let sid = agent.handshake();
+    let msgs = agent.turn(&sid, "go", |_| Some(json!({"result": {}})));
+    assert_eq!(text(&msgs), "done");
+    agent.kill();
+}
+
 #[test]
 fn a_malformed_scenario_file_is_refused_at_start() {
     let dir = tempfile::tempdir().expect("tmp");
