@@ -1,7 +1,8 @@
 //! Which MCP cases apply to which transport. Every case runs over stdio (a server the runner
 //! starts) and over Streamable HTTP (`--url`: a session of the endpoint, through the one
 //! [`crate::core::client::Client`]), except the ones listed in [`STDIO_ONLY`]: their rule is
-//! about stdio itself (stdout, stdin EOF, signals to the process, the framing of lines). Over
+//! about stdio itself (stdout, stdin EOF, signals to the process, the framing of lines, a
+//! connection's era that outlives one request). Over
 //! HTTP they are reported `skip` with [`crate::core::client::NOT_OVER_HTTP`] and why, so the
 //! report and the coverage still name them; the transport's own cases (HTTP-1..10,
 //! [`crate::mcp::http::cases`]) run over HTTP only.
@@ -33,6 +34,13 @@ pub const STDIO_ONLY: &[(&str, &str)] = &[
     (
         "liveness/after-oversized",
         "T4 after a 64 MiB line of stdio's framing",
+    ),
+    (
+        "lifecycle/2026-07-28/initialize-refused",
+        "MCP 2026-07-28 streamable-http: every POST names its own revision in its \
+         MCP-Protocol-Version header, so no connection is modern for initialize to be refused \
+         on (a POST without the header opens a handshake session; initialize with it is a \
+         method 2026-07-28 does not define: 404 with -32601)",
     ),
     (
         "runs/eof/cancels-runs",

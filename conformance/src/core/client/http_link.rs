@@ -10,6 +10,10 @@
 //! (a notification, a response, bytes that are no JSON) is answered at once by the transport
 //! (HTTP-3): the send waits for that head, so the server has taken it before the case's next
 //! message goes out, as a stdio pipe keeps order.
+//!
+//! A link whose first message is in the 2026-07-28 envelope is of the stateless era: no session
+//! is issued, and every POST carries the request metadata headers that revision requires,
+//! mirrored from its body ([`super::request_metadata`]), so the server routes it to that era.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -31,6 +35,12 @@ struct SessionState {
     id: Option<String>,
     /// The revision of the first `InitializeResult` (sent as `MCP-Protocol-Version`).
     version: Option<String>,
+    /// The stateless-era revision of the first enveloped request answered with a result before
+    /// any `InitializeResult`: the link then sends the request metadata headers on every POST,
+    /// enveloped or not. Until then only an enveloped message carries them, so a client that
+    /// tried the era first and was refused falls back to `initialize` without them, as
+    /// 2026-07-28 streamable-http "Backward Compatibility" has it.
+    era: Option<String>,
     /// The runner's own trouble reaching the endpoint, last seen (for a closed connection).
     trouble: Option<String>,
 }
@@ -117,10 +127,21 @@ impl HttpLink {
     /// session's headers; its answers reach the frame queue as they arrive.
     pub(super) async fn post(&mut self, body: &[u8]) {
         let mut req = HttpRequest::post_bytes(body.to_vec());
+        let mut offered = None;
         {
             let state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
             if let Some(v) = &state.version {
                 req = req.header("mcp-protocol-version", v);
+            } else {
+                let sent = serde_json::from_slice::<Value>(body).ok();
+                if let Some((version, headers)) =
+                    super::request_metadata::mirror(sent.as_ref(), state.era.as_deref())
+                {
+                    offered = Some(version);
+                    for (name, value) in headers {
+                        req = req.header(name, value);
+                    }
+                }
             }
             if let Some(id) = &state.id {
                 req = req.header("mcp-session-id", id);
@@ -134,6 +155,7 @@ impl HttpLink {
             tx: self.tx.clone(),
             budget: self.budget.clone(),
             sink: self.sink.clone(),
+            offered,
         };
         self.tasks.retain(|t| !t.is_finished());
         let task = tokio::spawn(exchange.run(req, head_tx));
@@ -174,6 +196,8 @@ struct Exchange {
     tx: mpsc::Sender<Option<Incoming>>,
     budget: Arc<Semaphore>,
     sink: Arc<Mutex<Sink>>,
+    /// The stateless-era revision the POST's metadata headers named, when they were sent.
+    offered: Option<String>,
 }
 
 impl Exchange {
@@ -295,6 +319,9 @@ impl Exchange {
                         }
                         let answer = matches!((&frame, waited),
                             (Frame::Json(m), Some(id)) if is_response_to(m, id));
+                        if let (true, Frame::Json(m)) = (answer, &frame) {
+                            self.learn_era(m);
+                        }
                         if refused && expect.sessionless && waited.is_some() && !answer {
                             continue;
                         }
@@ -322,6 +349,16 @@ impl Exchange {
                 held.len()
             ));
             let _ = send_frame(&self.tx, &self.budget, Frame::Json(Value::Array(held)), 1).await;
+        }
+    }
+
+    /// A result answering a POST sent in the stateless era makes the link that era's.
+    fn learn_era(&self, m: &Value) {
+        if let (Some(v), Some(_)) = (&self.offered, m.get("result").filter(|r| r.is_object())) {
+            let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+            if state.version.is_none() {
+                state.era.get_or_insert_with(|| v.clone());
+            }
         }
     }
 

@@ -26,6 +26,7 @@ pub(crate) mod handle;
 mod http_link;
 mod message;
 pub(crate) mod reader;
+mod request_metadata;
 mod seen;
 
 pub use handle::{Deadline, ProcHandle, ServerSpec};

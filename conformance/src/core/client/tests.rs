@@ -177,6 +177,11 @@ async fn http_peer() -> (
                         let session = headers
                             .iter()
                             .any(|(n, v)| n == "mcp-session-id" && v == "s-1");
+                        // A POST naming the stateless era in its headers, outside any session.
+                        let modern = !session
+                            && headers
+                                .iter()
+                                .any(|(n, v)| n == "mcp-protocol-version" && v == "2026-07-28");
                         let body = req.into_body().collect().await.expect("body").to_bytes();
                         let msg: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
                         let id = msg.get("id").cloned();
@@ -189,6 +194,19 @@ async fn http_peer() -> (
                             .filter_map(|m| m.get("id"))
                             .map(|id| format!("data: {}\n\n", json!({"jsonrpc": "2.0", "id": id, "result": {}})))
                             .collect(), false),
+                        // Its era: every request answered (server/discover is a method it
+                        // does not define: 404 with -32601), and what it was sent recorded.
+                        method if modern => {
+                            let _ = seen_tx.send(headers.clone());
+                            let answer = if method == Some("server/discover") {
+                                json!({"jsonrpc": "2.0", "id": id,
+                                       "error": {"code": -32601, "message": "Method not found"}})
+                            } else {
+                                json!({"jsonrpc": "2.0", "id": id, "result": {}})
+                            };
+                            let status = if answer.get("error").is_some() { 404 } else { 200 };
+                            (status, "application/json", answer.to_string(), false)
+                        }
                         Some("initialize") => (200, "application/json", json!({"jsonrpc": "2.0", "id": id,
                             "result": {"protocolVersion": "2025-06-18", "capabilities": {},
                                        "serverInfo": {"name": "peer", "version": "1"}}}).to_string(), true),
@@ -301,6 +319,71 @@ async fn an_http_connection_is_a_session_whose_answers_are_frames() {
                 .iter()
                 .any(|(n, v)| n == "mcp-session-id" && v == "s-1"),
         "{ended:?}"
+    );
+}
+
+// HTTP-1 (MCP 2026-07-28 streamable-http, Request Metadata): a request in the 2026-07-28
+// envelope carries "an `MCP-Protocol-Version` header" matching its `_meta`, `Mcp-Method` and
+// `Mcp-Name`; once one is answered with a result the link is of that era and a request without
+// the envelope carries them too; a refused one makes no era (the client falls back).
+#[tokio::test]
+async fn a_request_in_the_2026_07_28_envelope_carries_its_metadata_headers() {
+    let (target, mut seen) = http_peer().await;
+    let spec = ServerSpec::endpoint(target);
+    let deadline = Deadline::at(Instant::now() + Duration::from_secs(20));
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"});
+    let mut refused =
+        Client::spawn(&spec, Transcript::new(), deadline.clone(), None).expect("connect");
+    let answer = refused
+        .request("server/discover", Some(json!({"_meta": meta})))
+        .await
+        .expect("answered");
+    assert_eq!(answer["error"]["code"], -32601, "{answer}");
+    seen.recv().await.expect("the discover's headers");
+    let err = refused
+        .request("ping", None)
+        .await
+        .expect_err("no era: refused without a session");
+    let check = format!("{:?}", crate::core::model::Check::from(err));
+    assert!(
+        check.contains("HTTP 400"),
+        "a refused envelope made no era: {check}"
+    );
+    let mut client = Client::spawn(&spec, Transcript::new(), deadline, None).expect("connect");
+    let called = client
+        .request(
+            "tools/call",
+            Some(json!({"name": "add", "arguments": {}, "_meta": meta})),
+        )
+        .await
+        .expect("answered");
+    assert_eq!(called["result"], json!({}), "{called}");
+    let headers = seen.recv().await.expect("the call's headers");
+    for (name, value) in [
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", "add"),
+    ] {
+        assert!(
+            headers.iter().any(|(n, v)| n == name && v == value),
+            "{name}: {value} in {headers:?}"
+        );
+    }
+    assert!(
+        headers.iter().all(|(n, _)| n != "mcp-session-id"),
+        "{headers:?}"
+    );
+    let bare = client.request("tools/list", None).await.expect("answered");
+    assert_eq!(bare["result"], json!({}), "{bare}");
+    let headers = seen.recv().await.expect("the list's headers");
+    assert!(
+        headers
+            .iter()
+            .any(|(n, v)| n == "mcp-protocol-version" && v == "2026-07-28")
+            && headers
+                .iter()
+                .any(|(n, v)| n == "mcp-method" && v == "tools/list"),
+        "{headers:?}"
     );
 }
 

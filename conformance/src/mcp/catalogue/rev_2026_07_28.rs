@@ -181,11 +181,23 @@ async fn legacy_refuses_envelope(ctx: Ctx) -> CheckResult {
     };
     let mut client = ctx.session_with(legacy.date()).await?;
     let answer = client.request("tools/list", Some(env(json!({})))).await?;
+    // Over Streamable HTTP the session's MCP-Protocol-Version names {legacy} and the body's
+    // envelope 2026-07-28: "If the values do not match, the server MUST reject the request with
+    // 400 Bad Request and a HeaderMismatch JSON-RPC error" (2026-07-28 streamable-http,
+    // Protocol Version Header), which refuses the mix as well.
+    let (codes, named): (&[i64], &str) = if client.is_http() {
+        (
+            &[-32600, -32020],
+            "-32600 (or -32020 HeaderMismatch over HTTP)",
+        )
+    } else {
+        (&[-32600], "-32600")
+    };
     refused_with(
         &answer,
-        &[-32600],
+        codes,
         &format!(
-            "tools/list in the 2026-07-28 envelope on a {legacy} connection refused with -32600"
+            "tools/list in the 2026-07-28 envelope on a {legacy} connection refused with {named}"
         ),
     )?;
     Ok(Check::Pass)
