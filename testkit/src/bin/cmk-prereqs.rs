@@ -35,7 +35,7 @@ fn main() -> ExitCode {
         }
     };
     println!("cache: {}", root.display());
-    let results: [(&str, Result<String, PrereqError>); 13] = [
+    let results: [(&str, Result<String, PrereqError>); 14] = [
         (
             "claude",
             prereq::claude().map(|p| format!("{} ({})", p.display(), prereq::CLAUDE_VERSION_LINE)),
@@ -56,6 +56,16 @@ fn main() -> ExitCode {
                     "{cmd:?} (rust-mcp-server {}, rmcp {})",
                     prereq::RUST_MCP_SERVER_VERSION,
                     prereq::RUST_MCP_SERVER_RMCP_VERSION
+                )
+            }),
+        ),
+        (
+            "kubernetes-mcp-server",
+            prereq::kubernetes_mcp_server().map(|cmd| {
+                format!(
+                    "{cmd:?} (kubernetes-mcp-server {}, on {})",
+                    prereq::KUBERNETES_MCP_SERVER_VERSION,
+                    prereq::KUBERNETES_MCP_SERVER_SDK
                 )
             }),
         ),

@@ -8,6 +8,9 @@
 //! - the Python MCP SDK `mcp==2.3.0` in a venv ([`python_mcp`]);
 //! - `rust-mcp-server@0.4.1` from crates.io, a server on the official Rust SDK `rmcp` 3.1.0,
 //!   built by `cargo install --locked` ([`rust_mcp_server`], stdio or Streamable HTTP);
+//! - `kubernetes-mcp-server@0.0.67` from npm, a server written in Go on the official Go SDK
+//!   (the native binary of its platform package, [`kubernetes_mcp_server`]), given a kubeconfig
+//!   whose cluster is a closed loopback port;
 //! - six real ACP agents: the TypeScript SDK's example agent from `@agentclientprotocol/sdk@0.12.0`
 //!   ([`acp_ts_example_agent`]), the Python SDK's echo agent from
 //!   `agent-client-protocol==0.12.1` ([`acp_python_echo_agent`]; the same SDK's example *client*
@@ -44,6 +47,7 @@ mod claude_code;
 mod core_hosts;
 mod everything;
 mod install;
+mod kubernetes_mcp_server;
 mod mcp_inspector;
 mod mcp_inspector_2;
 mod mcp_ts_sdk;
@@ -75,6 +79,10 @@ pub use everything::{
     everything_server_streamable_http,
 };
 pub use install::{cache_root, peers_off};
+pub use kubernetes_mcp_server::{
+    KUBERNETES_MCP_SERVER_SDK, KUBERNETES_MCP_SERVER_VERSION, kubernetes_mcp_server,
+    kubernetes_mcp_server_paths,
+};
 pub use mcp_inspector::{MCP_INSPECTOR_VERSION, mcp_inspector_cli, mcp_inspector_cli_entry};
 pub use mcp_inspector_2::{
     INSPECTOR_NODE_VERSION, MCP_INSPECTOR_2_VERSION, mcp_inspector_2_cli, mcp_inspector_2_paths,

