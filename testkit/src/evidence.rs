@@ -57,12 +57,13 @@ impl Class {
 
 /// Path rules, most specific first: a repository-relative path starting with the prefix has the
 /// class. Anything else with tests is [`Class::Fixture`].
-pub const RULES: [(&str, Class); 13] = [
+pub const RULES: [(&str, Class); 14] = [
     ("adapter/tests/it/model/", Class::Model),
     ("adapter/tests/it/hosts/", Class::Host),
     ("conformance/tests/it/real_servers.rs", Class::Host),
     ("conformance/tests/it/real_http_servers.rs", Class::Host),
     ("conformance/tests/it/real_rmcp_server.rs", Class::Host),
+    ("conformance/tests/it/real_go_server.rs", Class::Host),
     ("adapter/tests/it/real_claude/", Class::Native),
     ("adapter/tests/it/fidelity/", Class::Native),
     ("adapter/tests/it/cursor/real_agent.rs", Class::Native),
@@ -304,8 +305,9 @@ fn generate_with(repo: &Path, not_testable: &[(&str, &str)]) -> io::Result<Strin
          ([procedure and record](model-runs.md)).\n\n\
          The class of a test is its module path (`testkit::evidence::RULES`): \
          `adapter/tests/it/model/` authenticated model; `adapter/tests/it/hosts/`, \
-         `conformance/tests/it/real_servers.rs`, `conformance/tests/it/real_http_servers.rs` and \
-         `conformance/tests/it/real_rmcp_server.rs` exact host; `adapter/tests/it/real_claude/`, \
+         `conformance/tests/it/real_servers.rs`, `conformance/tests/it/real_http_servers.rs`, \
+         `conformance/tests/it/real_rmcp_server.rs` and `conformance/tests/it/real_go_server.rs` \
+         exact host; `adapter/tests/it/real_claude/`, \
          `adapter/tests/it/fidelity/`, `adapter/tests/it/cursor/real_agent.rs`, \
          `acp-client/tests/it/real_agents.rs` and the real-CLI tests of `testkit/tests/it/` native \
          interface; everything else fixture protocol.\n\n",
