@@ -10,6 +10,7 @@ pub mod argv;
 pub mod claude;
 pub mod evidence;
 pub mod golden;
+pub mod listen;
 pub mod modcycles;
 pub mod parent_kill;
 pub mod prereq;

@@ -4,9 +4,7 @@
 //! --http PORT`), pinned and installed on first use, every verdict of the catalogue and of the
 //! transport's own cases pinned. With `CI=true` a missing prerequisite fails the test.
 
-use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::Stdio;
 
 use crate::docs::assert_matches_schema;
 use crate::http::{Server, grade};
@@ -15,34 +13,19 @@ use crate::http::{Server, grade};
 /// the test picked; killed when dropped.
 fn everything_http() -> Option<Server> {
     let mut cmd = testkit::prereq::require(testkit::prereq::everything_server_streamable_http())?;
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free loopback port")
-        .port();
+    let port = testkit::listen::free_loopback_port();
     let preload = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/it/loopback_preload.cjs");
     let options = match std::env::var("NODE_OPTIONS") {
         Ok(o) if !o.is_empty() => format!("{o} --require {}", preload.display()),
         _ => format!("--require {}", preload.display()),
     };
-    let mut child = cmd
-        .env("PORT", port.to_string())
-        .env("NODE_OPTIONS", options)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start server-everything");
-    // It says so on stderr once it listens; the rest of stderr is drained so it never blocks.
-    let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
-    let mut line = String::new();
-    loop {
-        line.clear();
-        let n = stderr.read_line(&mut line).expect("read stderr");
-        assert!(n > 0, "server-everything exited before listening");
-        if line.contains("listening on port") {
-            break;
-        }
-    }
-    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+    // It says so on stderr once it listens.
+    let child = testkit::listen::spawn_listening(
+        cmd.env("PORT", port.to_string())
+            .env("NODE_OPTIONS", options),
+        "listening on port",
+        "server-everything",
+    );
     Some(Server {
         child,
         url: format!("http://127.0.0.1:{port}/mcp"),
@@ -252,32 +235,16 @@ fn python_http() -> Option<Server> {
     use std::os::unix::process::CommandExt as _;
     let python = testkit::prereq::require(testkit::prereq::python_mcp())?;
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/it/python_server.py");
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free loopback port")
-        .port();
-    let mut child = std::process::Command::new(python)
-        .arg(&script)
-        .args(["--http", &port.to_string()])
-        .process_group(0)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start the Python server");
-    // Uvicorn says so on stderr once it listens; the rest is drained so it never blocks.
-    let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
-    let mut line = String::new();
-    let listening = format!("Uvicorn running on http://127.0.0.1:{port}");
-    loop {
-        line.clear();
-        let n = stderr.read_line(&mut line).expect("read stderr");
-        assert!(n > 0, "the Python server exited before listening");
-        if line.contains(&listening) {
-            break;
-        }
-    }
-    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+    let port = testkit::listen::free_loopback_port();
+    // Uvicorn says so on stderr once it listens.
+    let child = testkit::listen::spawn_listening(
+        std::process::Command::new(python)
+            .arg(&script)
+            .args(["--http", &port.to_string()])
+            .process_group(0),
+        &format!("Uvicorn running on http://127.0.0.1:{port}"),
+        "the Python server",
+    );
     Some(Server {
         child,
         url: format!("http://127.0.0.1:{port}/mcp"),

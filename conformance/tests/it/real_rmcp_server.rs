@@ -6,9 +6,6 @@
 //! `--jobs 1` must equal the one at the default `--jobs` (a verdict does not depend on
 //! parallelism). With `CI=true` a missing prerequisite fails the test.
 
-use std::io::{BufRead, BufReader};
-use std::process::Stdio;
-
 use serde_json::Value;
 
 use crate::http::{Server, grade};
@@ -245,28 +242,10 @@ fn the_rust_sdk_server_is_graded_precisely_at_any_jobs() {
 /// rust-mcp-server on Streamable HTTP (its `http` feature; it binds 127.0.0.1 only) on a port
 /// the test picked; killed when dropped.
 fn rmcp_server_http() -> Option<Server> {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free loopback port")
-        .port();
+    let port = testkit::listen::free_loopback_port();
     let mut cmd = testkit::prereq::require(testkit::prereq::rust_mcp_server_streamable_http(port))?;
-    let mut child = cmd
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start rust-mcp-server");
-    // It says so on stderr once it listens; the rest of stderr is drained so it never blocks.
-    let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
-    let mut line = String::new();
-    loop {
-        line.clear();
-        let n = stderr.read_line(&mut line).expect("read stderr");
-        assert!(n > 0, "rust-mcp-server exited before listening");
-        if line.contains("started on http://") {
-            break;
-        }
-    }
-    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+    // It says so on stderr once it listens.
+    let child = testkit::listen::spawn_listening(&mut cmd, "started on http://", "rust-mcp-server");
     Some(Server {
         child,
         url: format!("http://127.0.0.1:{port}/"),
