@@ -14,8 +14,8 @@ use crate::support::{case, describe, run_json};
 fn rmcp_server() -> Option<Vec<String>> {
     let cmd = testkit::prereq::require(testkit::prereq::rust_mcp_server())?;
     Some(
-        std::iter::once(cmd.get_program())
-            .chain(cmd.get_args())
+        testkit::prereq::argv(&cmd)
+            .iter()
             .map(|s| s.to_string_lossy().into_owned())
             .collect(),
     )

@@ -13,8 +13,8 @@ use crate::support::{describe, outcome, run_json};
 fn everything() -> Option<Vec<String>> {
     let cmd = testkit::prereq::require(testkit::prereq::everything_server())?;
     Some(
-        std::iter::once(cmd.get_program())
-            .chain(cmd.get_args())
+        testkit::prereq::argv(&cmd)
+            .iter()
             .map(|s| s.to_string_lossy().into_owned())
             .collect(),
     )
