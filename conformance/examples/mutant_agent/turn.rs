@@ -16,6 +16,9 @@ use crate::peer::{Peer, Session, error_answer, result_answer};
 const POLL: Duration = Duration::from_millis(10);
 /// How long the client may take to answer one of the agent's requests.
 const CLIENT_ANSWER: Duration = Duration::from_secs(30);
+/// How long, after a cancel, the defect that errors on a cancelled permission waits for the
+/// client's answer to its pending request (a client sends it right after `session/cancel`).
+const CANCEL_GRACE: Duration = Duration::from_secs(1);
 const TOOL_CALL: &str = "read-readme";
 
 /// Why a turn ended early.
@@ -49,10 +52,18 @@ impl Turn<'_> {
     }
 
     /// The client's answer to one of the agent's requests, or the cancel that came first.
+    ///
+    /// The defect that errors the turn on a cancelled permission takes, after a cancel, the
+    /// answer the client must then send to the pending request (`cancelled`) when it comes within
+    /// [`CANCEL_GRACE`]: otherwise which of the two it saw first, the cancel or the answer, was a
+    /// race of its two threads, and under load it sometimes hid its own defect.
     fn answer(&self, rx: &Receiver<Value>) -> Result<Value, Early> {
         let end = Instant::now() + CLIENT_ANSWER;
         loop {
             if self.cancelled() {
+                if self.peer.is(Defect::PermissionCancelledError) {
+                    return rx.recv_timeout(CANCEL_GRACE).map_err(|_| Early::Cancelled);
+                }
                 return Err(Early::Cancelled);
             }
             match rx.recv_timeout(POLL) {
