@@ -230,9 +230,13 @@ async fn a_client_crashing_before_its_turn_fails_the_turn_case_only() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_hanging_before_its_turn_fails_the_turn_case_only() {
     let mut cfg = cfg(&["--hang-before-prompt"]);
-    // Each case waits its whole timeout for a turn that never comes: short, and side by side.
-    cfg.case_timeout = std::time::Duration::from_secs(3);
-    cfg.jobs = 4;
+    // Each case waits its whole timeout for a turn that never comes, so they all run side by
+    // side. The timeout leaves the client time to start and speak first even on a loaded
+    // machine: at 3 s, with the tests' other gates beside it, a client that took 1.9 s to reach
+    // its agent sometimes had not spoken by the timeout, and that case was a runner error
+    // ("never spoke to the scripted agent"), truthfully, instead of its blocked skip.
+    cfg.case_timeout = std::time::Duration::from_secs(6);
+    cfg.jobs = 12;
     let results = run_client_mode(&cfg).await;
     blocked_by_one(
         &results,
