@@ -287,8 +287,11 @@ const NEED_A_STOP_REASON: &[&str] = &[
 ];
 
 // ACP prompt-turn: session/prompt is never answered. The shape cases saw well-formed messages
-// (or none) and are blocked, not failed on "an answer to session/prompt".
+// (or none) and are blocked, not failed on "an answer to session/prompt". Full tier: the same
+// rule's cascade after well-formed requests (below) is the fast tier's, and each of these whole
+// gates waits out a 5 s prompt deadline per turn case.
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn a_prompt_never_answered_fails_only_stop_reason_and_blocks_every_turn_case() {
     check_blocking(
         "mutant-prompt-unanswered",

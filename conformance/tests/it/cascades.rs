@@ -220,7 +220,11 @@ const PING_BLOCKED: &[&str] = &[
     "cancellation/unknown-request",
 ];
 
+// Full tier: the wrong id above u64 (below) makes the same cascade in the fast tier, and each
+// of these whole gates waits out the oversized cases' long deadline on a ping never answered
+// under its own id.
 #[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn a_wrong_id_on_ping_fails_the_id_rule_once() {
     assert_one_verdict(
         &["--wrong-id-method", "ping"],
