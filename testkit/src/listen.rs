@@ -18,14 +18,18 @@ pub fn free_loopback_port() -> u16 {
         .port()
 }
 
-/// Spawns `cmd` with its stderr piped (stdin and stdout to null) and returns once a stderr line
-/// contains `listening`; the rest of stderr is copied to nowhere on a thread. `what` names the
-/// server in failures.
+/// Spawns `cmd` in a process group of its own, with its stderr piped (stdin and stdout to null),
+/// and returns once a stderr line contains `listening`; the rest of stderr is copied to nowhere
+/// on a thread. `what` names the server in failures. The child's pid is its group's id: kill
+/// the group ([`crate::procs::kill_group`]), not the child alone, so the helpers a wrapper
+/// (`npx`, a Node or Python launcher) forked go with it.
 ///
 /// # Panics
 /// The server cannot be spawned, or its stderr ends (it exited) before the line came.
 pub fn spawn_listening(cmd: &mut Command, listening: &str, what: &str) -> Child {
+    use std::os::unix::process::CommandExt as _;
     let mut child = cmd
+        .process_group(0)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())

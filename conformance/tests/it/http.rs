@@ -6,6 +6,7 @@
 //! other.
 
 use std::io::{BufRead, BufReader};
+use std::os::unix::process::CommandExt as _;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -21,8 +22,11 @@ pub struct Server {
     pub url: String,
 }
 
+/// Kills the server's whole process group (each server starts in one of its own: the toy here,
+/// the real ones through `testkit::listen::spawn_listening`), then reaps the leader.
 impl Drop for Server {
     fn drop(&mut self) {
+        testkit::procs::kill_group(self.child.id());
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -40,7 +44,7 @@ pub fn toy_http_with(flags: &[&str], defect: Option<&str>) -> Server {
         .join("examples")
         .join("http_toy_server");
     let mut cmd = Command::new(&bin);
-    cmd.args(flags);
+    cmd.process_group(0).args(flags);
     if let Some(d) = defect {
         cmd.args(["--defect", d]);
     }

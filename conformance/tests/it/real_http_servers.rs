@@ -232,7 +232,6 @@ fn assert_pinned(outcomes: &[(String, String)], pinned: &[(&str, &str)]) {
 /// The Python SDK server on Streamable HTTP at a free loopback port, in a process group of its
 /// own (killed when dropped); `None` when the prerequisite is missing outside CI.
 fn python_http() -> Option<Server> {
-    use std::os::unix::process::CommandExt as _;
     let python = testkit::prereq::require(testkit::prereq::python_mcp())?;
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/it/python_server.py");
     let port = testkit::listen::free_loopback_port();
@@ -240,8 +239,7 @@ fn python_http() -> Option<Server> {
     let child = testkit::listen::spawn_listening(
         std::process::Command::new(python)
             .arg(&script)
-            .args(["--http", &port.to_string()])
-            .process_group(0),
+            .args(["--http", &port.to_string()]),
         &format!("Uvicorn running on http://127.0.0.1:{port}"),
         "the Python server",
     );
