@@ -182,12 +182,12 @@ const PLAIN: &[(&str, &str, &str, &str)] = &[
     // TOOL-4's split needs a call of a listed tool with valid arguments by another case.
     ("tools/result/error-split", "skip", "skip", "skip"),
     // MCP server/tools: "servers MUST provide structured results that conform to this schema".
-    // The filesystem server's read-only tools (list_allowed_directories among them) and the
-    // memory server's (read_graph, search_nodes, open_nodes) return conforming
-    // structuredContent. sequentialthinking declares an outputSchema but types its boolean
-    // inputs ["boolean", "string"]: the gate makes no arguments for a type array, so nothing
-    // is called and the case skips (coverage lost, not a verdict).
-    ("tools/result/output-schema", "pass", "pass", "skip"),
+    // The case's probe calls each read-only tool with an outputSchema, with arguments made from
+    // its inputSchema: the filesystem server's list_allowed_directories, the memory server's
+    // read_graph, search_nodes and open_nodes, and sequentialthinking (its booleans typed
+    // ["boolean", "string"], sent false; the gate once made nothing of a type union, called
+    // nothing and counted the rule as not applicable) return conforming structuredContent.
+    ("tools/result/output-schema", "pass", "pass", "pass"),
     ("tools/names/2025-11-25", "pass", "pass", "pass"),
     ("tools/schema/dialect/2025-11-25", "pass", "pass", "pass"),
     ("listings/title/2025-11-25", "pass", "pass", "pass"),
