@@ -57,13 +57,15 @@ impl Class {
 
 /// Path rules, most specific first: a repository-relative path starting with the prefix has the
 /// class. Anything else with tests is [`Class::Fixture`].
-pub const RULES: [(&str, Class); 14] = [
+pub const RULES: [(&str, Class); 16] = [
     ("adapter/tests/it/model/", Class::Model),
     ("adapter/tests/it/hosts/", Class::Host),
     ("conformance/tests/it/real_servers.rs", Class::Host),
     ("conformance/tests/it/real_http_servers.rs", Class::Host),
     ("conformance/tests/it/real_rmcp_server.rs", Class::Host),
     ("conformance/tests/it/real_go_server.rs", Class::Host),
+    ("conformance/tests/it/real_npm_servers.rs", Class::Host),
+    ("conformance/tests/it/real_pypi_servers.rs", Class::Host),
     ("adapter/tests/it/real_claude/", Class::Native),
     ("adapter/tests/it/fidelity/", Class::Native),
     ("adapter/tests/it/cursor/real_agent.rs", Class::Native),
@@ -306,7 +308,8 @@ fn generate_with(repo: &Path, not_testable: &[(&str, &str)]) -> io::Result<Strin
          The class of a test is its module path (`testkit::evidence::RULES`): \
          `adapter/tests/it/model/` authenticated model; `adapter/tests/it/hosts/`, \
          `conformance/tests/it/real_servers.rs`, `conformance/tests/it/real_http_servers.rs`, \
-         `conformance/tests/it/real_rmcp_server.rs` and `conformance/tests/it/real_go_server.rs` \
+         `conformance/tests/it/real_rmcp_server.rs`, `conformance/tests/it/real_go_server.rs`, \
+         `conformance/tests/it/real_npm_servers.rs` and `conformance/tests/it/real_pypi_servers.rs` \
          exact host; `adapter/tests/it/real_claude/`, \
          `adapter/tests/it/fidelity/`, `adapter/tests/it/cursor/real_agent.rs`, \
          `acp-client/tests/it/real_agents.rs` and the real-CLI tests of `testkit/tests/it/` native \

@@ -28,6 +28,8 @@ mod mutant_suite_mcp;
 mod mutants;
 mod real_go_server;
 mod real_http_servers;
+mod real_npm_servers;
+mod real_pypi_servers;
 mod real_rmcp_server;
 mod real_servers;
 mod reports;

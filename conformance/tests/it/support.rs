@@ -54,9 +54,31 @@ pub fn example(name: &str) -> PathBuf {
 /// Runs the runner with `args`, a JSON report written to a temp file; returns the process
 /// output and the parsed report (`None` when no report was written, e.g. exit 2).
 pub fn run_json(args: &[&str], server: &[&str]) -> (Output, Option<Value>) {
+    run_json_in(runner(), args, server)
+}
+
+/// [`run_json`] for a server given as a `Command` (a prerequisite's): its program and arguments
+/// are the server's argv, and the environment it sets is given to the runner, whose server
+/// processes inherit it.
+pub fn run_json_cmd(args: &[&str], server: &Command) -> (Output, Option<Value>) {
+    let mut cmd = runner();
+    for (key, value) in server.get_envs() {
+        match value {
+            Some(value) => cmd.env(key, value),
+            None => cmd.env_remove(key),
+        };
+    }
+    let argv: Vec<String> = testkit::prereq::argv(server)
+        .iter()
+        .map(|s| s.to_string_lossy().into_owned())
+        .collect();
+    let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+    run_json_in(cmd, args, &argv)
+}
+
+fn run_json_in(mut cmd: Command, args: &[&str], server: &[&str]) -> (Output, Option<Value>) {
     let dir = tempfile::tempdir().expect("tempdir");
     let report = dir.path().join("report.json");
-    let mut cmd = runner();
     cmd.args(args)
         .arg("--format")
         .arg(format!("json={}", report.display()))

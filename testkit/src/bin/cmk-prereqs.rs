@@ -3,9 +3,11 @@
 //!
 //! `cmk-prereqs --print NAME` installs only that peer and prints just where it is, for scripts:
 //! `claude` (its path; CI's drift check), `server-everything` (its entry script), `python-mcp`
-//! (the venv's `python`), `rust-mcp-server` (its binary) and `official-conformance` (its `node`
-//! and entry script on one line: the official MCP conformance suite, which the plain run leaves
-//! out since no test needs it). `scripts/official-suite.sh` uses `server-everything`,
+//! (the venv's `python`), `rust-mcp-server` (its binary), `mcp-reference-servers` (the entry
+//! scripts of the filesystem, memory and sequential-thinking servers, on one line),
+//! `mcp-reference-servers-py` (the venv's `bin` folder, with `mcp-server-time` and
+//! `mcp-server-git`) and `official-conformance` (its `node` and entry script on one line: the
+//! official MCP conformance suite, which the plain run leaves out since no test needs it). `scripts/official-suite.sh` uses `server-everything`,
 //! `python-mcp` and `official-conformance`.
 
 use std::process::ExitCode;
@@ -35,7 +37,7 @@ fn main() -> ExitCode {
         }
     };
     println!("cache: {}", root.display());
-    let results: [(&str, Result<String, PrereqError>); 14] = [
+    let results: [(&str, Result<String, PrereqError>); 16] = [
         (
             "claude",
             prereq::claude().map(|p| format!("{} ({})", p.display(), prereq::CLAUDE_VERSION_LINE)),
@@ -66,6 +68,32 @@ fn main() -> ExitCode {
                     "{cmd:?} (kubernetes-mcp-server {}, on {})",
                     prereq::KUBERNETES_MCP_SERVER_VERSION,
                     prereq::KUBERNETES_MCP_SERVER_SDK
+                )
+            }),
+        ),
+        (
+            "mcp-reference-servers",
+            prereq::mcp_reference_server_entries().map(|entries| {
+                format!(
+                    "{} (@modelcontextprotocol/server-filesystem, server-memory, \
+                     server-sequential-thinking {})",
+                    entries
+                        .iter()
+                        .map(|p| format!("node {}", p.display()))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    prereq::MCP_REFERENCE_SERVERS_VERSION
+                )
+            }),
+        ),
+        (
+            "mcp-reference-servers-py",
+            prereq::mcp_reference_servers_py_bin().map(|bin| {
+                format!(
+                    "{}/mcp-server-time, {}/mcp-server-git (both {})",
+                    bin.display(),
+                    bin.display(),
+                    prereq::MCP_REFERENCE_SERVERS_PY_VERSION
                 )
             }),
         ),
@@ -174,11 +202,13 @@ fn main() -> ExitCode {
 }
 
 /// The peers `--print` knows.
-const PRINTABLE: [&str; 5] = [
+const PRINTABLE: [&str; 7] = [
     "claude",
     "server-everything",
     "python-mcp",
     "rust-mcp-server",
+    "mcp-reference-servers",
+    "mcp-reference-servers-py",
     "official-conformance",
 ];
 
@@ -190,6 +220,16 @@ fn print_one(name: &str) -> ExitCode {
         "python-mcp" => prereq::python_mcp().map(|p| p.display().to_string()),
         "rust-mcp-server" => prereq::rust_mcp_server_dir()
             .map(|p| p.join("bin/rust-mcp-server").display().to_string()),
+        "mcp-reference-servers" => prereq::mcp_reference_server_entries().map(|entries| {
+            entries
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        }),
+        "mcp-reference-servers-py" => {
+            prereq::mcp_reference_servers_py_bin().map(|p| p.display().to_string())
+        }
         "official-conformance" => prereq::official_conformance_paths()
             .map(|(script, node)| format!("{} {}", node.display(), script.display())),
         _ => {

