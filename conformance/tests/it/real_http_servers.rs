@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 use crate::docs::assert_matches_schema;
 use crate::http::{Server, grade};
+use crate::support::assert_outcomes_pinned;
 
 /// server-everything on Streamable HTTP, bound to loopback by a preloaded script, on a port
 /// the test picked; killed when dropped.
@@ -179,7 +180,7 @@ fn server_everything_over_http_is_graded_on_every_case_that_applies() {
     };
     let (code, outcomes, json) = grade(&server.url);
     assert_matches_schema(&json);
-    assert_pinned(&outcomes, PLAIN_OVER_HTTP);
+    assert_outcomes_pinned(&outcomes, PLAIN_OVER_HTTP);
     for (id, stdio_only) in mcp_conformance::mcp::transport::STDIO_ONLY {
         if let Some(c) = json["cases"]
             .as_array()
@@ -206,27 +207,6 @@ fn server_everything_over_http_is_graded_on_every_case_that_applies() {
     );
     // The unknown session and the foreign Origin fail (pinned above): the gate fails.
     assert_eq!(code, Some(1));
-}
-
-/// Asserts that `outcomes` are `pinned`, case for case and in order.
-fn assert_pinned(outcomes: &[(String, String)], pinned: &[(&str, &str)]) {
-    let got: Vec<(&str, &str)> = outcomes
-        .iter()
-        .map(|(id, o)| (id.as_str(), o.as_str()))
-        .collect();
-    let ids: Vec<&str> = got.iter().map(|(id, _)| *id).collect();
-    let want: Vec<&str> = pinned.iter().map(|(id, _)| *id).collect();
-    assert_eq!(
-        ids, want,
-        "the catalogue changed: pin the new case's verdict here"
-    );
-    let wrong: Vec<String> = got
-        .iter()
-        .zip(pinned)
-        .filter(|(g, want)| *g != *want)
-        .map(|(g, want)| format!("{}: {} instead of {}", want.0, g.1, want.1))
-        .collect();
-    assert!(wrong.is_empty(), "grading changed:\n{}", wrong.join("\n"));
 }
 
 /// The Python SDK server on Streamable HTTP at a free loopback port, in a process group of its
@@ -389,7 +369,7 @@ fn the_python_sdk_server_over_http_is_graded_on_every_case_that_applies() {
     };
     let (code, outcomes, json) = grade(&server.url);
     assert_matches_schema(&json);
-    assert_pinned(&outcomes, PYTHON_OVER_HTTP);
+    assert_outcomes_pinned(&outcomes, PYTHON_OVER_HTTP);
     let priming = crate::support::case(&json, "transport/http/sse/priming/2025-11-25");
     assert_eq!(priming["revision"], "2025-11-25", "{priming}");
     assert!(

@@ -13,7 +13,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::support::{case, describe, run_json_cmd};
+use crate::support::{case, describe, grade_pinned};
 
 /// Every verdict of the plain profile: (case, filesystem, memory, sequential-thinking).
 const PLAIN: &[(&str, &str, &str, &str)] = &[
@@ -233,37 +233,8 @@ type Row = (&'static str, &'static str, &'static str, &'static str);
 /// Grades `server` under the plain profile at the default `--jobs` and asserts every verdict
 /// with `pick`'s column, the report's schema and exit 1 (the 2025-03-26 batch MUST).
 fn graded_precisely(server: &Command, pick: fn(&Row) -> &'static str) {
-    let (out, report) = run_json_cmd(&["--timeout-ms", "20000"], server);
-    let report = report.unwrap_or_else(|| panic!("no report: {}", describe(&out)));
-    crate::docs::assert_matches_schema(&report);
-    let ids: Vec<&str> = report["cases"]
-        .as_array()
-        .expect("cases")
-        .iter()
-        .filter_map(|c| c["id"].as_str())
-        .collect();
-    let pinned: Vec<&str> = PLAIN.iter().map(|row| row.0).collect();
-    assert_eq!(
-        ids, pinned,
-        "the plain catalogue changed: pin the new case's verdicts here"
-    );
-    let wrong: Vec<String> = PLAIN
-        .iter()
-        .filter(|row| case(&report, row.0)["outcome"] != pick(row))
-        .map(|row| {
-            let c = case(&report, row.0);
-            format!(
-                "{}: {} instead of {} (expected {:?}, actual {:?}, reason {:?})",
-                row.0,
-                c["outcome"],
-                pick(row),
-                c["expected"],
-                c["actual"],
-                c["reason"]
-            )
-        })
-        .collect();
-    assert!(wrong.is_empty(), "grading changed:\n{}", wrong.join("\n"));
+    let pinned: Vec<(&str, &str)> = PLAIN.iter().map(|row| (row.0, pick(row))).collect();
+    let (out, report) = grade_pinned(server, "20000", &pinned);
     let batch: &Value = case(&report, "jsonrpc/batch/2025-03-26");
     assert_eq!(batch["level"], "MUST", "{batch}");
     assert_eq!(out.status.code(), Some(1), "{}", describe(&out));

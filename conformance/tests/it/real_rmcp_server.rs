@@ -9,7 +9,7 @@
 use serde_json::Value;
 
 use crate::http::{Server, grade};
-use crate::support::{case, describe, run_json};
+use crate::support::{assert_outcomes_pinned, assert_pinned, case, describe, run_json};
 
 fn rmcp_server() -> Option<Vec<String>> {
     let cmd = testkit::prereq::require(testkit::prereq::rust_mcp_server())?;
@@ -189,29 +189,7 @@ fn the_rust_sdk_server_is_graded_precisely_at_any_jobs() {
     let (out, report) = run_json(&["--timeout-ms", "20000"], &server);
     let report = report.unwrap_or_else(|| panic!("no report: {}", describe(&out)));
     crate::docs::assert_matches_schema(&report);
-    let ids: Vec<&str> = report["cases"]
-        .as_array()
-        .expect("cases")
-        .iter()
-        .filter_map(|c| c["id"].as_str())
-        .collect();
-    let pinned: Vec<&str> = PLAIN.iter().map(|(id, _)| *id).collect();
-    assert_eq!(
-        ids, pinned,
-        "the plain catalogue changed: pin the new case's verdict here"
-    );
-    let wrong: Vec<String> = PLAIN
-        .iter()
-        .filter(|(id, want)| case(&report, id)["outcome"] != *want)
-        .map(|(id, want)| {
-            let c = case(&report, id);
-            format!(
-                "{id}: {} instead of {want} (expected {:?}, actual {:?}, reason {:?})",
-                c["outcome"], c["expected"], c["actual"], c["reason"]
-            )
-        })
-        .collect();
-    assert!(wrong.is_empty(), "grading changed:\n{}", wrong.join("\n"));
+    assert_pinned(&report, PLAIN);
     // The T1 failure is the id-less error itself, seen first where the runner sent a scalar.
     let stdout = case(&report, "lifecycle/stdout/protocol-only");
     assert!(
@@ -402,23 +380,7 @@ fn the_rust_sdk_server_over_http_is_graded_on_every_case_that_applies() {
     };
     let (code, outcomes, json) = grade(&server.url);
     crate::docs::assert_matches_schema(&json);
-    let got: Vec<(&str, &str)> = outcomes
-        .iter()
-        .map(|(id, o)| (id.as_str(), o.as_str()))
-        .collect();
-    let ids: Vec<&str> = got.iter().map(|(id, _)| *id).collect();
-    let pinned: Vec<&str> = PLAIN_OVER_HTTP.iter().map(|(id, _)| *id).collect();
-    assert_eq!(
-        ids, pinned,
-        "the catalogue changed: pin the new case's verdict here"
-    );
-    let wrong: Vec<String> = got
-        .iter()
-        .zip(PLAIN_OVER_HTTP)
-        .filter(|(g, want)| *g != *want)
-        .map(|(g, want)| format!("{}: {} instead of {}", want.0, g.1, want.1))
-        .collect();
-    assert!(wrong.is_empty(), "grading changed:\n{}", wrong.join("\n"));
+    assert_outcomes_pinned(&outcomes, PLAIN_OVER_HTTP);
     // The cases refused for want of a session name the session case's status in their reason.
     for id in [
         "lifecycle/ping/before-initialize",

@@ -29,21 +29,6 @@ fn python() -> Option<Vec<String>> {
     ])
 }
 
-fn expect(report: &Value, expected: &[(&str, &str)]) {
-    let wrong: Vec<String> = expected
-        .iter()
-        .filter(|(id, want)| outcome(report, id) != *want)
-        .map(|(id, want)| {
-            let c = crate::support::case(report, id);
-            format!(
-                "{id}: {} instead of {want} (expected {:?}, actual {:?}, reason {:?})",
-                c["outcome"], c["expected"], c["actual"], c["reason"]
-            )
-        })
-        .collect();
-    assert!(wrong.is_empty(), "grading changed:\n{}", wrong.join("\n"));
-}
-
 /// Every verdict of the plain profile, `(case, TypeScript server, Python SDK server)`, each with
 /// the rule that justifies a verdict other than pass. Revisions: the discovery session and most
 /// cases negotiate 2025-06-18; the batch cases negotiate the date they name; an `ID@DATE`
@@ -218,19 +203,8 @@ fn expect_all(
     report: &Value,
     pick: fn(&(&'static str, &'static str, &'static str)) -> &'static str,
 ) {
-    let ids: Vec<&str> = report["cases"]
-        .as_array()
-        .expect("cases")
-        .iter()
-        .filter_map(|c| c["id"].as_str())
-        .collect();
-    let pinned: Vec<&str> = PLAIN.iter().map(|(id, _, _)| *id).collect();
-    assert_eq!(
-        ids, pinned,
-        "the plain catalogue changed: pin the new case's verdicts here"
-    );
     let expected: Vec<(&str, &str)> = PLAIN.iter().map(|row| (row.0, pick(row))).collect();
-    expect(report, &expected);
+    crate::support::assert_pinned(report, &expected);
 }
 
 /// Runs the plain profile against `server` at the default `--jobs` (8) and pins every verdict

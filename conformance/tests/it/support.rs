@@ -104,6 +104,85 @@ pub fn case<'a>(report: &'a Value, id: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no case {id} in the report"))
 }
 
+/// Grades `server` (a command, its environment included) under the plain profile at the default
+/// `--jobs` with `--timeout-ms timeout_ms`, and asserts the report's schema and every verdict
+/// of `pinned` ([`assert_pinned`]); returns the run and its report for what else the caller
+/// checks.
+pub fn grade_pinned(
+    server: &Command,
+    timeout_ms: &str,
+    pinned: &[(&str, &str)],
+) -> (Output, Value) {
+    let (out, report) = run_json_cmd(&["--timeout-ms", timeout_ms], server);
+    let report = report.unwrap_or_else(|| panic!("no report: {}", describe(&out)));
+    crate::docs::assert_matches_schema(&report);
+    assert_pinned(&report, pinned);
+    (out, report)
+}
+
+/// Asserts that `report` grades exactly the cases of `pinned`, in its order, each with its pinned
+/// outcome; every difference is listed with the case's expected, actual and reason.
+pub fn assert_pinned(report: &Value, pinned: &[(&str, &str)]) {
+    assert_pinned_or(report, pinned, |_, _| false);
+}
+
+/// [`assert_pinned`], where `tolerated(id, outcome)` also accepts an outcome (a race of the
+/// server's own, pinned both ways).
+pub fn assert_pinned_or(
+    report: &Value,
+    pinned: &[(&str, &str)],
+    tolerated: impl Fn(&str, &Value) -> bool,
+) {
+    let ids: Vec<&str> = report["cases"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .filter_map(|c| c["id"].as_str())
+        .collect();
+    let want: Vec<&str> = pinned.iter().map(|(id, _)| *id).collect();
+    assert_eq!(
+        ids, want,
+        "the catalogue changed: pin the new case's verdict here"
+    );
+    let wrong: Vec<String> = pinned
+        .iter()
+        .filter(|(id, want)| {
+            let outcome = &case(report, id)["outcome"];
+            *outcome != **want && !tolerated(id, outcome)
+        })
+        .map(|(id, want)| {
+            let c = case(report, id);
+            format!(
+                "{id}: {} instead of {want} (expected {:?}, actual {:?}, reason {:?})",
+                c["outcome"], c["expected"], c["actual"], c["reason"]
+            )
+        })
+        .collect();
+    assert!(wrong.is_empty(), "grading changed:\n{}", wrong.join("\n"));
+}
+
+/// Asserts that `outcomes` (case, outcome: what `http::grade` returns) are `pinned`, case for
+/// case and in order.
+pub fn assert_outcomes_pinned(outcomes: &[(String, String)], pinned: &[(&str, &str)]) {
+    let got: Vec<(&str, &str)> = outcomes
+        .iter()
+        .map(|(id, o)| (id.as_str(), o.as_str()))
+        .collect();
+    let ids: Vec<&str> = got.iter().map(|(id, _)| *id).collect();
+    let want: Vec<&str> = pinned.iter().map(|(id, _)| *id).collect();
+    assert_eq!(
+        ids, want,
+        "the catalogue changed: pin the new case's verdict here"
+    );
+    let wrong: Vec<String> = got
+        .iter()
+        .zip(pinned)
+        .filter(|(g, want)| *g != *want)
+        .map(|(g, want)| format!("{}: {} instead of {}", want.0, g.1, want.1))
+        .collect();
+    assert!(wrong.is_empty(), "grading changed:\n{}", wrong.join("\n"));
+}
+
 /// The outcome of case `id`.
 pub fn outcome<'a>(report: &'a Value, id: &str) -> &'a str {
     case(report, id)["outcome"].as_str().expect("outcome")
