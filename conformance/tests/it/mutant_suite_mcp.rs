@@ -44,7 +44,9 @@ const CLEAN: &[Want] = &[
     skip("meta-risk/annotations"),
     info("meta-work/declared"),
     info("meta-work/resource-listed"),
-    info("meta-work/snapshot-shape"),
+    // The work URI is not listed, so its read is refused: the listing case's defect, not a
+    // second one of the snapshot's case.
+    blocked("meta-work/snapshot-shape", "meta-work/resource-listed"),
     skip("meta-work/invocation-malformed"),
     skip("meta-work/invocation-not-an-argument"),
     skip("meta-continuation/declared"),
@@ -691,8 +693,8 @@ mcp_mutant!(
     "unreadable-resource",
     [
         fail("resources/read/listed"),
-        // The work resource is read the same way: its case is blocked, not failed.
-        blocked("meta-work/snapshot-shape", "resources/read/listed"),
+        // The work resource is not listed: its case stays blocked by that, as on the clean twin.
+        blocked("meta-work/snapshot-shape", "meta-work/resource-listed"),
     ]
 );
 mcp_mutant!(
@@ -701,7 +703,7 @@ mcp_mutant!(
     "contents-no-uri",
     [
         fail("resources/read/listed"),
-        blocked("meta-work/snapshot-shape", "resources/read/listed"),
+        blocked("meta-work/snapshot-shape", "meta-work/resource-listed"),
     ]
 );
 mcp_mutant!(
@@ -710,7 +712,7 @@ mcp_mutant!(
     "contents-no-text",
     [
         fail("resources/read/listed"),
-        blocked("meta-work/snapshot-shape", "resources/read/listed"),
+        blocked("meta-work/snapshot-shape", "meta-work/resource-listed"),
     ]
 );
 mcp_mutant!(

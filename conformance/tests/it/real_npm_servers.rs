@@ -212,11 +212,10 @@ const PLAIN: &[(&str, &str, &str, &str)] = &[
     ("meta-risk/annotations", "skip", "skip", "skip"),
     ("meta-work/declared", "info", "info", "info"),
     ("meta-work/resource-listed", "info", "info", "info"),
-    // Without a resources capability the snapshot is blocked by meta-work/resource-listed. The
-    // memory server has one and answers the read of computer-mcp://runtime/work/v1 -32602
-    // ("Resource … not found"): graded (info) instead of blocked, although the resource is
-    // unlisted, the same cascade as server-everything's (one missing resource, two infos).
-    ("meta-work/snapshot-shape", "skip", "info", "skip"),
+    // The work URI is not listed (meta-work/resource-listed, info): the snapshot case is blocked
+    // by that, with no resources capability at all and on the memory server, which has one and
+    // answers the read of computer-mcp://runtime/work/v1 -32602 ("Resource … not found").
+    ("meta-work/snapshot-shape", "skip", "skip", "skip"),
     ("meta-work/invocation-malformed", "skip", "skip", "skip"),
     (
         "meta-work/invocation-not-an-argument",

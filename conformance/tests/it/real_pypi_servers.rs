@@ -141,10 +141,10 @@ const PLAIN: &[(&str, &str, &str)] = &[
     ("meta-risk/annotations", "skip", "skip"),
     ("meta-work/declared", "info", "info"),
     ("meta-work/resource-listed", "info", "info"),
-    // The read of computer-mcp://runtime/work/v1 is answered -32602 ("Unknown resource"):
-    // graded (info) instead of blocked by meta-work/resource-listed although no resource is
-    // listed, the same cascade as the Python SDK server's (one missing resource, two infos).
-    ("meta-work/snapshot-shape", "info", "info"),
+    // The read of computer-mcp://runtime/work/v1 is answered -32602 ("Unknown resource"): the
+    // URI is not listed (meta-work/resource-listed, info), so the snapshot case is blocked by
+    // that, not graded a second time.
+    ("meta-work/snapshot-shape", "skip", "skip"),
     ("meta-work/invocation-malformed", "skip", "skip"),
     ("meta-work/invocation-not-an-argument", "skip", "skip"),
     ("meta-continuation/declared", "skip", "skip"),

@@ -137,9 +137,25 @@ pub async fn read_snapshot(c: &mut Client) -> Result<Result<Value, Value>, Check
     Ok(Ok(snap))
 }
 
-/// A read of the work URI answered with an error: the resource is not readable, which the case
-/// reading listed resources grades (MCP server/resources); this case's subject is the snapshot
-/// a read returns, so it is blocked by that one (and fails when that one holds).
+/// A snapshot read of the work URI, or why not: [`unreadable`] when the URI is listed, blocked by
+/// `meta-work/resource-listed` when it is not.
+async fn snapshot_of(c: &mut Client, listed: bool) -> Result<Value, Check> {
+    let unlisted = |failed: Check| Check::blocked("meta-work/resource-listed", failed);
+    match read_snapshot(c).await {
+        Ok(Ok(snapshot)) => Ok(snapshot),
+        Ok(Err(answer)) if listed => Err(unreadable(&answer)),
+        Ok(Err(answer)) => Err(unlisted(Check::fail(
+            format!("a snapshot read from {WORK_URI}"),
+            show(&answer),
+        ))),
+        Err(failed) if !listed && failed.is_fail() => Err(unlisted(failed)),
+        Err(other) => Err(other),
+    }
+}
+
+/// A read of the listed work URI answered with an error: the resource is not readable, which the
+/// case reading listed resources grades (MCP server/resources); this case's subject is the
+/// snapshot a read returns, so it is blocked by that one (and fails when that one holds).
 fn unreadable(answer: &Value) -> Check {
     Check::blocked(
         "resources/read/listed",
@@ -158,9 +174,17 @@ async fn snapshot_shape(ctx: Ctx) -> CheckResult {
             Check::fail(format!("a readable {WORK_URI}"), "no resources capability"),
         ));
     }
+    // A server that does not list the work URI fails META-WORK-2 (`meta-work/resource-listed`);
+    // whatever a read of that URI then answers short of a snapshot (an error, empty contents) is
+    // the same defect, not a second one of this case.
+    let listed = ctx
+        .discovery
+        .resources
+        .as_ref()
+        .is_some_and(|l| l.items.iter().any(|r| str_at(r, "uri") == Some(WORK_URI)));
     let mut c = ctx.session().await?;
-    let first = read_snapshot(&mut c).await?.map_err(|a| unreadable(&a))?;
-    let second = read_snapshot(&mut c).await?.map_err(|a| unreadable(&a))?;
+    let first = snapshot_of(&mut c, listed).await?;
+    let second = snapshot_of(&mut c, listed).await?;
     ensure(
         first.get("instance") == second.get("instance"),
         "the same instance on every read",
