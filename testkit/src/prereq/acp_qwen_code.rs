@@ -7,14 +7,15 @@
 //! `PATH`.
 //!
 //! Its `qwen` bin, `cli-entry.js`, only relaunches the bundle `cli.js` in a child Node with
-//! `--expose-gc` (and, after a self-update, itself); that child is what is run here, `node
-//! --expose-gc …/cli.js --acp`: one process, `initialize` in about 1.2 s instead of 2.1 s (kill
-//! the whole process group all the same). With no credentials it answers `initialize` (one
-//! `openai` auth method, `OPENAI_API_KEY`) and answers `session/new` with `-32000`
-//! "Authentication required: Use Qwen Code CLI to authenticate first.", so no model is ever
-//! reached. It does try HTTP on its own (four connects to the proxy under strace for
-//! `initialize` and `session/new`, here on 2026-12-06): the proxy variables turn them into
-//! connects to a closed loopback port.
+//! `--expose-gc` (and, after a self-update, itself), and `cli.js` relaunches itself once more
+//! with a larger heap unless `QWEN_CODE_NO_RELAUNCH` is set (what it sets in that child). Run
+//! here is the last of them, `node --expose-gc …/cli.js --acp` with `QWEN_CODE_NO_RELAUNCH=true`:
+//! one process, `initialize` in about 0.7 s instead of 2.1 s (kill the whole process group all
+//! the same). With no credentials it answers `initialize` (one `openai` auth method,
+//! `OPENAI_API_KEY`) and answers `session/new` with `-32000` "Authentication required: Use Qwen
+//! Code CLI to authenticate first.", so no model is ever reached. It does try HTTP on its own
+//! (connects to the proxy under strace for `initialize` and `session/new`, here on 2026-12-06):
+//! the proxy variables turn them into connects to a closed loopback port.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -84,9 +85,9 @@ const CREDENTIAL_VARS: [&str; 17] = [
 
 /// `node --expose-gc …/cli.js --acp` on the pinned Node 22 with no credentials: a throw-away
 /// `HOME` (`home`; Qwen Code keeps its settings in `home/.qwen`) and XDG folders under it, none
-/// of the model-provider credential variables, no browser (`NO_BROWSER`), Node's compile cache
-/// in `home` (the gate starts the agent anew for each case: the cache saves about a quarter of
-/// each start's CPU), and any proxied HTTP pointed at a closed loopback port so that traffic
+/// of the model-provider credential variables, no browser (`NO_BROWSER`), no self-relaunch,
+/// Node's compile cache in `home` (the gate starts the agent anew for each case: the cache saves
+/// about a quarter of each start's CPU), and any proxied HTTP pointed at a closed loopback port so that traffic
 /// fails fast instead of leaving the machine. The caller sets stdio and the process group.
 pub fn acp_qwen_code(home: &Path) -> Result<Command, PrereqError> {
     let (entry, node) = acp_qwen_code_paths()?;
@@ -95,6 +96,7 @@ pub fn acp_qwen_code(home: &Path) -> Result<Command, PrereqError> {
         .arg(entry)
         .arg("--acp")
         .env("NO_BROWSER", "true")
+        .env("QWEN_CODE_NO_RELAUNCH", "true")
         .env("NODE_COMPILE_CACHE", home.join(".cache/node-compile-cache"));
     for var in CREDENTIAL_VARS {
         cmd.env_remove(var);
