@@ -1,11 +1,14 @@
-//! `acp-conformance` against two vendors' ACP agents run with no credentials: Google's Gemini CLI
-//! (`@google/gemini-cli` 0.61.0, `--acp`) and Zed's Codex adapter (`@zed-industries/codex-acp`
-//! 0.16.0), both pinned by testkit. Each runs with a scrubbed `HOME` in a tempdir, none of its
-//! vendor's keys, and proxied HTTP pointed at a closed loopback port; neither gets a session
-//! without an account (`session/new` answers `-32000`), so no model is ever reached. The
-//! handshake and the JSON-RPC cases are graded, every case that needs a session is skipped
-//! with the agent's own answer (the coverage says how many), and the real defects found are
-//! pinned as findings under their own rules.
+//! `acp-conformance` against five real ACP agents run with no credentials, all pinned by testkit:
+//! Google's Gemini CLI (`@google/gemini-cli` 0.61.0, `--acp`), Zed's Codex adapter
+//! (`@zed-industries/codex-acp` 0.16.0), Qwen Code (`@qwen-code/qwen-code` 0.24.4, `--acp`),
+//! GitHub's Copilot CLI (`@github/copilot` 1.0.102, `--acp`) and the Cursor CLI adapter
+//! (`@blowmage/cursor-agent-acp` 0.7.1, with no `cursor-agent`). Each runs with a scrubbed `HOME`
+//! in a tempdir, none of its vendor's keys, and proxied HTTP pointed at a closed loopback port.
+//! The first four get no session without an account (`session/new` answers `-32000`), so no
+//! model is ever reached: the handshake and the JSON-RPC cases are graded, every case that needs
+//! a session is skipped with the agent's own answer (the coverage says how many), and the real
+//! defects found are pinned as findings under their own rules. The Cursor adapter gives
+//! sessions and ends each turn with an error message, an account need the gate cannot see.
 
 use serde_json::Value;
 
@@ -132,4 +135,151 @@ fn gemini_cli_answers_malformed_session_new_with_internal_errors() {
     }
     assert_coverage(&report, 18, 25);
     assert_eq!(out.status.code(), Some(0), "gemini-cli: {}", describe(&out));
+}
+
+/// The `actual` text of case `id`.
+fn actual(report: &Value, id: &str) -> String {
+    case(report, id)["actual"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+fn qwen_code_answers_a_session_new_without_mcp_servers_with_an_internal_error() {
+    let home = tempfile::tempdir().expect("home");
+    let agent = testkit::require_prereq!(testkit::prereq::acp_qwen_code(home.path()));
+    // Node loading a large bundle per case, as for Gemini CLI (its fork's origin).
+    let (out, report) = run_acp(&["--jobs", "2", "--timeout-ms", "40000"], &agent);
+    // session/new checks its arguments' schema before the credential check, so a missing
+    // mcpServers is graded; a relative cwd passes the schema and is refused for the account.
+    let graded = "session/new/missing-mcp-servers";
+    let skips: Vec<&str> = no_session_skips()
+        .into_iter()
+        .filter(|i| *i != graded)
+        .collect();
+    let mut want: Vec<(&str, &str)> = skips.iter().map(|i| (*i, "skip")).collect();
+    want.extend([
+        // ACP schema NewSessionRequest requires mcpServers, and JSON-RPC's code for invalid
+        // params is -32602: it answers -32603 "Internal error" with its schema check's issue
+        // ("expected array, received undefined") as data.
+        (graded, "warn"),
+        // JSON-RPC 2.0 §5.1: a line that is not JSON gets -32700 with id null; it answers
+        // nothing.
+        ("jsonrpc/malformed/parse-error", "warn"),
+    ]);
+    assert_pinned(&report, &want);
+    assert_account_skips(&report, &skips);
+    let missing = actual(&report, graded);
+    assert!(
+        missing.contains("-32603") && missing.contains("mcpServers"),
+        "{missing}"
+    );
+    assert_coverage(&report, 17, 26);
+    assert_eq!(out.status.code(), Some(0), "qwen-code: {}", describe(&out));
+}
+
+#[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+fn copilot_asks_for_an_account_before_any_session() {
+    let home = tempfile::tempdir().expect("home");
+    let agent = testkit::require_prereq!(testkit::prereq::acp_copilot(home.path()));
+    let (out, report) = run_acp(&["--jobs", "2"], &agent);
+    // Even a session/new without mcpServers is answered -32000 "Authentication required", so
+    // that case is an account skip too: the gate cannot tell what it would say with an account.
+    let mut skips = no_session_skips();
+    skips.push("session/new/missing-mcp-servers");
+    let mut want: Vec<(&str, &str)> = skips.iter().map(|i| (*i, "skip")).collect();
+    // JSON-RPC 2.0 §5.1: a line that is not JSON gets -32700 with id null; it answers nothing.
+    want.push(("jsonrpc/malformed/parse-error", "warn"));
+    assert_pinned(&report, &want);
+    assert_account_skips(&report, &skips);
+    let reason = case(&report, "prompt/stop-reason")["reason"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(reason.contains("Authentication required"), "{reason}");
+    assert_coverage(&report, 16, 27);
+    assert_eq!(out.status.code(), Some(0), "copilot: {}", describe(&out));
+}
+
+#[test]
+#[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+fn cursor_agent_acp_without_cursor_agent_ends_every_turn_with_an_error_message() {
+    let home = tempfile::tempdir().expect("home");
+    let agent = testkit::require_prereq!(testkit::prereq::acp_cursor_agent(home.path()));
+    let (out, report) = run_acp(&["--jobs", "2"], &agent);
+    assert_pinned(
+        &report,
+        &[
+            // ACP schema NewSessionRequest.cwd "Must be an absolute path", JSON-RPC -32602 for
+            // invalid params: it answers -32603 "Internal error" with data.details "cwd must be
+            // an absolute path (per ACP spec)".
+            ("session/new/relative-cwd", "warn"),
+            // It advertises loadSession, but a session made by another process of it is
+            // answered -32603 "Session not found" (a session without a turn may have nothing to
+            // load: info).
+            ("session/load/advertised", "info"),
+            ("session/load/unadvertised", "skip"),
+            // KNOWN FALSE: every turn ends at once (`end_turn`, an `agent_message_chunk` "Unable
+            // to process your request because cursor-agent CLI is not authenticated", `_meta`
+            // stopReasonDetails.reason "authentication"): the adapter needs Cursor's account but
+            // says so in no ACP term (authMethods is empty, no -32000), so these cases that
+            // need a model's turn are skipped as not applicable (no tool call, no permission
+            // asked, a turn too short to cancel) where they are really for want of an account.
+            ("prompt/tool-call-shape", "skip"),
+            ("cancel/mid-turn", "skip"),
+            ("cancel/pending-permission", "skip"),
+            ("permission/request-shape", "skip"),
+            ("permission/selected-accepted", "skip"),
+            ("permission/cancelled-accepted", "skip"),
+            ("capabilities/fs-requests", "skip"),
+            ("capabilities/terminal-requests", "skip"),
+            // JSON-RPC 2.0 §5.1 -32601 Method not found: an unknown method, and an unknown `_`
+            // extension method (ACP extensibility: SHOULD), are answered -32603 "Internal
+            // error" with data.details "Method not found".
+            ("jsonrpc/unknown-method", "warn"),
+            ("jsonrpc/unknown-ext-method", "warn"),
+            // JSON-RPC 2.0 §5.1: a line that is not JSON gets -32700 with id null; it answers
+            // nothing.
+            ("jsonrpc/malformed/parse-error", "warn"),
+            // ACP transports#stdio: it does not exit on stdin EOF, idle or after a turn.
+            ("exit/eof-idle", "warn"),
+            ("exit/eof-after-turn", "warn"),
+            // It advertises no image, audio or embedded context: the advertised cases do not
+            // apply, and it accepts such blocks anyway (info: the MUST is the client's).
+            ("content/image/advertised", "skip"),
+            ("content/image/unadvertised", "info"),
+            ("content/audio/advertised", "skip"),
+            ("content/audio/unadvertised", "info"),
+            ("content/resource/advertised", "skip"),
+            ("content/resource/unadvertised", "info"),
+        ],
+    );
+    for id in ["jsonrpc/unknown-method", "jsonrpc/unknown-ext-method"] {
+        let answer = actual(&report, id);
+        assert!(
+            answer.contains("-32603") && answer.contains("Method not found"),
+            "{id}: {answer}"
+        );
+    }
+    let cancel = case(&report, "cancel/mid-turn")["reason"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(cancel.contains("too short to cancel"), "{cancel}");
+    // KNOWN FALSE: "31 of 31 applicable graded (100%)": the turns graded (stop reason, update
+    // shape, resource link, several prompts, no unadvertised fs / terminal call) are its error
+    // turns, and the 11 turn MUST cases above count as not applicable, not as ungraded for an
+    // account.
+    let coverage = &report["coverage"];
+    assert_eq!(coverage["applicable"], 31, "{coverage}");
+    assert_eq!(coverage["graded"], 31, "{coverage}");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "cursor-agent-acp: {}",
+        describe(&out)
+    );
 }

@@ -37,7 +37,7 @@ fn main() -> ExitCode {
         }
     };
     println!("cache: {}", root.display());
-    let results: [(&str, Result<String, PrereqError>); 16] = [
+    let results: [(&str, Result<String, PrereqError>); 19] = [
         (
             "claude",
             prereq::claude().map(|p| format!("{} ({})", p.display(), prereq::CLAUDE_VERSION_LINE)),
@@ -143,6 +143,37 @@ fn main() -> ExitCode {
                     "{} (@zed-industries/codex-acp {})",
                     p.display(),
                     prereq::ACP_CODEX_VERSION
+                )
+            }),
+        ),
+        (
+            "acp-qwen-code",
+            prereq::acp_qwen_code_paths().map(|(entry, node)| {
+                format!(
+                    "{} --expose-gc {} --acp (@qwen-code/qwen-code {} on Node.js 22.23.5)",
+                    node.display(),
+                    entry.display(),
+                    prereq::ACP_QWEN_CODE_VERSION
+                )
+            }),
+        ),
+        (
+            "acp-copilot",
+            prereq::acp_copilot_binary().map(|p| {
+                format!(
+                    "{} --acp (@github/copilot {})",
+                    p.display(),
+                    prereq::ACP_COPILOT_VERSION
+                )
+            }),
+        ),
+        (
+            "acp-cursor-agent",
+            prereq::acp_cursor_agent_entry().map(|p| {
+                format!(
+                    "node {} (@blowmage/cursor-agent-acp {})",
+                    p.display(),
+                    prereq::ACP_CURSOR_AGENT_VERSION
                 )
             }),
         ),

@@ -27,6 +27,11 @@
 //!   `@google/gemini-cli@0.61.0` ([`acp_gemini_cli`], `--acp`) and Zed's Codex adapter
 //!   `@zed-industries/codex-acp@0.16.0` ([`acp_codex`], the native binary of its platform
 //!   package);
+//! - three more real ACP agents run without credentials by the gate: Qwen Code
+//!   `@qwen-code/qwen-code@0.24.4` ([`acp_qwen_code`], `--acp`, on the Node.js 22.23.5 it needs), GitHub's Copilot CLI
+//!   `@github/copilot@1.0.102` ([`acp_copilot`], `--acp`, the native binary of its platform
+//!   package) and the Cursor CLI adapter `@blowmage/cursor-agent-acp@0.7.1`
+//!   ([`acp_cursor_agent`], run with no `cursor-agent` on `PATH`);
 //! - two MCP hosts of the host matrix: the TypeScript SDK `@modelcontextprotocol/sdk@1.32.2` with
 //!   the host script `testkit/hosts/ts-client.mjs` ([`mcp_ts_client`]) and the MCP Inspector CLI
 //!   `@modelcontextprotocol/inspector@0.15.0` ([`mcp_inspector_cli`]), and the Inspector CLI
@@ -45,9 +50,12 @@
 mod acp_claude_agent;
 mod acp_claude_code;
 mod acp_codex;
+mod acp_copilot;
+mod acp_cursor_agent;
 mod acp_gemini_cli;
 mod acp_python_agent;
 mod acp_python_client;
+mod acp_qwen_code;
 mod acp_ts_agent;
 mod claude_code;
 mod core_hosts;
@@ -70,12 +78,15 @@ use std::sync::Arc;
 pub use acp_claude_agent::{ACP_CLAUDE_AGENT_VERSION, acp_claude_agent, acp_claude_agent_entry};
 pub use acp_claude_code::{ACP_CLAUDE_CODE_VERSION, acp_claude_code, acp_claude_code_entry};
 pub use acp_codex::{ACP_CODEX_VERSION, acp_codex, acp_codex_binary};
+pub use acp_copilot::{ACP_COPILOT_VERSION, acp_copilot, acp_copilot_binary};
+pub use acp_cursor_agent::{ACP_CURSOR_AGENT_VERSION, acp_cursor_agent, acp_cursor_agent_entry};
 pub use acp_gemini_cli::{ACP_GEMINI_CLI_VERSION, acp_gemini_cli, acp_gemini_cli_entry};
 pub use acp_python_agent::{
     ACP_PYTHON_SDIST_SHA256, ACP_PYTHON_SDK_VERSION, acp_python_echo_agent,
     acp_python_echo_agent_paths,
 };
 pub use acp_python_client::{acp_python_example_client, acp_python_example_client_paths};
+pub use acp_qwen_code::{ACP_QWEN_CODE_VERSION, acp_qwen_code, acp_qwen_code_paths};
 pub use acp_ts_agent::{ACP_TS_SDK_VERSION, acp_ts_example_agent, acp_ts_example_agent_entry};
 pub use claude_code::{CLAUDE_VERSION, CLAUDE_VERSION_LINE, claude, claude_platform_package};
 pub use core_hosts::{

