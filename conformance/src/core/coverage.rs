@@ -79,6 +79,12 @@ pub fn remedy(gap: Gap) -> &'static str {
             "the agent needs an account (it asked for authentication before a session): run it \
              with credentials to grade these"
         }
+        Gap::NotExercised => {
+            "the peer's turns never did what these grade (a tool call, a permission request, an \
+             fs or terminal request, a turn long enough to cancel), so they went ungraded: an \
+             agent that does so on the gate's prompts (with its model and credentials) grades \
+             them"
+        }
         Gap::Blocked => {
             "a precondition failed: the case named in blocked_by failed, and fixing it grades \
              these"

@@ -146,6 +146,10 @@ pub enum Gap {
     NoSafeTool,
     /// The agent needs an account: it asked for authentication before a session.
     Account,
+    /// The peer's turns never did what the case grades (a tool call, a permission request, an fs
+    /// or terminal request, a turn long enough to cancel): an applicable rule left ungraded, not
+    /// a capability it lacks.
+    NotExercised,
     /// Another case's failure removed the precondition (`blocked_by`).
     Blocked,
     /// The runner could not do the case (`error`).
@@ -162,6 +166,7 @@ impl Gap {
         match self {
             Gap::NoSafeTool => "no-safe-tool",
             Gap::Account => "account",
+            Gap::NotExercised => "not-exercised",
             Gap::Blocked => "blocked",
             Gap::RunnerError => "runner-error",
             Gap::NotApplicable => "not-applicable",

@@ -222,12 +222,12 @@ fn cursor_agent_acp_without_cursor_agent_ends_every_turn_with_an_error_message()
             // load: info).
             ("session/load/advertised", "info"),
             ("session/load/unadvertised", "skip"),
-            // KNOWN FALSE: every turn ends at once (`end_turn`, an `agent_message_chunk` "Unable
-            // to process your request because cursor-agent CLI is not authenticated", `_meta`
+            // Every turn ends at once (`end_turn`, an `agent_message_chunk` "Unable to process
+            // your request because cursor-agent CLI is not authenticated", `_meta`
             // stopReasonDetails.reason "authentication"): the adapter needs Cursor's account but
-            // says so in no ACP term (authMethods is empty, no -32000), so these cases that
-            // need a model's turn are skipped as not applicable (no tool call, no permission
-            // asked, a turn too short to cancel) where they are really for want of an account.
+            // says so in no ACP term (authMethods is empty, no -32000). These cases that need a
+            // model's turn (a tool call, a permission asked, a turn long enough to cancel) are
+            // skipped as not exercised: ungraded, counted against the coverage.
             ("prompt/tool-call-shape", "skip"),
             ("cancel/mid-turn", "skip"),
             ("cancel/pending-permission", "skip"),
@@ -269,13 +269,20 @@ fn cursor_agent_acp_without_cursor_agent_ends_every_turn_with_an_error_message()
         .unwrap_or_default()
         .to_owned();
     assert!(cancel.contains("too short to cancel"), "{cancel}");
-    // KNOWN FALSE: "31 of 31 applicable graded (100%)": the turns graded (stop reason, update
-    // shape, resource link, several prompts, no unadvertised fs / terminal call) are its error
-    // turns, and the 11 turn MUST cases above count as not applicable, not as ungraded for an
-    // account.
+    // The coverage says what its error turns left ungraded: 31 of 39 applicable cases graded,
+    // the eight above that need a model's turn `not-exercised` (once counted as not applicable,
+    // which claimed 31 of 31). The turns it did grade (stop reason, update shape, resource link,
+    // several prompts, no unadvertised fs / terminal call) are its error turns, true of the wire.
     let coverage = &report["coverage"];
-    assert_eq!(coverage["applicable"], 31, "{coverage}");
+    assert_eq!(coverage["applicable"], 39, "{coverage}");
     assert_eq!(coverage["graded"], 31, "{coverage}");
+    let not_exercised = coverage["ungraded"]
+        .as_array()
+        .expect("ungraded")
+        .iter()
+        .find(|g| g["reason"] == "not-exercised")
+        .unwrap_or_else(|| panic!("no not-exercised group: {coverage}"));
+    assert_eq!(not_exercised["count"], 8, "{coverage}");
     assert_eq!(
         out.status.code(),
         Some(0),

@@ -184,12 +184,46 @@ fn an_agent_that_needs_an_account_says_so_and_fails_a_coverage_bound() {
 
 #[test]
 fn the_clean_agent_meets_a_full_coverage_bound() {
-    let mut args = vec!["--jobs", "8", "--min-coverage", "100"];
-    args.extend_from_slice(&SESSION_SHARD);
+    let args = [
+        "--jobs",
+        "8",
+        "--min-coverage",
+        "100",
+        "--case",
+        "initialize",
+        "--case",
+        "session",
+    ];
     let (out, report) = run_acp(&args, &agent("conformance-clean"));
     assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
     assert_eq!(report["coverage"]["met"], true, "{}", report["coverage"]);
     assert!(group(&report, "account").is_none());
+}
+
+// A turn that never does what a case grades leaves that rule ungraded, not "not applicable":
+// the clean scenario's turn is three chunks and end_turn, with no tool call, so the tool-call
+// shape's MUST is `not-exercised`, counted against the coverage (a 100 % bound fails), and
+// nothing else is.
+#[test]
+fn a_turn_without_a_tool_call_leaves_the_tool_call_rule_not_exercised() {
+    let mut args = vec!["--jobs", "8", "--min-coverage", "100"];
+    args.extend_from_slice(&SESSION_SHARD);
+    let (out, report) = run_acp(&args, &agent("conformance-clean"));
+    crate::docs::assert_matches_schema(&report);
+    assert_eq!(report["summary"]["failed"], 0, "{}", describe(&out));
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    assert_eq!(report["coverage"]["met"], false, "{}", report["coverage"]);
+    let gap = group(&report, "not-exercised").expect("a not-exercised group");
+    assert_eq!(strings(&gap["must"]), ["prompt/tool-call-shape"], "{gap}");
+    assert!(
+        gap["remedy"]
+            .as_str()
+            .expect("remedy")
+            .contains("never did what these grade"),
+        "{gap}"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("1 not-exercised (1 MUST)"), "{stderr}");
 }
 
 #[test]

@@ -15,7 +15,7 @@ use crate::acp::gate::AcpCase;
 use crate::acp::responder::Permission;
 use crate::core::case::case;
 use crate::core::checks::show;
-use crate::core::model::{Check, CheckResult, Level};
+use crate::core::model::{Check, CheckResult, Gap, Level};
 
 /// How long after `session/cancel` the `cancelled` answer may take.
 pub const CANCEL_BOUND: Duration = Duration::from_secs(5);
@@ -86,24 +86,30 @@ async fn mid_turn(ctx: Ctx) -> CheckResult {
     let first = agent.prompt(&session, prompt.clone()).await?;
     let took = started.elapsed();
     if took < SHORTEST {
-        return Err(Check::skip(format!(
-            "an uncancelled turn took {} ms ({}): too short to cancel mid-turn",
-            took.as_millis(),
-            first.stop_reason().map_or_else(
-                || "no stopReason".to_owned(),
-                |r| format!("stopReason {r:?}")
-            )
-        )));
+        return Err(Check::ungraded(
+            Gap::NotExercised,
+            format!(
+                "an uncancelled turn took {} ms ({}): too short to cancel mid-turn",
+                took.as_millis(),
+                first.stop_reason().map_or_else(
+                    || "no stopReason".to_owned(),
+                    |r| format!("stopReason {r:?}")
+                )
+            ),
+        ));
     }
     // Hold permission requests: an answer could end the turn before the cancel.
     agent.permission(Permission::Hold);
     let id = agent.send_prompt(&session, prompt).await?;
     if let Some(answer) = agent.answer_within(&id, "session/prompt", took / 3).await? {
-        return Err(Check::skip(format!(
-            "the second turn ended within {} ms, before the cancel: {}",
-            (took / 3).as_millis(),
-            show(&answer)
-        )));
+        return Err(Check::ungraded(
+            Gap::NotExercised,
+            format!(
+                "the second turn ended within {} ms, before the cancel: {}",
+                (took / 3).as_millis(),
+                show(&answer)
+            ),
+        ));
     }
     cancel_and_grade(&mut agent, &session, &id).await
 }
@@ -131,7 +137,8 @@ async fn pending_permission(ctx: Ctx) -> CheckResult {
             if let Some(skip) = needs_account(&answer) {
                 return Err(skip);
             }
-            return Err(Check::skip(
+            return Err(Check::ungraded(
+                Gap::NotExercised,
                 "the turn asked no permission (session/request_permission) before it ended",
             ));
         }

@@ -9,7 +9,7 @@ use crate::acp::driver::{Agent, Caps};
 use crate::acp::gate::AcpCase;
 use crate::core::case::case;
 use crate::core::checks::show;
-use crate::core::model::{Check, CheckResult, Level};
+use crate::core::model::{Check, CheckResult, Gap, Level};
 
 use crate::acp::schema::{conforms, method_of};
 
@@ -77,7 +77,10 @@ async fn terminal_requests(ctx: Ctx) -> CheckResult {
         .filter(|r| method_of(r).is_some_and(|m| m.starts_with("terminal/")))
         .collect();
     if requests.is_empty() {
-        return Err(Check::skip("the turn made no terminal/* request"));
+        return Err(Check::ungraded(
+            Gap::NotExercised,
+            "the turn made no terminal/* request",
+        ));
     }
     for r in &requests {
         let params = r.get("params").cloned().unwrap_or_default();
@@ -163,7 +166,10 @@ async fn fs_requests(ctx: Ctx) -> CheckResult {
         .filter(|r| method_of(r).is_some_and(|m| m.starts_with("fs/")))
         .collect();
     if fs.is_empty() {
-        return Err(Check::skip("the turn made no fs/* request"));
+        return Err(Check::ungraded(
+            Gap::NotExercised,
+            "the turn made no fs/* request",
+        ));
     }
     for r in fs {
         let params = r.get("params").cloned().unwrap_or_default();

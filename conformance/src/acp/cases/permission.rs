@@ -8,7 +8,7 @@ use crate::acp::gate::AcpCase;
 use crate::acp::responder::Permission;
 use crate::core::case::case;
 use crate::core::checks::show;
-use crate::core::model::{Check, CheckResult, Level};
+use crate::core::model::{Check, CheckResult, Gap, Level};
 
 use crate::acp::schema::conforms;
 
@@ -60,7 +60,8 @@ fn permission_requests(agent: &Agent) -> Result<Vec<serde_json::Value>, Check> {
         .filter(|r| crate::acp::schema::method_of(r) == Some("session/request_permission"))
         .collect();
     if found.is_empty() {
-        Err(Check::skip(
+        Err(Check::ungraded(
+            Gap::NotExercised,
             "the turn asked no permission (session/request_permission)",
         ))
     } else {

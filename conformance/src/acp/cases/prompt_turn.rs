@@ -12,7 +12,7 @@ use crate::acp::schema::conforms;
 use crate::acp::schema::known_update_variants;
 use crate::core::case::case;
 use crate::core::checks::show;
-use crate::core::model::{Check, CheckResult, Level};
+use crate::core::model::{Check, CheckResult, Gap, Level};
 
 /// The cases of this section.
 pub const CASES: &[AcpCase] = &[
@@ -123,7 +123,10 @@ async fn tool_call_shape(ctx: Ctx) -> CheckResult {
     let (_agent, _, turn) = one_turn(&ctx).await?;
     let mut tools = turn.updates.iter().filter(|u| is_tool(u)).peekable();
     if tools.peek().is_none() {
-        return Err(Check::skip("the turn had no tool_call or tool_call_update"));
+        return Err(Check::ungraded(
+            Gap::NotExercised,
+            "the turn had no tool_call or tool_call_update",
+        ));
     }
     for u in tools {
         let update = u.get("update").unwrap_or(&Value::Null);
