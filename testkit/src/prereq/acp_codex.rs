@@ -44,22 +44,7 @@ const PIN: NpmPin = NpmPin {
 /// The native `codex-acp` binary of this platform, installed on first use.
 pub fn acp_codex_binary() -> Result<PathBuf, PrereqError> {
     static BIN: OnceLock<Result<PathBuf, PrereqError>> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let binary = BINARY.ok_or(PrereqError::UnsupportedPlatform {
-            what: "codex-acp",
-            os: std::env::consts::OS,
-            arch: std::env::consts::ARCH,
-        })?;
-        let package = PIN.package()?;
-        // `package` is `<install>/node_modules/@zed-industries/codex-acp`.
-        let install = package
-            .ancestors()
-            .nth(3)
-            .map(Path::to_path_buf)
-            .unwrap_or_default();
-        Ok(install.join(binary))
-    })
-    .clone()
+    BIN.get_or_init(|| PIN.native_binary("codex-acp")).clone()
 }
 
 /// The variables that would hand Codex a credential or another home.

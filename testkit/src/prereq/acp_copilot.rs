@@ -47,22 +47,7 @@ const PIN: NpmPin = NpmPin {
 /// The native `copilot` binary of this platform, installed on first use.
 pub fn acp_copilot_binary() -> Result<PathBuf, PrereqError> {
     static BIN: OnceLock<Result<PathBuf, PrereqError>> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let binary = BINARY.ok_or(PrereqError::UnsupportedPlatform {
-            what: "copilot",
-            os: std::env::consts::OS,
-            arch: std::env::consts::ARCH,
-        })?;
-        let package = PIN.package()?;
-        // `package` is `<install>/node_modules/@github/copilot`.
-        let install = package
-            .ancestors()
-            .nth(3)
-            .map(Path::to_path_buf)
-            .unwrap_or_default();
-        Ok(install.join(binary))
-    })
-    .clone()
+    BIN.get_or_init(|| PIN.native_binary("copilot")).clone()
 }
 
 /// The variables that would hand Copilot a GitHub token or another home.

