@@ -146,7 +146,7 @@ pub enum Gap {
     NoSafeTool,
     /// The agent needs an account: it asked for authentication before a session.
     Account,
-    /// The peer's turns never did what the case grades (a tool call, a permission request, an fs
+    /// RUNNER-12: the peer's turns never did what the case grades (a tool call, a permission request, an fs
     /// or terminal request, a turn long enough to cancel): an applicable rule left ungraded, not
     /// a capability it lacks.
     NotExercised,

@@ -1,4 +1,4 @@
-//! One defect, one verdict, on the toy server (plain profile, `--strict`) and through the proxy's
+//! One defect, one verdict (RUNNER-11), on the toy server (plain profile, `--strict`) and through the proxy's
 //! mutations (provider profile): a defect that removes other cases' precondition (an answer
 //! under another id, a tool result that is no `CallToolResult`, an unreadable work resource)
 //! fails its own rule once; every case it blocks is a `skip` with `blocked_by` that rule, every
@@ -234,7 +234,7 @@ fn a_wrong_id_on_ping_fails_the_id_rule_once() {
     );
 }
 
-// The same under 18446744073709551616, an integer one above u64: a valid id (MCP: a string or
+// RUNNER-11. The same under 18446744073709551616, an integer one above u64: a valid id (MCP: a string or
 // integer), so the answers are JSON-RPC messages and T1 holds; only the id rule fails, and its
 // evidence shows the id as the server wrote it.
 #[test]

@@ -182,6 +182,7 @@ fn an_agent_that_needs_an_account_says_so_and_fails_a_coverage_bound() {
     );
 }
 
+// RUNNER-12: an agent whose turns exercise every case of the shard meets a 100 % bound.
 #[test]
 fn the_clean_agent_meets_a_full_coverage_bound() {
     let args = [
@@ -200,7 +201,8 @@ fn the_clean_agent_meets_a_full_coverage_bound() {
     assert!(group(&report, "account").is_none());
 }
 
-// A turn that never does what a case grades leaves that rule ungraded, not "not applicable":
+// RUNNER-12: a turn that never does what a case grades leaves that rule ungraded, not "not
+// applicable":
 // the clean scenario's turn is three chunks and end_turn, with no tool call, so the tool-call
 // shape's MUST is `not-exercised`, counted against the coverage (a 100 % bound fails), and
 // nothing else is.

@@ -45,7 +45,7 @@ const CLEAN: &[Want] = &[
     info("meta-work/declared"),
     info("meta-work/resource-listed"),
     // The work URI is not listed, so its read is refused: the listing case's defect, not a
-    // second one of the snapshot's case.
+    // second one of the snapshot's case (RUNNER-11).
     blocked("meta-work/snapshot-shape", "meta-work/resource-listed"),
     skip("meta-work/invocation-malformed"),
     skip("meta-work/invocation-not-an-argument"),

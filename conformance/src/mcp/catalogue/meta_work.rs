@@ -176,7 +176,7 @@ async fn snapshot_shape(ctx: Ctx) -> CheckResult {
     }
     // A server that does not list the work URI fails META-WORK-2 (`meta-work/resource-listed`);
     // whatever a read of that URI then answers short of a snapshot (an error, empty contents) is
-    // the same defect, not a second one of this case.
+    // the same defect, not a second one of this case (RUNNER-11).
     let listed = ctx
         .discovery
         .resources
