@@ -57,6 +57,10 @@ pub enum Defect {
     PermissionNoKind,
     /// A permission request answered cancelled makes the prompt fail with an error.
     PermissionCancelledError,
+    /// No defect, a variant ACP allows: after `session/cancel` the turn waits for the client's
+    /// answer to its pending permission request (which the client MUST send, `cancelled`)
+    /// before it answers the prompt. The gate must pass it.
+    CancelAwaitsPermission,
     // Client capabilities (schema ClientCapabilities).
     /// fs/read_text_file sent although fs is not advertised.
     FsUnadvertised,
@@ -130,6 +134,7 @@ pub const ALL: &[(&str, Defect)] = &[
         "permission-cancelled-error",
         Defect::PermissionCancelledError,
     ),
+    ("cancel-awaits-permission", Defect::CancelAwaitsPermission),
     ("fs-unadvertised", Defect::FsUnadvertised),
     ("fs-relative-path", Defect::FsRelativePath),
     ("resource-link-refused", Defect::ResourceLinkRefused),

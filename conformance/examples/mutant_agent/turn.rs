@@ -56,13 +56,19 @@ impl Turn<'_> {
     /// The defect that errors the turn on a cancelled permission takes, after a cancel, the
     /// answer the client must then send to the pending request (`cancelled`) when it comes within
     /// [`CANCEL_GRACE`]: otherwise which of the two it saw first, the cancel or the answer, was a
-    /// race of its two threads, and under load it sometimes hid its own defect.
+    /// race of its two threads, and under load it sometimes hid its own defect. The variant
+    /// that waits for that answer ([`Defect::CancelAwaitsPermission`]) waits for it as long as for
+    /// any answer.
     fn answer(&self, rx: &Receiver<Value>) -> Result<Value, Early> {
         let end = Instant::now() + CLIENT_ANSWER;
         loop {
             if self.cancelled() {
                 if self.peer.is(Defect::PermissionCancelledError) {
                     return rx.recv_timeout(CANCEL_GRACE).map_err(|_| Early::Cancelled);
+                }
+                if self.peer.is(Defect::CancelAwaitsPermission) {
+                    let left = end.saturating_duration_since(Instant::now());
+                    return rx.recv_timeout(left).map_err(|_| Early::Cancelled);
                 }
                 return Err(Early::Cancelled);
             }

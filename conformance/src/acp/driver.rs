@@ -329,6 +329,24 @@ impl Agent {
         json!([{"type": "text", "text": text}])
     }
 
+    /// Cancels the session's turn as ACP's client does (docs prompt-turn#cancellation): the
+    /// `session/cancel` notification, then every permission request the case held answered
+    /// `cancelled`, and later ones too.
+    pub async fn cancel(&mut self, session: &str) -> Result<(), Check> {
+        self.client
+            .notify("session/cancel", Some(json!({"sessionId": session})))
+            .await?;
+        for id in self.state.cancel_held() {
+            self.client
+                .send(&mcp_wire::response(
+                    &id,
+                    json!({"outcome": {"outcome": "cancelled"}}),
+                ))
+                .await?;
+        }
+        Ok(())
+    }
+
     /// Sets how permission requests are answered from now on.
     pub fn permission(&self, p: Permission) {
         self.state.set_permission(p);

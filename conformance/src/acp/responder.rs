@@ -42,6 +42,10 @@ const MAX_LOGGED: usize = 200;
 pub struct State {
     served: Mutex<Served>,
     requests: Mutex<Vec<Value>>,
+    /// The ids of the permission requests held unanswered ([`Permission::Hold`]), in order.
+    /// Only the lock on `served` guards a change to it, so a request is either held here or
+    /// answered by the policy that replaced `Hold`, never neither.
+    held: Mutex<Vec<Value>>,
     /// The agent's terminals, once `terminal` was advertised ([`State::serve_terminals`]).
     terminals: Mutex<Option<Terminals>>,
 }
@@ -53,6 +57,7 @@ impl State {
         Arc::new(Self {
             served: Mutex::new(served),
             requests: Mutex::new(Vec::new()),
+            held: Mutex::new(Vec::new()),
             terminals: Mutex::new(None),
         })
     }
@@ -145,6 +150,16 @@ impl State {
             .permission = p;
     }
 
+    /// Ends holding: answers permission requests `cancelled` from now on and returns the ids
+    /// of those held so far, for the case to answer `cancelled` itself (docs
+    /// prompt-turn#cancellation: after `session/cancel` "the Client MUST respond to all pending
+    /// `session/request_permission` requests with the `cancelled` outcome").
+    pub fn cancel_held(&self) -> Vec<Value> {
+        let mut served = self.served.lock().unwrap_or_else(PoisonError::into_inner);
+        served.permission = Permission::Cancelled;
+        std::mem::take(&mut *self.held.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
     /// Every agent request so far (whole messages, bounded).
     #[must_use]
     pub fn requests(&self) -> Vec<Value> {
@@ -170,11 +185,18 @@ impl State {
                 log.push(msg.clone());
             }
         }
-        let served = self
-            .served
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone();
+        let served = {
+            let served = self.served.lock().unwrap_or_else(PoisonError::into_inner);
+            if method == "session/request_permission" && served.permission == Permission::Hold {
+                // Booked under the policy's lock: see `held`.
+                self.held
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .push(id.clone());
+                return None;
+            }
+            served.clone()
+        };
         let params = msg.get("params").cloned().unwrap_or(Value::Null);
         let result = match method {
             "session/request_permission" => match served.permission {

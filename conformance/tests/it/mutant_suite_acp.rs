@@ -313,16 +313,54 @@ acp_mutant!(
     "permission-no-kind",
     [fail("permission/request-shape")]
 );
-// A turn failing when its permission request is answered cancelled breaks both rules that
-// answer one cancelled: the cancelled outcome accepted, and cancelled after session/cancel.
+// A turn failing when its permission request is answered cancelled breaks the rules that answer
+// one cancelled: the cancelled outcome accepted, and cancelled after session/cancel, on both its
+// inputs (a third into this turn its permission request is pending, and the runner answers it
+// cancelled after the cancel, as ACP's client must).
 acp_mutant!(
     #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
     a_cancelled_permission_ending_the_turn_in_an_error_fails_the_cancelled_cases,
     "permission-cancelled-error",
     [
+        fail("cancel/mid-turn"),
         fail("cancel/pending-permission"),
         fail("permission/cancelled-accepted"),
     ]
+);
+// ACP-GATE-1. No defect: a turn that, after session/cancel, waits for the client's cancelled answer to its
+// pending permission request before it answers cancelled. ACP's client MUST send that answer
+// (docs prompt-turn#cancellation), so both cancel cases pass; a runner that held the request
+// unanswered failed cancel/mid-turn "no answer within 5 s".
+#[test]
+fn a_turn_that_waits_for_the_cancelled_permission_answer_passes_both_cancel_cases() {
+    let _slot = Slot::take();
+    let mut agent = Command::new(example("mutant_agent"));
+    agent.args(["--defect", "cancel-awaits-permission"]);
+    let (out, report) = run_acp(
+        &[
+            "--case",
+            "cancel/mid-turn",
+            "--case",
+            "cancel/pending-permission",
+        ],
+        &agent,
+    );
+    for id in ["cancel/mid-turn", "cancel/pending-permission"] {
+        let c = crate::support::case(&report, id);
+        assert_eq!(c["outcome"], "pass", "{id}: {c}");
+    }
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        crate::support::describe(&out)
+    );
+}
+acp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    a_turn_that_waits_for_the_cancelled_permission_answer_passes_the_whole_gate,
+    "cancel-awaits-permission",
+    []
 );
 
 // Client capabilities (schema ClientCapabilities, ReadTextFileRequest).

@@ -1,11 +1,12 @@
 //! `session/cancel` mid-turn: the pending prompt answers `stopReason: "cancelled"` within a bound,
-//! also when a permission request is pending, which the client answers `cancelled` (docs
-//! prompt-turn#cancellation: "the Agent MUST … respond to the original session/prompt request with
-//! the cancelled stop reason").
+//! also when a permission request is pending (docs prompt-turn#cancellation: "the Agent MUST …
+//! respond to the original session/prompt request with the cancelled stop reason"). The runner
+//! cancels as ACP's client must: every permission request still pending is answered `cancelled`
+//! after the `session/cancel` ([`Agent::cancel`]).
 
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::acp::ctx::Ctx;
 use crate::acp::driver::{
@@ -57,10 +58,7 @@ fn never_answered() -> Check {
 
 /// Sends the cancel and grades the prompt's answer.
 async fn cancel_and_grade(agent: &mut Agent, session: &str, id: &Value) -> CheckResult {
-    agent
-        .client
-        .notify("session/cancel", Some(json!({"sessionId": session})))
-        .await?;
+    agent.cancel(session).await?;
     let Some(answer) = agent
         .answer_within(id, "session/prompt after session/cancel", CANCEL_BOUND)
         .await?
@@ -98,7 +96,9 @@ async fn mid_turn(ctx: Ctx) -> CheckResult {
             ),
         ));
     }
-    // Hold permission requests: an answer could end the turn before the cancel.
+    // Hold permission requests: an answer could end the turn before the cancel. The cancel
+    // answers them `cancelled`, as ACP's client must: an agent may wait for that answer before it
+    // answers the prompt.
     agent.permission(Permission::Hold);
     let id = agent.send_prompt(&session, prompt).await?;
     if let Some(answer) = agent.answer_within(&id, "session/prompt", took / 3).await? {
@@ -123,9 +123,9 @@ async fn pending_permission(ctx: Ctx) -> CheckResult {
             Agent::text("Hello from acp-conformance: edit a file."),
         )
         .await?;
-    let request = loop {
-        if let Some(r) = agent.request_seen("session/request_permission") {
-            break r;
+    loop {
+        if agent.request_seen("session/request_permission").is_some() {
+            break;
         }
         // A turn that neither asks nor ends before the case's deadline never answered its
         // prompt: prompt/stop-reason's defect, not this case's.
@@ -142,20 +142,8 @@ async fn pending_permission(ctx: Ctx) -> CheckResult {
                 "the turn asked no permission (session/request_permission) before it ended",
             ));
         }
-    };
-    agent
-        .client
-        .notify("session/cancel", Some(json!({"sessionId": session})))
-        .await?;
-    if let Some(rid) = request.get("id") {
-        agent
-            .client
-            .send(&mcp_wire::response(
-                rid,
-                json!({"outcome": {"outcome": "cancelled"}}),
-            ))
-            .await?;
     }
+    agent.cancel(&session).await?;
     let Some(answer) = agent
         .answer_within(&id, "session/prompt after session/cancel", CANCEL_BOUND)
         .await?
