@@ -15,6 +15,12 @@
 //! is no request object 400 with `-32600` (id null), an invalid request `-32600` under its id;
 //! it lists no tools (an unknown tool or cursor is `-32602`), and answers `ping`.
 //!
+//! `--modern` serves the stateless era (2026-07-28) as well, the way rmcp's HTTP transport does
+//! (no defect): a POST whose `MCP-Protocol-Version` is `2026-07-28` is served on its own, without
+//! a session, when its body carries the same revision in the envelope
+//! (`params._meta["io.modelcontextprotocol/protocolVersion"]`); a body without it, and an
+//! enveloped request on a handshake session, is refused 400 with `-32020` HeaderMismatch.
+//!
 //! `--defect NAME` breaks exactly one transport rule: `no-origin-check` (any Origin served),
 //! `notify-200` (notifications answered 200 with a body), `session-optional` (requests without the
 //! session id served), `unknown-session-ok` (ids never issued served), `session-id-space` (session
@@ -26,7 +32,8 @@
 //! 400, not 403), `get-404` (GET answered 404), `get-json` (GET answered 200 application/json),
 //! `get-silent` (GET never answered, not even a head), `no-priming` (SSE streams open with the
 //! response), `priming-no-id` (the first event has empty data but no ID), `poll-lost` (polls as
-//! `--poll` does, but the resuming GET gets 405: the response is lost).
+//! `--poll` does, but the resuming GET gets 405: the response is lost), `parse-error-text` (a
+//! body that is no JSON refused 400 with a text body, no JSON-RPC error).
 
 use std::collections::HashSet;
 use std::convert::Infallible;
@@ -43,7 +50,7 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 /// The defects `--defect` knows.
-const DEFECTS: [&str; 19] = [
+const DEFECTS: [&str; 20] = [
     "no-origin-check",
     "no-jsonrpc",
     "session-id-space",
@@ -63,9 +70,13 @@ const DEFECTS: [&str; 19] = [
     "no-priming",
     "priming-no-id",
     "poll-lost",
+    "parse-error-text",
 ];
 /// The revisions whose `MCP-Protocol-Version` header is served.
 const VERSIONS: [&str; 3] = ["2025-03-26", "2025-06-18", "2025-11-25"];
+/// The stateless era's revision (`--modern`) and its envelope key.
+const MODERN: &str = "2026-07-28";
+const ENVELOPE: &str = "io.modelcontextprotocol/protocolVersion";
 
 /// A body fed by a channel: whole answers are one chunk, streams as many as they take.
 struct ChanBody(mpsc::Receiver<Bytes>);
@@ -99,6 +110,8 @@ struct Server {
     poll: bool,
     /// `--get-stream`: GET opens a server stream that never ends.
     get_stream: bool,
+    /// `--modern`: the stateless era is served too.
+    modern: bool,
     port: u16,
     sessions: Mutex<Sessions>,
 }
@@ -161,6 +174,53 @@ fn refuse(code: i64, message: &str) -> Response<ChanBody> {
     reply(400, Some("application/json"), vec![Bytes::from(body)])
 }
 
+/// A POST of the stateless era (`--modern`, header `MCP-Protocol-Version: 2026-07-28`): served
+/// on its own when the body's envelope names the same revision, else 400 HeaderMismatch
+/// (2026-07-28 streamable-http: "If the values do not match, the server MUST reject the request
+/// with 400 Bad Request and a HeaderMismatch JSON-RPC error").
+fn modern(msg: &Value) -> Response<ChanBody> {
+    let Some(id) = msg.get("id").filter(|_| msg.get("method").is_some()) else {
+        return status(202);
+    };
+    if enveloped(msg) != Some(MODERN) {
+        return header_mismatch(id);
+    }
+    let response = match msg.get("method").and_then(Value::as_str) {
+        Some("server/discover") => json!({"jsonrpc": "2.0", "id": id, "result": {
+            "supportedVersions": ["2025-06-18", "2025-11-25", MODERN],
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "http-toy-server", "version": "0.1.0"},
+            "resultType": "complete", "cacheScope": "public", "ttlMs": 0}}),
+        _ => answer(id, msg),
+    };
+    reply(
+        200,
+        Some("application/json"),
+        vec![Bytes::from(response.to_string())],
+    )
+}
+
+/// 400 with a HeaderMismatch error (`-32020`) under the request's id.
+fn header_mismatch(id: &Value) -> Response<ChanBody> {
+    let body = error(
+        id,
+        -32020,
+        "HeaderMismatch: the body's protocolVersion is not the header's",
+    );
+    reply(
+        400,
+        Some("application/json"),
+        vec![Bytes::from(body.to_string())],
+    )
+}
+
+/// The revision a request's envelope names, if it has one.
+fn enveloped(msg: &Value) -> Option<&str> {
+    msg.pointer("/params/_meta")
+        .and_then(|m| m.get(ENVELOPE))
+        .and_then(Value::as_str)
+}
+
 /// The answer to the request `msg` (id `id`): invalid ones are `-32600` under their id.
 fn answer(id: &Value, msg: &Value) -> Value {
     let params = msg.get("params");
@@ -207,6 +267,7 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<ChanBod
     }
     if let Some(v) = header("mcp-protocol-version")
         && !VERSIONS.contains(&v.as_str())
+        && !(server.modern && v == MODERN)
         && !server.broken("any-version")
     {
         return status(400);
@@ -261,11 +322,25 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<ChanBod
         return status(400);
     };
     let Ok(msg) = serde_json::from_slice::<Value>(&body.to_bytes()) else {
+        if server.broken("parse-error-text") {
+            let text = Bytes::from_static(b"Bad Request: the body is not JSON");
+            return reply(400, Some("text/plain"), vec![text]);
+        }
         return refuse(-32700, "parse error");
     };
     if !msg.is_object() {
         // Scalars, empty arrays, and batches (which 2025-06-18 removed).
         return refuse(-32600, "invalid request: not one request object");
+    }
+    if server.modern {
+        if version.as_deref() == Some(MODERN) {
+            return modern(&msg);
+        }
+        if let Some(id) = msg.get("id")
+            && enveloped(&msg).is_some()
+        {
+            return header_mismatch(id);
+        }
     }
     let name = msg.get("method").and_then(Value::as_str).unwrap_or("");
     if name == "initialize" {
@@ -383,6 +458,7 @@ async fn main() -> std::io::Result<()> {
     let old_only = flag("--only-2025-06-18");
     let poll = flag("--poll");
     let get_stream = flag("--get-stream");
+    let modern = flag("--modern");
     let defect = match args.as_slice() {
         [] => None,
         [flag, name] if flag == "--defect" && DEFECTS.contains(&name.as_str()) => {
@@ -390,7 +466,7 @@ async fn main() -> std::io::Result<()> {
         }
         _ => {
             eprintln!(
-                "usage: http_toy_server [--only-2025-06-18] [--poll] [--get-stream] [--defect {}]",
+                "usage: http_toy_server [--only-2025-06-18] [--poll] [--get-stream] [--modern] [--defect {}]",
                 DEFECTS.join("|")
             );
             std::process::exit(2);
@@ -404,6 +480,7 @@ async fn main() -> std::io::Result<()> {
         old_only,
         poll,
         get_stream,
+        modern,
         port,
         sessions: Mutex::default(),
     });

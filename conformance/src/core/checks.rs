@@ -33,12 +33,48 @@ pub fn result_of<'a>(msg: &'a Value, what: &str) -> Result<&'a Value, Check> {
         .ok_or_else(|| Check::fail(format!("a result for {what}"), show(msg)))
 }
 
+/// What answered one bad line: the JSON-RPC messages (see [`send_bad_line`]; the value derefs
+/// to them) and, over Streamable HTTP, how the transport refused the line's POST when it did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BadLineAnswers {
+    /// The JSON-RPC messages that answered the line.
+    pub messages: Vec<Value>,
+    /// The transport's refusal of the line's POST (`HTTP 400 (text/plain): …`), if any.
+    pub refused: Option<String>,
+}
+
+impl std::ops::Deref for BadLineAnswers {
+    type Target = [Value];
+    fn deref(&self) -> &[Value] {
+        &self.messages
+    }
+}
+
+impl BadLineAnswers {
+    /// [`grade_error_answer`] of these answers, its "no answer" told as the transport's
+    /// refusal when the POST was refused with no JSON-RPC message in its body: the line was
+    /// not dropped silently.
+    #[must_use]
+    pub fn grade_error(&self, code: i64, id: &Value) -> Check {
+        match (grade_error_answer(&self.messages, code, id), &self.refused) {
+            (Check::Fail { expected, .. }, Some(refused)) if self.messages.is_empty() => {
+                Check::fail(
+                    expected,
+                    format!("no JSON-RPC answer: the transport refused the POST: {refused}"),
+                )
+            }
+            (check, _) => check,
+        }
+    }
+}
+
 /// Sends `bytes` (one line), then a ping probe, and returns every frame that arrived before the
 /// probe's answer plus a short grace after it (the answers to the bad line, if any). The probe
 /// also proves the server still serves (T4); a missing probe answer is a failure.
-pub async fn send_bad_line(client: &mut Client, bytes: &[u8]) -> Result<Vec<Value>, Check> {
+pub async fn send_bad_line(client: &mut Client, bytes: &[u8]) -> Result<BadLineAnswers, Check> {
     // What arrived before the bad line (a start-up log record, a notification) answers nothing.
     let _: Vec<Frame> = client.take_seen();
+    let _: Vec<String> = client.take_transport_refusals();
     if !bytes.is_empty() {
         client.send_raw(bytes).await?;
     }
@@ -51,7 +87,8 @@ pub async fn send_bad_line(client: &mut Client, bytes: &[u8]) -> Result<Vec<Valu
         .await?;
     let mut frames = client.take_seen();
     frames.extend(client.collect(LATE_GRACE).await?);
-    Ok(frames
+    let refused = client.take_transport_refusals().into_iter().next();
+    let messages = frames
         .into_iter()
         .filter_map(|f| match f {
             Frame::Json(v) => Some(v),
@@ -67,7 +104,8 @@ pub async fn send_bad_line(client: &mut Client, bytes: &[u8]) -> Result<Vec<Valu
                 && !client.is_foreign_response(v)
                 && (v.is_array() || ["id", "result", "error"].iter().any(|k| v.get(k).is_some()))
         })
-        .collect())
+        .collect();
+    Ok(BadLineAnswers { messages, refused })
 }
 
 /// What is wrong with `msg` as a JSON-RPC error response, or `None`: MCP basic (2025-06-18)

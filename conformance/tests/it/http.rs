@@ -251,6 +251,51 @@ pub const HTTP_DEFECTS: &[(&str, &[(&str, &str)])] = &[
     ),
 ];
 
+// T4 over Streamable HTTP: a body that is no JSON refused 400 with a text body gets no
+// JSON-RPC parse error, and the report says what the transport answered (the line was not
+// dropped silently).
+#[test]
+fn a_bad_line_refused_with_a_text_body_is_reported_as_refused() {
+    let toy = toy_http(Some("parse-error-text"));
+    let (_, outcomes, report) = grade_cases(&toy.url, &["jsonrpc/malformed/parse-error"]);
+    assert_ne!(
+        outcome_of(&outcomes, "jsonrpc/malformed/parse-error"),
+        "pass"
+    );
+    let case = crate::support::case(&report, "jsonrpc/malformed/parse-error");
+    let actual = case["actual"].as_str().unwrap_or_default();
+    assert!(
+        actual
+            .contains("no JSON-RPC answer: the transport refused the POST: HTTP 400 (text/plain)")
+            && actual.contains("the body is not JSON")
+            && !actual.contains("dropped silently"),
+        "{actual}"
+    );
+}
+
+// The stateless era over Streamable HTTP on a server that refuses what does not match its
+// MCP-Protocol-Version header -32020 HeaderMismatch, as the 2026-07-28 transport says (and rmcp
+// does): a body without the envelope under the era's header, an enveloped request on a
+// handshake session. Both refusals are the transport's and pass (envelope-missing once took
+// only -32602 there and gave info).
+#[test]
+fn a_modern_http_server_refusing_header_mismatches_passes_the_stateless_cases() {
+    let toy = toy_http_with(&["--modern"], None);
+    let (code, outcomes, _) = grade_cases(&toy.url, &["lifecycle/2026-07-28/*"]);
+    for (id, want) in [
+        ("lifecycle/2026-07-28/discover", "pass"),
+        ("lifecycle/2026-07-28/envelope", "pass"),
+        ("lifecycle/2026-07-28/envelope-missing", "pass"),
+        // No connection is modern over HTTP (every POST names its revision).
+        ("lifecycle/2026-07-28/initialize-refused", "skip"),
+        ("lifecycle/2026-07-28/legacy-refuses-envelope", "pass"),
+        ("lifecycle/2026-07-28/stateless", "pass"),
+    ] {
+        assert_eq!(outcome_of(&outcomes, id), want, "{id}");
+    }
+    assert_eq!(code, Some(0));
+}
+
 #[test]
 fn each_http_defect_fails_exactly_its_rule() {
     for (defect, expected) in HTTP_DEFECTS {

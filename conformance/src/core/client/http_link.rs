@@ -43,7 +43,13 @@ struct SessionState {
     era: Option<String>,
     /// The runner's own trouble reaching the endpoint, last seen (for a closed connection).
     trouble: Option<String>,
+    /// How the transport refused POSTs that carried no request to wait for (a bad line, a
+    /// notification): `HTTP 400 (text/plain): …`, the latest [`MAX_REFUSALS`] not yet taken.
+    refusals: Vec<String>,
 }
+
+/// How many refusals of POSTs without a request a link keeps until they are taken.
+const MAX_REFUSALS: usize = 4;
 
 /// The link: the endpoint's client and where its answers go.
 pub(super) struct HttpLink {
@@ -120,6 +126,18 @@ impl HttpLink {
         state.trouble.as_ref().map_or_else(
             || " (the endpoint stopped answering)".to_owned(),
             |t| format!(" ({t})"),
+        )
+    }
+
+    /// How the transport refused the POSTs without a request since the last call, oldest
+    /// first: what a bad line's POST got instead of a JSON-RPC answer.
+    pub(super) fn take_refusals(&self) -> Vec<String> {
+        std::mem::take(
+            &mut self
+                .state
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .refusals,
         )
     }
 
@@ -235,6 +253,13 @@ impl Exchange {
         let (result, ()) = tokio::join!(send, self.forward(prx, head, &expect));
         match result {
             Ok(resp) => {
+                if waited.is_none() && !(200..300).contains(&resp.status) {
+                    let mut state = state.lock().unwrap_or_else(PoisonError::into_inner);
+                    if state.refusals.len() == MAX_REFUSALS {
+                        state.refusals.remove(0);
+                    }
+                    state.refusals.push(resp.shown());
+                }
                 if let Some(id) = waited
                     && resp.response_to(&id).is_none()
                 {

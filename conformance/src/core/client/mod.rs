@@ -241,6 +241,15 @@ impl Client {
         self.http.is_some()
     }
 
+    /// Over Streamable HTTP, how the transport refused the POSTs that carried no request since
+    /// the last call (`HTTP 400 (text/plain): …`, oldest first); always empty over stdio.
+    pub fn take_transport_refusals(&mut self) -> Vec<String> {
+        self.http
+            .as_ref()
+            .map(http_link::HttpLink::take_refusals)
+            .unwrap_or_default()
+    }
+
     /// Answers the peer's requests with `responder` from now on (instead of
     /// [`reply_to_server_request`]).
     pub fn set_responder(&mut self, responder: Responder) {

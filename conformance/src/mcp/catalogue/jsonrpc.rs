@@ -311,14 +311,14 @@ async fn unknown_notification(ctx: Ctx) -> CheckResult {
 
 /// Pings and returns whatever else arrived (used after input that must get no answer).
 async fn send_bad_line_noop(c: &mut Client) -> Result<Vec<Value>, Check> {
-    send_bad_line(c, b"").await
+    Ok(send_bad_line(c, b"").await?.messages)
 }
 
 async fn bad_line(ctx: Ctx, line: &'static [u8], code: i64, id_text: &'static str) -> CheckResult {
     let mut c = ctx.session().await?;
     let id: Value = serde_json::from_str(id_text).map_err(|e| Check::Error(e.to_string()))?;
     let answers = send_bad_line(&mut c, line).await?;
-    match grade_error_answer(&answers, code, &id) {
+    match answers.grade_error(code, &id) {
         Check::Pass => Ok(Check::Pass),
         // JSON-RPC 2.0 §5: "If there was an error in detecting the id in the Request object
         // (e.g. Parse error/Invalid Request), it MUST be Null." Reading that as allowing null

@@ -134,10 +134,22 @@ async fn missing_envelope(ctx: Ctx) -> CheckResult {
     let (mut client, first) = ctx.first_answer("server/discover", env(json!({}))).await?;
     result_of(&first, "server/discover in the envelope")?;
     let bare = client.request("tools/list", Some(json!({}))).await?;
+    // Over Streamable HTTP the link sends the era's MCP-Protocol-Version header on every POST
+    // of a modern connection, so a body without the envelope does not match its header: "If
+    // the values do not match, the server MUST reject the request with 400 Bad Request and a
+    // HeaderMismatch JSON-RPC error" (2026-07-28 streamable-http, Protocol Version Header).
+    let (codes, named): (&[i64], &str) = if client.is_http() {
+        (
+            &[-32602, -32020],
+            "-32602 (or -32020 HeaderMismatch over HTTP)",
+        )
+    } else {
+        (&[-32602], "-32602")
+    };
     refused_with(
         &bare,
-        &[-32602],
-        "tools/list without the envelope on a modern connection refused with -32602",
+        codes,
+        &format!("tools/list without the envelope on a modern connection refused with {named}"),
     )?;
     Ok(Check::Pass)
 }
