@@ -38,9 +38,7 @@ pub fn select_with_crosscut(catalogue: &[AcpCase], globs: &[String]) -> Vec<AcpC
     let selected = select(catalogue, globs);
     catalogue
         .iter()
-        .filter(|c| {
-            selected.iter().any(|s| s.id == c.id) || c.needs == crate::core::case::Needs::Crosscut
-        })
+        .filter(|c| selected.iter().any(|s| s.id == c.id) || c.needs.crosscut())
         .copied()
         .collect()
 }

@@ -56,8 +56,21 @@ pub enum Needs {
     /// A fresh server whose `claude` is fake-claude (`--drive-fake`, provider lifecycle).
     Fake,
     /// A cross-cutting rule ([`crate::core::watch`]): runs after every other case and grades
-    /// what their exchanges showed (it may also probe a peer of its own).
+    /// what their exchanges showed.
     Crosscut,
+    /// A cross-cutting rule that first probes a peer of its own (a call no other case may make):
+    /// runs after every other case but before the [`Needs::Crosscut`] ones, so that they grade
+    /// its exchanges too (a `--case` shard's probes are all the exchanges some rules see).
+    CrosscutProbe,
+}
+
+impl Needs {
+    /// Whether the case is a cross-cutting rule ([`Needs::Crosscut`] or
+    /// [`Needs::CrosscutProbe`]): graded on every exchange, kept in every shard.
+    #[must_use]
+    pub fn crosscut(self) -> bool {
+        matches!(self, Self::Crosscut | Self::CrosscutProbe)
+    }
 }
 
 /// One case of a gate's catalogue: data plus a check function.
@@ -125,7 +138,7 @@ impl<G: Gate> Case<G> {
         let ms = match (self.cost_ms, self.needs) {
             (0, Needs::Fake) => 400,
             (0, Needs::Server) => 200,
-            (0, Needs::Discovery | Needs::Crosscut) => 0,
+            (0, Needs::Discovery | Needs::Crosscut | Needs::CrosscutProbe) => 0,
             (declared, _) => declared,
         };
         Duration::from_millis(u64::from(ms))

@@ -1,13 +1,14 @@
 //! The one scheduler of both gates (`--jobs`): every selected case in a task of its own under a
 //! concurrency limit, with its own [`Scope`] (transcript, the peers it starts, deadlines that a
 //! handshake may move) and a timeout; afterwards every peer the case started is killed by
-//! process group, whatever happened. Three phases (GATE-LOAD-2): the parallel one (costliest
+//! process group, whatever happened. Four phases (GATE-LOAD-2): the parallel one (costliest
 //! first), then the exclusive one (cases that judge their peer's own lifecycle, one at a time,
-//! no other case alive), then the cross-cutting cases ([`Needs::Crosscut`]), which grade what
-//! every other case showed. A runner `error` is retried once after its phase (GATE-LOAD-3);
-//! blocked verdicts are resolved against the cases that block them (one defect, one verdict,
-//! [`crate::core::blocked`]). A gate plugs in through [`Runner`]: how a case's context is made
-//! from its scope, and what a timeout is called.
+//! no other case alive), then the cross-cutting cases, which grade what every other case
+//! showed: those that probe a peer of their own first ([`Needs::CrosscutProbe`]), then the
+//! others ([`Needs::Crosscut`]), which grade the probes' exchanges too. A runner `error` is
+//! retried once after its phase (GATE-LOAD-3); blocked verdicts are resolved against the cases
+//! that block them (one defect, one verdict, [`crate::core::blocked`]). A gate plugs in through
+//! [`Runner`]: how a case's context is made from its scope, and what a timeout is called.
 
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -232,7 +233,7 @@ pub struct Settings {
 /// error only once its retry is in). Results come back in the order of `cases`. The phases
 /// run one after another: the parallel cases longest first ([`Runner::cost`]; ties in
 /// catalogue order), then the exclusive ones ([`Case::exclusive`]) one at a time, then the
-/// cross-cutting ones; each phase's runner errors are retried once at its end
+/// cross-cutting ones that probe, then the other cross-cutting ones; each phase's runner errors are retried once at its end
 /// (`run_phase`), and blocked cases are resolved against the verdicts of the cases that
 /// block them ([`resolve_blocked`]).
 pub async fn run_all<R: Runner>(
@@ -247,10 +248,18 @@ pub async fn run_all<R: Runner>(
     let costs: Vec<Duration> = cases.iter().map(|c| runner.cost(c)).collect();
     let (late, early): (Vec<usize>, Vec<usize>) = longest_first(&costs)
         .into_iter()
-        .partition(|&i| cases[i].needs == Needs::Crosscut);
+        .partition(|&i| cases[i].needs.crosscut());
+    let (probes, late): (Vec<usize>, Vec<usize>) = late
+        .into_iter()
+        .partition(|&i| cases[i].needs == Needs::CrosscutProbe);
     let (exclusive, parallel): (Vec<usize>, Vec<usize>) =
         early.into_iter().partition(|&i| cases[i].exclusive);
-    for (phase, limit) in [(parallel, &permits), (exclusive, &alone), (late, &permits)] {
+    for (phase, limit) in [
+        (parallel, &permits),
+        (exclusive, &alone),
+        (probes, &permits),
+        (late, &permits),
+    ] {
         if phase.is_empty() {
             continue;
         }

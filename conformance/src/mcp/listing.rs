@@ -15,9 +15,7 @@ fn level(l: Option<Level>) -> &'static str {
 /// The revisions a case is graded on: `every` for a rule over every exchange (the
 /// cross-cutting ones) and for the revisions' own case, else [`revision::label`].
 fn revision_label(c: &Case) -> String {
-    if c.needs == crate::core::case::Needs::Crosscut
-        || c.id == crate::mcp::catalogue::revisions::SUPPORT_CASE
-    {
+    if c.needs.crosscut() || c.id == crate::mcp::catalogue::revisions::SUPPORT_CASE {
         "every".to_owned()
     } else {
         revision::label(c.id)

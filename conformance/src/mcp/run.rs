@@ -72,7 +72,7 @@ impl Runner for McpRunner {
         // (which grade discovery's exchanges too) has what it needs, and the id rule grades the
         // defect once.
         if let Some(why) = &self.discovery.mislabelled
-            && case.needs != Needs::Crosscut
+            && !case.needs.crosscut()
         {
             return Err(Check::blocked(
                 crate::core::watch::ID_RULE_CASE,

@@ -64,6 +64,13 @@ pub enum Rule {
     IdlessAmbiguous,
 }
 
+/// The cross-cutting cases that probe a peer of their own before they grade
+/// (`Needs::CrosscutProbe`).
+const PROBES: [&str; 2] = [
+    "tools/result/structured-mirror",
+    "tools/result/output-schema",
+];
+
 impl Rule {
     /// Every rule.
     pub const ALL: [Rule; 11] = [
@@ -101,12 +108,17 @@ impl Rule {
     /// purpose grades its own exchanges (see the module docs).
     #[must_use]
     pub fn counts_in(self, case: &str) -> bool {
-        // A cross-cutting case's own probe (structured-mirror's list call, output-schema's calls
-        // of read-only tools) runs while the other cross-cutting cases grade: it feeds only its
-        // own rule, so no verdict depends on which of them graded first (the same at any --jobs).
-        if Self::ALL
-            .iter()
-            .any(|r| r.case_id() == case && r.case_id() != self.case_id())
+        // The cross-cutting cases that probe (structured-mirror's list call, output-schema's
+        // calls of read-only tools) run before the other cross-cutting cases grade
+        // (`Needs::CrosscutProbe`), so every other rule sees their exchanges, a `--case` shard's
+        // included. Not each other's rules: the two probe side by side, so which saw the other's
+        // call would depend on --jobs. Nor output-schema's calls for the error split: their
+        // arguments are made from a schema without knowing the tool, and a -32602 for them may
+        // be right.
+        let other_probe = PROBES.contains(&case) && case != self.case_id();
+        if other_probe
+            && (PROBES.contains(&self.case_id())
+                || (self == Rule::ErrorSplit && case == Rule::OutputSchema.case_id()))
         {
             return false;
         }

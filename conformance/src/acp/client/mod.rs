@@ -55,9 +55,7 @@ pub fn selected(cfg: &ClientModeConfig) -> Vec<ClientCase> {
         .iter()
         .filter(|c| c.level(cfg.profile).is_some())
         .filter(|c| {
-            cfg.cases.is_empty()
-                || c.needs == crate::core::case::Needs::Crosscut
-                || cfg.cases.iter().any(|id| id == c.id)
+            cfg.cases.is_empty() || c.needs.crosscut() || cfg.cases.iter().any(|id| id == c.id)
         })
         .copied()
         .collect()

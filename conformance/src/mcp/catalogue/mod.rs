@@ -41,8 +41,7 @@ pub fn with_crosscut(selected: &[Case], catalogue: &[Case], profile: Profile) ->
         .iter()
         .filter(|c| {
             selected.iter().any(|s| s.id == c.id)
-                || (c.needs == crate::core::case::Needs::Crosscut
-                    && c.levels.get(profile).is_some())
+                || (c.needs.crosscut() && c.levels.get(profile).is_some())
         })
         .copied()
         .collect()
@@ -127,7 +126,7 @@ mod tests {
         // and the catalogue's cross-cutting cases are exactly the rules' cases.
         let crosscut: std::collections::BTreeSet<&str> = super::all()
             .iter()
-            .filter(|c| matches!(c.needs, crate::core::case::Needs::Crosscut))
+            .filter(|c| c.needs.crosscut())
             .map(|c| c.id)
             .collect();
         let graded: std::collections::BTreeSet<&str> = crate::mcp::watch::Rule::ALL

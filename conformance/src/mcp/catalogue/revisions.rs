@@ -85,7 +85,7 @@ pub fn expand(cases: Vec<Case>, graded: &Graded, globs: &[String]) -> Vec<Case> 
     for case in cases {
         // A cross-cutting rule holds on every exchange, whatever the revision; the probes'
         // verdict is about every revision.
-        if case.needs == crate::core::case::Needs::Crosscut || case.id == SUPPORT_CASE {
+        if case.needs.crosscut() || case.id == SUPPORT_CASE {
             out.push(case);
             continue;
         }
