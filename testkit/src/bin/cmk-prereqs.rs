@@ -37,7 +37,7 @@ fn main() -> ExitCode {
         }
     };
     println!("cache: {}", root.display());
-    let results: [(&str, Result<String, PrereqError>); 19] = [
+    let results: [(&str, Result<String, PrereqError>); 21] = [
         (
             "claude",
             prereq::claude().map(|p| format!("{} ({})", p.display(), prereq::CLAUDE_VERSION_LINE)),
@@ -183,6 +183,27 @@ fn main() -> ExitCode {
                 format!(
                     "{cmd:?} (agent-client-protocol {})",
                     prereq::ACP_PYTHON_SDK_VERSION
+                )
+            }),
+        ),
+        (
+            "acp-acpx",
+            prereq::acp_acpx_paths().map(|(entry, node)| {
+                format!(
+                    "{} {} (acpx {} on Node.js 22.23.5)",
+                    node.display(),
+                    entry.display(),
+                    prereq::ACP_ACPX_VERSION
+                )
+            }),
+        ),
+        (
+            "acp-rust-example-client",
+            prereq::acp_rust_example_client_binary().map(|p| {
+                format!(
+                    "{} (agent-client-protocol {} examples/yolo_one_shot_client.rs)",
+                    p.display(),
+                    prereq::ACP_RUST_SDK_VERSION
                 )
             }),
         ),

@@ -40,6 +40,13 @@ pub fn acp_ts_example_agent_entry() -> Result<PathBuf, PrereqError> {
         .clone()
 }
 
+/// The install folder and the SDK package folder inside it
+/// (`…/node_modules/@agentclientprotocol/sdk`), installed on first use: its example client is
+/// [`super::acp_ts_example_client`].
+pub(super) fn installed() -> Result<(PathBuf, PathBuf), PrereqError> {
+    PIN.installed()
+}
+
 /// `node …/dist/examples/agent.js`: the TypeScript SDK's example agent on stdio. `CMK_NODE`
 /// overrides the `node` executable. The caller sets stdio and the process group.
 pub fn acp_ts_example_agent() -> Result<Command, PrereqError> {

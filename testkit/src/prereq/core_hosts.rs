@@ -48,3 +48,39 @@ pub fn argv(cmd: &Command) -> Vec<OsString> {
         .chain(cmd.get_args().map(ToOwned::to_owned))
         .collect()
 }
+
+/// A command as one argv that carries its environment too, for tools that take
+/// `-- COMMAND ARGS…` and start it with their own environment (ACP client mode): `env -u VAR
+/// … VAR=VALUE … PROGRAM ARGS…` when the command sets or removes variables, else [`argv`]. The
+/// directory is not carried.
+#[must_use]
+pub fn env_argv(cmd: &Command) -> Vec<String> {
+    let mut envs: Vec<(String, Option<String>)> = cmd
+        .get_envs()
+        .map(|(k, v)| {
+            (
+                k.to_string_lossy().into_owned(),
+                v.map(|v| v.to_string_lossy().into_owned()),
+            )
+        })
+        .collect();
+    let program = argv(cmd)
+        .into_iter()
+        .map(|w| w.to_string_lossy().into_owned());
+    if envs.is_empty() {
+        return program.collect();
+    }
+    envs.sort();
+    let mut out = vec!["env".to_owned()];
+    for (k, v) in &envs {
+        if v.is_none() {
+            out.extend(["-u".to_owned(), k.clone()]);
+        }
+    }
+    out.extend(
+        envs.iter()
+            .filter_map(|(k, v)| v.as_ref().map(|v| format!("{k}={v}"))),
+    );
+    out.extend(program);
+    out
+}

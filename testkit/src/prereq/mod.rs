@@ -32,6 +32,14 @@
 //!   `@github/copilot@1.0.102` ([`acp_copilot`], `--acp`, the native binary of its platform
 //!   package) and the Cursor CLI adapter `@blowmage/cursor-agent-acp@0.7.1`
 //!   ([`acp_cursor_agent`], run with no `cursor-agent` on `PATH`);
+//! - four real ACP clients for the ACP gate's client mode: the Python SDK's example client
+//!   ([`acp_python_example_client`], above), the TypeScript SDK's example client from the same
+//!   `@agentclientprotocol/sdk@0.12.0` install as its example agent ([`acp_ts_example_client`],
+//!   hash-checked, run with an `npx` shim that starts the agent client mode gives it),
+//!   `acpx@0.19.1` from npm, OpenClaw's headless ACP CLI, on the Node.js 22.23.5 it needs
+//!   ([`acp_acpx_client`]), and the Rust SDK `agent-client-protocol@5.2.0`'s example client
+//!   `yolo_one_shot_client`, built from crates.io by `cargo install --locked --debug` with a
+//!   lock file of this repository ([`acp_rust_example_client`]);
 //! - two MCP hosts of the host matrix: the TypeScript SDK `@modelcontextprotocol/sdk@1.32.2` with
 //!   the host script `testkit/hosts/ts-client.mjs` ([`mcp_ts_client`]) and the MCP Inspector CLI
 //!   `@modelcontextprotocol/inspector@0.15.0` ([`mcp_inspector_cli`]), and the Inspector CLI
@@ -47,6 +55,7 @@
 //! [`require_prereq!`](crate::require_prereq): with `CI=true` a missing prerequisite fails the
 //! test; elsewhere it prints `skipped: <reason>` and the test returns early.
 
+mod acp_acpx;
 mod acp_claude_agent;
 mod acp_claude_code;
 mod acp_codex;
@@ -56,7 +65,9 @@ mod acp_gemini_cli;
 mod acp_python_agent;
 mod acp_python_client;
 mod acp_qwen_code;
+mod acp_rust_client;
 mod acp_ts_agent;
+mod acp_ts_client;
 mod claude_code;
 mod core_hosts;
 mod everything;
@@ -75,6 +86,7 @@ mod rust_mcp_server;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+pub use acp_acpx::{ACP_ACPX_VERSION, acp_acpx_client, acp_acpx_paths};
 pub use acp_claude_agent::{ACP_CLAUDE_AGENT_VERSION, acp_claude_agent, acp_claude_agent_entry};
 pub use acp_claude_code::{ACP_CLAUDE_CODE_VERSION, acp_claude_code, acp_claude_code_entry};
 pub use acp_codex::{ACP_CODEX_VERSION, acp_codex, acp_codex_binary};
@@ -87,10 +99,16 @@ pub use acp_python_agent::{
 };
 pub use acp_python_client::{acp_python_example_client, acp_python_example_client_paths};
 pub use acp_qwen_code::{ACP_QWEN_CODE_VERSION, acp_qwen_code, acp_qwen_code_paths};
+pub use acp_rust_client::{
+    ACP_RUST_SDK_VERSION, FETCH_MANIFEST, acp_rust_example_client, acp_rust_example_client_binary,
+};
 pub use acp_ts_agent::{ACP_TS_SDK_VERSION, acp_ts_example_agent, acp_ts_example_agent_entry};
+pub use acp_ts_client::{
+    ACP_TS_EXAMPLE_CLIENT_SHA256, NPX_SHIM, acp_ts_example_client, acp_ts_example_client_paths,
+};
 pub use claude_code::{CLAUDE_VERSION, CLAUDE_VERSION_LINE, claude, claude_platform_package};
 pub use core_hosts::{
-    MCP_TS_CORE_CLIENT_SCRIPT, PYTHON_CORE_CLIENT_SCRIPT, argv, mcp_ts_core_client,
+    MCP_TS_CORE_CLIENT_SCRIPT, PYTHON_CORE_CLIENT_SCRIPT, argv, env_argv, mcp_ts_core_client,
     python_core_client,
 };
 pub use everything::{

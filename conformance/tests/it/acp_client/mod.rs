@@ -1,17 +1,21 @@
 //! ACP client mode end to end: the runner's scripted agent launched by real clients (the kit's
-//! own Cursor provider through `claude-mcp-adapter cli run`, the Python SDK's example client), a
-//! well-behaved script client and its one-defect mutants, containment, and the docs.
+//! own Cursor provider through `claude-mcp-adapter cli run`, the Python, TypeScript and Rust
+//! SDKs' example clients, `acpx`), a well-behaved script client and its one-defect mutants,
+//! containment, and the docs.
 //!
 //! The scripted agent (`fake-cursor-agent`) and the adapter must sit next to the test runner's
 //! binary (`cargo build -p fake-cursor-agent -p claude-mcp-adapter`, or the whole workspace): a
 //! missing one is a failure, as for the default target's tests.
 
+mod acpx;
 mod containment;
 mod docs;
 mod kit_cursor;
 mod mutants;
 mod python_sdk;
 mod response_ids;
+mod rust_sdk;
+mod ts_sdk;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -272,3 +272,30 @@ async fn a_client_answering_an_id_never_sent_fails_only_response_ids() {
     )
     .await;
 }
+
+/// A client that answers the first permission request of a turn and leaves the next one
+/// unanswered (as one whose later prompts read a stdin the first prompt drained) is graded on it
+/// in the scenario where it happens (ACP-GATE-2: every agent request is answered), not passed
+/// because the one answer it gave echoed an offered id. Under `--profile client` only the
+/// option-id scenario asks twice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_leaving_a_later_permission_request_unanswered_fails_where_it_does() {
+    let mut cfg = cfg_in(
+        AcpProfile::Client,
+        &["--answer-first-only", "session/request_permission"],
+    );
+    // The scenario waits for the answer that never comes: the case ends at its timeout.
+    cfg.case_timeout = std::time::Duration::from_secs(15);
+    let results = run_client_mode(&cfg).await;
+    super::assert_pinned(
+        &results,
+        &super::all_pass_except_in(
+            AcpProfile::Client,
+            &[(
+                "client/permission-echoes-offered-option",
+                "fail",
+                "no answer: session/request_permission (id 1)",
+            )],
+        ),
+    );
+}

@@ -18,7 +18,9 @@ authenticate unprompted); --bogus-option (selects an optionId nobody offered);
 answers an id the agent never sent); --wrong-id M (answers each M request under an id the agent
 never sent: 1000 more); --retype-id M (answers each M request under its id retyped: 1 as "1");
 --answer-notifications (answers each notification, session/update, with a result under id null);
---answer-after-turn M (once the prompt is answered, answers the last M request again, then ends).
+--answer-after-turn M (once the prompt is answered, answers the last M request again, then ends);
+--answer-first-only M (answers the first M request and leaves every later one unanswered, as a
+client whose later prompts read a stdin an earlier prompt already drained).
 Not a defect: --end-agent-at-cancel stops the agent (SIGSTOP) before it cancels, so the agent
 cannot read what follows, then ends it (SIGTERM, SIGCONT) and exits 0 without waiting for the
 prompt's answer: its session/cancel and cancelled answer are still in the agent's stdin when the
@@ -60,6 +62,7 @@ def main():
     p.add_argument("--retype-id", action="append", default=[])
     p.add_argument("--answer-notifications", action="store_true")
     p.add_argument("--answer-after-turn", action="append", default=[])
+    p.add_argument("--answer-first-only", action="append", default=[])
     p.add_argument("--end-agent-at-cancel", action="store_true")
     p.add_argument("--think-ms", type=int, default=0)
     p.add_argument("--crash-after-authenticate", action="store_true")
@@ -87,6 +90,7 @@ def main():
     strayed = [False]
 
     last_of = {}  # method -> the agent's last request of it
+    seen = {}  # method -> how many requests of it the agent sent
 
     def send(msg):
         method = answering.get(json.dumps(msg.get("id"))) if "method" not in msg else None
@@ -118,6 +122,9 @@ def main():
     def on_agent_request(msg):
         answering[json.dumps(msg["id"])] = msg["method"]
         last_of[msg["method"]] = msg
+        seen[msg["method"]] = seen.get(msg["method"], 0) + 1
+        if msg["method"] in a.answer_first_only and seen[msg["method"]] > 1:
+            return
         answer_agent_request(msg)
         if msg["method"] in a.answer_twice:
             answer_agent_request(msg)

@@ -60,47 +60,60 @@ pub fn supports_request_permission(ran: &Ran, _cfg: &ClientModeConfig) -> Check 
         Ok(t) => t,
         Err(c) => return c,
     };
-    let requests: Vec<AgentRequest> = ran
-        .wire
-        .agent_requests(pid)
-        .into_iter()
-        .filter(|r| r.method == METHOD)
-        .collect();
+    let requests = permission_requests(ran, pid);
     if requests.is_empty() {
         return Check::Error("the scripted agent sent no permission request (runner fault)".into());
     }
-    let mut refused = Vec::new();
-    let mut unanswered = Vec::new();
-    let mut missing = Vec::new();
-    for r in &requests {
-        match ran.wire.answer_to(pid, r) {
-            None => {
-                unanswered.push(label(r));
-                missing.push(r);
-            }
-            Some((_, a)) if a.pointer("/result/outcome/outcome").is_some() => {}
-            Some((_, a)) => refused.push(format!("{}: {}", label(r), answer_kind(a))),
-        }
-    }
+    let refused: Vec<String> = requests
+        .iter()
+        .filter_map(|r| {
+            let (_, a) = ran.wire.answer_to(pid, r)?;
+            (a.pointer("/result/outcome/outcome").is_none())
+                .then(|| format!("{}: {}", label(r), answer_kind(a)))
+        })
+        .collect();
     let expected = "an outcome (selected or cancelled) to every session/request_permission: it is \
                     the client's Baseline Method (ACP docs protocol/overview#client)";
     if !refused.is_empty() {
         return Check::fail(expected, refused.join("; "));
     }
-    if unanswered.is_empty() {
-        return Check::Pass;
+    unanswered(ran, pid, &requests, expected).unwrap_or(Check::Pass)
+}
+
+/// The permission requests of the run that got no answer under their id, as the finding of a
+/// case that judges their answers: blocked by `client/answers-agent-requests`, whose subject an
+/// unanswered request is (or by `client/response-ids` when each was answered under another id),
+/// else failing with them: a request left unanswered in this case's own scenario, while the
+/// other case's passed, is still graded, never a silent pass (ACP-GATE-2: every agent request
+/// is answered). `None` when every
+/// request was answered.
+fn unanswered(ran: &Ran, pid: u32, requests: &[AgentRequest], expected: &str) -> Option<Check> {
+    let missing: Vec<&AgentRequest> = requests
+        .iter()
+        .filter(|r| ran.wire.answer_to(pid, r).is_none())
+        .collect();
+    if missing.is_empty() {
+        return None;
     }
-    // Unanswered is client/answers-agent-requests' subject; answered under another id,
-    // client/response-ids'.
+    let labels: Vec<String> = missing.iter().map(|r| label(r)).collect();
     let by = if super::mislabelled(ran, pid, &missing).iter().all(|m| *m) {
         crate::acp::client::watch::RESPONSE_IDS_CASE
     } else {
         TURN_CASE
     };
-    Check::blocked(
+    Some(Check::blocked(
         by,
-        Check::fail(expected, format!("no answer: {}", unanswered.join("; "))),
-    )
+        Check::fail(expected, format!("no answer: {}", labels.join("; "))),
+    ))
+}
+
+/// The run's permission requests.
+fn permission_requests(ran: &Ran, pid: u32) -> Vec<AgentRequest> {
+    ran.wire
+        .agent_requests(pid)
+        .into_iter()
+        .filter(|r| r.method == METHOD)
+        .collect()
 }
 
 /// `client/permission-never-allow-always`.
@@ -119,13 +132,11 @@ pub fn never_allow_always(ran: &Ran, _cfg: &ClientModeConfig) -> Check {
                 .then(|| format!("{} answered selected {id:?} (kind allow_always)", label(r)))
         })
         .collect();
+    let expected = "no permission answer selecting an option of kind allow_always";
     if bad.is_empty() {
-        Check::Pass
+        unanswered(ran, pid, &permission_requests(ran, pid), expected).unwrap_or(Check::Pass)
     } else {
-        Check::fail(
-            "no permission answer selecting an option of kind allow_always",
-            bad.join("; "),
-        )
+        Check::fail(expected, bad.join("; "))
     }
 }
 
@@ -136,7 +147,12 @@ pub fn echoes_offered_option(ran: &Ran, _cfg: &ClientModeConfig) -> Check {
         Err(c) => return c,
     };
     let all = selections(ran, pid);
+    let expected = "every selected optionId is one the request offered";
+    let unanswered = unanswered(ran, pid, &permission_requests(ran, pid), expected);
     if all.iter().all(|(_, sel, _)| sel.is_none()) {
+        if let Some(c) = unanswered {
+            return c;
+        }
         let answers: Vec<String> = all
             .iter()
             .map(|(r, _, k)| format!("{}: {k}", label(r)))
@@ -164,11 +180,8 @@ pub fn echoes_offered_option(ran: &Ran, _cfg: &ClientModeConfig) -> Check {
         })
         .collect();
     if bad.is_empty() {
-        Check::Pass
+        unanswered.unwrap_or(Check::Pass)
     } else {
-        Check::fail(
-            "every selected optionId is one the request offered",
-            bad.join("; "),
-        )
+        Check::fail(expected, bad.join("; "))
     }
 }
