@@ -95,20 +95,32 @@ fn a_successful_result_is_held_to_its_tools_output_schema() {
 }
 
 #[test]
-fn a_cross_cutting_probe_feeds_only_its_own_rule() {
-    // Its exchanges happen while the other cross-cutting cases grade.
+fn a_cross_cutting_probe_feeds_every_rule_but_the_other_probe_s() {
+    // The probes run before the other cross-cutting cases grade (Needs::CrosscutProbe), side
+    // by side: each feeds its own rule and every watching rule, not the other probe's rule, and
+    // output-schema's calls (arguments made without knowing the tool) not the error split.
+    let probing = [
+        Rule::Mirror,
+        Rule::OutputSchema,
+        Rule::OutputSchemaAbsent,
+        Rule::OutputSchemaUnknown,
+    ];
     for probe in [
         "tools/result/output-schema",
         "tools/result/structured-mirror",
     ] {
         for rule in Rule::ALL {
+            let other_probe = probing.contains(&rule) && rule.case_id() != probe;
+            let split = rule == Rule::ErrorSplit && probe == "tools/result/output-schema";
             assert_eq!(
                 rule.counts_in(probe),
-                rule.case_id() == probe,
+                !(other_probe || split),
                 "{rule:?} in {probe}"
             );
         }
     }
+    assert!(Rule::ResultShape.counts_in("tools/result/output-schema"));
+    assert!(Rule::ErrorSplit.counts_in("tools/result/structured-mirror"));
     assert!(Rule::ErrorSplit.counts_in("runs/list/retained"));
 }
 
