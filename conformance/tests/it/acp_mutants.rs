@@ -122,7 +122,7 @@ fn check_mutant(scenario: &str, own: &str, outcome: &str, whole: bool) {
 fn cross_cutting(id: &str) -> bool {
     mcp_conformance::acp::cases::all()
         .iter()
-        .any(|c| c.id == id && c.needs == mcp_conformance::core::case::Needs::Crosscut)
+        .any(|c| c.id == id && c.needs.crosscut())
 }
 
 /// Two tests per mutant: `shard` (fast tier) runs its own case, `whole` (full tier) the whole

@@ -115,7 +115,7 @@ fn the_gate_passes_the_reference_adapter_shard_by_shard_with_junit_per_shard() {
         // Besides the cross-cutting cases every shard keeps (graded on the shard's exchanges).
         let crosscut: Vec<&str> = mcp_conformance::mcp::catalogue::all()
             .iter()
-            .filter(|c| c.needs == mcp_conformance::core::case::Needs::Crosscut)
+            .filter(|c| c.needs.crosscut())
             .map(|c| c.id)
             .collect();
         for id in &ids {

@@ -95,7 +95,7 @@ fn set(ids: &[&str]) -> BTreeSet<String> {
 fn cross_cutting() -> BTreeSet<&'static str> {
     mcp_conformance::mcp::catalogue::all()
         .iter()
-        .filter(|c| c.needs == mcp_conformance::core::case::Needs::Crosscut)
+        .filter(|c| c.needs.crosscut())
         .map(|c| c.id)
         .collect()
 }

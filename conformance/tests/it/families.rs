@@ -19,7 +19,7 @@ fn a_family_instance_is_selected_by_its_id_and_graded_on_its_own_family() {
     // Besides the cross-cutting cases every shard keeps, only the instance ran.
     let crosscut: Vec<&str> = mcp_conformance::mcp::catalogue::all()
         .iter()
-        .filter(|c| c.needs == mcp_conformance::core::case::Needs::Crosscut)
+        .filter(|c| c.needs.crosscut())
         .map(|c| c.id)
         .collect();
     let ids: Vec<&str> = report["cases"]

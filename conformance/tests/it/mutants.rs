@@ -271,7 +271,7 @@ fn cross_cutting(id: &str) -> bool {
     IDS.get_or_init(|| {
         mcp_conformance::mcp::catalogue::all()
             .iter()
-            .filter(|c| c.needs == mcp_conformance::core::case::Needs::Crosscut)
+            .filter(|c| c.needs.crosscut())
             .map(|c| c.id)
             .collect()
     })
