@@ -40,12 +40,7 @@ const PIN: NpmPin = NpmPin {
 /// Its CLI (`…/acpx/dist/cli.js`) and the pinned `node`, installed on first use.
 pub fn acp_acpx_paths() -> Result<(PathBuf, PathBuf), PrereqError> {
     static PATHS: OnceLock<Result<(PathBuf, PathBuf), PrereqError>> = OnceLock::new();
-    PATHS
-        .get_or_init(|| {
-            let (install, package) = PIN.installed()?;
-            Ok((package.join(PIN.marker), install.join(PINNED_NODE)))
-        })
-        .clone()
+    PATHS.get_or_init(|| PIN.script_on_node()).clone()
 }
 
 /// `node …/acpx/dist/cli.js` on the pinned Node 22 with a throw-away `HOME` (`home`: acpx keeps

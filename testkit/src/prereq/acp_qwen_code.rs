@@ -41,12 +41,7 @@ const PIN: NpmPin = NpmPin {
 /// installed on first use.
 pub fn acp_qwen_code_paths() -> Result<(PathBuf, PathBuf), PrereqError> {
     static PATHS: OnceLock<Result<(PathBuf, PathBuf), PrereqError>> = OnceLock::new();
-    PATHS
-        .get_or_init(|| {
-            let (install, package) = PIN.installed()?;
-            Ok((package.join(PIN.marker), install.join(PINNED_NODE)))
-        })
-        .clone()
+    PATHS.get_or_init(|| PIN.script_on_node()).clone()
 }
 
 /// The variables that would hand Qwen Code a credential, a model endpoint or another home.

@@ -39,14 +39,13 @@ pub fn mcp_inspector_2_paths() -> Result<(PathBuf, PathBuf), PrereqError> {
     static PATHS: OnceLock<Result<(PathBuf, PathBuf), PrereqError>> = OnceLock::new();
     PATHS
         .get_or_init(|| {
-            let (install, package) = PIN.installed()?;
+            let (script, node) = PIN.script_on_node()?;
             // The CLI runs only when `argv[1]` resolves to its own path, and `path.resolve`
             // keeps symbolic links (the cache entry is one, to its store folder): without the
             // real path it exits 0 having done nothing.
-            let script = package.join(PIN.marker);
             let script =
                 std::fs::canonicalize(&script).map_err(|e| io_err("resolve", &script, e))?;
-            Ok((script, install.join(PINNED_NODE)))
+            Ok((script, node))
         })
         .clone()
 }

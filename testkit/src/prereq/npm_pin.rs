@@ -64,6 +64,13 @@ impl NpmPin {
         Ok((install, package))
     }
 
+    /// The package's [`NpmPin::marker`] (its entry script) and the pinned `node` the install
+    /// holds ([`PINNED_NODE`] in [`NpmPin::also`]), installed on first use.
+    pub(crate) fn script_on_node(&self) -> Result<(PathBuf, PathBuf), PrereqError> {
+        let (install, package) = self.installed()?;
+        Ok((package.join(self.marker), install.join(PINNED_NODE)))
+    }
+
     /// The native binary [`NpmPin::also`] names (its platform package's), installed on first
     /// use; `None` there is a platform the pin has no package for, named `what` in the error.
     pub(crate) fn native_binary(&self, what: &'static str) -> Result<PathBuf, PrereqError> {

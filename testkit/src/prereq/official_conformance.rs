@@ -38,13 +38,12 @@ pub fn official_conformance_paths() -> Result<(PathBuf, PathBuf), PrereqError> {
     static PATHS: OnceLock<Result<(PathBuf, PathBuf), PrereqError>> = OnceLock::new();
     PATHS
         .get_or_init(|| {
-            let (install, package) = PIN.installed()?;
-            let script = package.join(PIN.marker);
+            let (script, node) = PIN.script_on_node()?;
             // The real path, as for the Inspector: a CLI that compares `argv[1]` with its own
             // module path would see the cache entry's symbolic link as someone else's.
             let script =
                 std::fs::canonicalize(&script).map_err(|e| io_err("resolve", &script, e))?;
-            Ok((script, install.join(PINNED_NODE)))
+            Ok((script, node))
         })
         .clone()
 }
