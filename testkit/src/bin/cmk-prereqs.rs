@@ -37,7 +37,7 @@ fn main() -> ExitCode {
         }
     };
     println!("cache: {}", root.display());
-    let results: [(&str, Result<String, PrereqError>); 21] = [
+    let results: [(&str, Result<String, PrereqError>); 22] = [
         (
             "claude",
             prereq::claude().map(|p| format!("{} ({})", p.display(), prereq::CLAUDE_VERSION_LINE)),
@@ -68,6 +68,17 @@ fn main() -> ExitCode {
                     "{cmd:?} (kubernetes-mcp-server {}, on {})",
                     prereq::KUBERNETES_MCP_SERVER_VERSION,
                     prereq::KUBERNETES_MCP_SERVER_SDK
+                )
+            }),
+        ),
+        (
+            "azure-mcp",
+            prereq::azure_mcp_binary().map(|p| {
+                format!(
+                    "{} server start (@azure/mcp {}, on {})",
+                    p.display(),
+                    prereq::AZURE_MCP_VERSION,
+                    prereq::AZURE_MCP_SDK
                 )
             }),
         ),

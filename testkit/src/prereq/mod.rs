@@ -11,6 +11,9 @@
 //! - `kubernetes-mcp-server@0.0.67` from npm, a server written in Go on the official Go SDK
 //!   (the native binary of its platform package, [`kubernetes_mcp_server`]), given a kubeconfig
 //!   whose cluster is a closed loopback port;
+//! - Microsoft's Azure MCP Server `@azure/mcp@2.0.5` from npm, a server written in C# on the
+//!   official C# SDK (the self-contained .NET binary of its platform package, [`azure_mcp_server`]),
+//!   run with no Azure credential, its telemetry off and a throw-away home;
 //! - three official reference servers from npm, `@modelcontextprotocol/server-filesystem`,
 //!   `server-memory` and `server-sequential-thinking`, all `2026.8.31`, in one install
 //!   ([`mcp_filesystem_server`], [`mcp_memory_server`], [`mcp_sequential_thinking_server`]);
@@ -68,6 +71,7 @@ mod acp_qwen_code;
 mod acp_rust_client;
 mod acp_ts_agent;
 mod acp_ts_client;
+mod azure_mcp;
 mod claude_code;
 mod core_hosts;
 mod everything;
@@ -106,6 +110,7 @@ pub use acp_ts_agent::{ACP_TS_SDK_VERSION, acp_ts_example_agent, acp_ts_example_
 pub use acp_ts_client::{
     ACP_TS_EXAMPLE_CLIENT_SHA256, NPX_SHIM, acp_ts_example_client, acp_ts_example_client_paths,
 };
+pub use azure_mcp::{AZURE_MCP_SDK, AZURE_MCP_VERSION, azure_mcp_binary, azure_mcp_server};
 pub use claude_code::{CLAUDE_VERSION, CLAUDE_VERSION_LINE, claude, claude_platform_package};
 pub use core_hosts::{
     MCP_TS_CORE_CLIENT_SCRIPT, PYTHON_CORE_CLIENT_SCRIPT, argv, env_argv, mcp_ts_core_client,
