@@ -26,6 +26,7 @@ mod modern;
 mod mutant_suite_acp;
 mod mutant_suite_mcp;
 mod mutants;
+mod real_context7_server;
 mod real_dotnet_server;
 mod real_go_server;
 mod real_http_servers;

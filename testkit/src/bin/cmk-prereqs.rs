@@ -37,7 +37,7 @@ fn main() -> ExitCode {
         }
     };
     println!("cache: {}", root.display());
-    let results: [(&str, Result<String, PrereqError>); 22] = [
+    let results: [(&str, Result<String, PrereqError>); 23] = [
         (
             "claude",
             prereq::claude().map(|p| format!("{} ({})", p.display(), prereq::CLAUDE_VERSION_LINE)),
@@ -79,6 +79,17 @@ fn main() -> ExitCode {
                     p.display(),
                     prereq::AZURE_MCP_VERSION,
                     prereq::AZURE_MCP_SDK
+                )
+            }),
+        ),
+        (
+            "context7-mcp",
+            prereq::context7_mcp_entry().map(|p| {
+                format!(
+                    "node {} (@upstash/context7-mcp {}, on {})",
+                    p.display(),
+                    prereq::CONTEXT7_MCP_VERSION,
+                    prereq::CONTEXT7_MCP_SDK
                 )
             }),
         ),

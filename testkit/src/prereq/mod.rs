@@ -14,6 +14,9 @@
 //! - Microsoft's Azure MCP Server `@azure/mcp@2.0.5` from npm, a server written in C# on the
 //!   official C# SDK (the self-contained .NET binary of its platform package, [`azure_mcp_server`]),
 //!   run with no Azure credential, its telemetry off and a throw-away home;
+//! - Upstash's Context7 server `@upstash/context7-mcp@4.1.1` from npm, on the second major
+//!   version of the TypeScript SDK (`@modelcontextprotocol/server` 2.0.0,
+//!   [`context7_mcp_server`]), its web API and every proxy at a closed loopback port;
 //! - three official reference servers from npm, `@modelcontextprotocol/server-filesystem`,
 //!   `server-memory` and `server-sequential-thinking`, all `2026.8.31`, in one install
 //!   ([`mcp_filesystem_server`], [`mcp_memory_server`], [`mcp_sequential_thinking_server`]);
@@ -73,6 +76,7 @@ mod acp_ts_agent;
 mod acp_ts_client;
 mod azure_mcp;
 mod claude_code;
+mod context7_mcp;
 mod core_hosts;
 mod everything;
 mod install;
@@ -112,6 +116,9 @@ pub use acp_ts_client::{
 };
 pub use azure_mcp::{AZURE_MCP_SDK, AZURE_MCP_VERSION, azure_mcp_binary, azure_mcp_server};
 pub use claude_code::{CLAUDE_VERSION, CLAUDE_VERSION_LINE, claude, claude_platform_package};
+pub use context7_mcp::{
+    CONTEXT7_MCP_SDK, CONTEXT7_MCP_VERSION, context7_mcp_entry, context7_mcp_server,
+};
 pub use core_hosts::{
     MCP_TS_CORE_CLIENT_SCRIPT, PYTHON_CORE_CLIENT_SCRIPT, argv, env_argv, mcp_ts_core_client,
     python_core_client,

@@ -73,6 +73,7 @@ case "$(cat package.json)" in
     chmod +x $d/kubernetes-mcp-server-linux-amd64;;
   *cmk-pin-azure-mcp\"*) pkg @azure/mcp 2.0.5 index.js
     for p in linux-x64 linux-arm64 darwin-x64 darwin-arm64; do pkg @azure/mcp-$p 2.0.5 dist/azmcp; done;;
+  *cmk-pin-context7-mcp\"*) pkg @upstash/context7-mcp 4.1.1 dist/index.js;;
   *cmk-pin-reference-servers\"*) for p in filesystem memory sequential-thinking; do
       pkg @modelcontextprotocol/server-$p 2026.8.31 dist/index.js; done;;
   *cmk-pin-mcp-inspector-2\"*) pkg @modelcontextprotocol/inspector 2.12.0 clients/cli/build/index.js
@@ -150,7 +151,7 @@ exit 0"#,
 }
 
 /// The npm installs `cmk-prereqs` makes (one `npm ci` each).
-const NPM_INSTALLS: [&str; 17] = [
+const NPM_INSTALLS: [&str; 18] = [
     "claude-code-2.1.328",
     "server-everything-2026.8.31",
     "acp-ts-sdk-0.12.0",
@@ -164,6 +165,7 @@ const NPM_INSTALLS: [&str; 17] = [
     "acpx-0.19.1",
     "kubernetes-mcp-server-0.0.67",
     "azure-mcp-2.0.5",
+    "context7-mcp-4.1.1",
     "mcp-reference-servers-2026.8.31",
     "mcp-ts-sdk-1.32.2",
     "mcp-inspector-0.15.0",
