@@ -169,6 +169,32 @@ fn a_server_slow_to_start_gets_deadlines_that_allow_it() {
 }
 
 #[test]
+fn a_probe_answered_after_its_window_is_graded_on_its_answer() {
+    // GATE-LOAD-1, GATE-LOAD-3: the server/discover probe is a fresh server's first request;
+    // an instance that stays silent past the window discovery's start-up allowed (a FastMCP
+    // server importing its packages on a loaded machine) had not read it yet. Its late -32601
+    // passes; "nothing within" would be a verdict on a start, not on the probe.
+    let report = run(
+        &["--slow-discover-ms", "2500"],
+        &[
+            "--case",
+            "lifecycle/server-discover/probe",
+            "--timeout-ms",
+            "2000",
+        ],
+        MATRIX[0],
+    );
+    let v = verdicts(&report);
+    assert_eq!(
+        v.get("lifecycle/server-discover/probe")
+            .map(|(o, _)| o.as_str()),
+        Some("pass"),
+        "{v:?}\n{}",
+        report["cases"]
+    );
+}
+
+#[test]
 #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn a_server_that_takes_5_s_to_start_gets_the_same_report_under_any_load() {
     let reports = same_everywhere(&["--slow-start-ms", "5000"], &[], &MATRIX);
