@@ -28,6 +28,7 @@ mod mutant_suite_mcp;
 mod mutants;
 mod real_context7_server;
 mod real_dotnet_server;
+mod real_fastmcp_server;
 mod real_go_server;
 mod real_http_servers;
 mod real_npm_servers;

@@ -37,7 +37,7 @@ fn main() -> ExitCode {
         }
     };
     println!("cache: {}", root.display());
-    let results: [(&str, Result<String, PrereqError>); 23] = [
+    let results: [(&str, Result<String, PrereqError>); 24] = [
         (
             "claude",
             prereq::claude().map(|p| format!("{} ({})", p.display(), prereq::CLAUDE_VERSION_LINE)),
@@ -116,6 +116,17 @@ fn main() -> ExitCode {
                     bin.display(),
                     bin.display(),
                     prereq::MCP_REFERENCE_SERVERS_PY_VERSION
+                )
+            }),
+        ),
+        (
+            "fastmcp-server",
+            prereq::fastmcp_server_bin().map(|p| {
+                format!(
+                    "{} ROOT (better-mcps-filesystem {}, on fastmcp {})",
+                    p.display(),
+                    prereq::FASTMCP_SERVER_VERSION,
+                    prereq::FASTMCP_VERSION
                 )
             }),
         ),

@@ -23,6 +23,8 @@
 //! - two official reference servers from PyPI on the Python SDK, `mcp-server-time` and
 //!   `mcp-server-git`, both `2026.10.19`, in one venv pinned by hashes ([`mcp_time_server`],
 //!   [`mcp_git_server`]);
+//! - a server on FastMCP (the standalone `fastmcp` 4.2.3) from PyPI, `better-mcps-filesystem`
+//!   0.3.0, in a venv pinned by hashes ([`fastmcp_server`], its tools confined to one root);
 //! - six real ACP agents: the TypeScript SDK's example agent from `@agentclientprotocol/sdk@0.12.0`
 //!   ([`acp_ts_example_agent`]), the Python SDK's echo agent from
 //!   `agent-client-protocol==0.12.1` ([`acp_python_echo_agent`]; the same SDK's example *client*
@@ -79,6 +81,7 @@ mod claude_code;
 mod context7_mcp;
 mod core_hosts;
 mod everything;
+mod fastmcp_server;
 mod install;
 mod kubernetes_mcp_server;
 mod mcp_inspector;
@@ -90,6 +93,7 @@ mod python_mcp;
 mod python_reference_servers;
 mod reference_servers;
 mod rust_mcp_server;
+mod venv;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -126,6 +130,9 @@ pub use core_hosts::{
 pub use everything::{
     EVERYTHING_VERSION, everything_server, everything_server_entry,
     everything_server_streamable_http,
+};
+pub use fastmcp_server::{
+    FASTMCP_SERVER_VERSION, FASTMCP_VERSION, fastmcp_server, fastmcp_server_bin,
 };
 pub use install::{cache_root, peers_off};
 pub use kubernetes_mcp_server::{

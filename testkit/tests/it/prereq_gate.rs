@@ -118,8 +118,9 @@ chmod +x "$root/bin/rust-mcp-server""#,
 }
 
 /// A fake `python3` whose `-m venv DIR` makes a `DIR/bin/python` that answers pip (a
-/// `--require-hashes` install lays out the reference servers' two scripts beside it), the version
-/// probes (`mcp` 2.3.0, `acp` 0.12.1, the reference servers 2026.10.19) and the echo-agent
+/// `--require-hashes` install lays out the reference servers' two scripts and the FastMCP
+/// server's beside it), the version probes (`mcp` 2.3.0, `acp` 0.12.1, the reference servers
+/// 2026.10.19, the FastMCP server 0.3.0 on fastmcp 4.2.3) and the echo-agent
 /// extraction (argv: `-c CODE SDIST SHA TARGET`).
 fn fake_python(dir: &Path) -> std::path::PathBuf {
     let venv_python = dir.join("venv-python");
@@ -130,12 +131,14 @@ fn fake_python(dir: &Path) -> std::path::PathBuf {
     *tarfile*) : > "$5";;
     *", acp;"*) echo 0.12.1;;
     *mcp_server_git*) echo "2026.10.19 2026.10.19";;
+    *better_mcps_filesystem*) echo "0.3.0 4.2.3";;
     *) echo 2.3.0;;
   esac
 fi
 case "$*" in
   *"pip install"*--require-hashes*)
-    : > "$(dirname "$0")/mcp-server-time"; : > "$(dirname "$0")/mcp-server-git";;
+    : > "$(dirname "$0")/mcp-server-time"; : > "$(dirname "$0")/mcp-server-git"
+    : > "$(dirname "$0")/better-mcps-filesystem";;
 esac
 exit 0"#,
     );
@@ -172,9 +175,10 @@ const NPM_INSTALLS: [&str; 18] = [
     "mcp-inspector-2.12.0",
 ];
 /// The venvs `cmk-prereqs` makes.
-const PYTHON_INSTALLS: [&str; 3] = [
+const PYTHON_INSTALLS: [&str; 4] = [
     "python-mcp-2.3.0",
     "mcp-reference-servers-py-2026.10.19",
+    "fastmcp-filesystem-0.3.0",
     "acp-python-sdk-0.12.1",
 ];
 /// The `cargo install`s `cmk-prereqs` makes.
