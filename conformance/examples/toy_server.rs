@@ -50,7 +50,10 @@
 //! answered).
 //! Load (the gate's verdicts must not depend on `--jobs` or a busy machine): `--slow-start-ms N`
 //! reads nothing for N ms after it starts (a server importing its packages);
-//! `--slow-discover-ms N` reads nothing for N ms before it answers `server/discover` (to the
+//! `--answer-negative-ids-late MS` writes the answer to a request with a negative integer id only
+//! after the next answer it writes, MS ms later (a server answering concurrently: JSON-RPC
+//! orders no responses); `--slow-discover-ms N` reads nothing for N ms before it answers
+//! `server/discover` (to the
 //! runner, the silence of an instance that starts slower than discovery's did); `--lock-file PATH`
 //! keeps shared state in PATH: every instance holds a shared `flock` on it while it serves, and
 //! on stdin EOF takes it exclusively (compacting the store needs every other instance gone),
@@ -541,6 +544,8 @@ fn main() {
     let mut stdin = std::io::stdin().lock();
     let mut out = BufWriter::new(std::io::stdout().lock());
     let mut buf = vec![0u8; 64 * 1024];
+    let late_ms: Option<u64> = value_of("--answer-negative-ids-late").and_then(|v| v.parse().ok());
+    let mut held: Vec<Vec<u8>> = Vec::new();
     loop {
         let n = match stdin.read(&mut buf) {
             Ok(0) | Err(_) => {
@@ -580,14 +585,31 @@ fn main() {
                 return;
             }
         }
+        let mut wrote = false;
         for r in replies {
             // A string reply is raw text, not JSON: the toy's deliberate T1 violations.
             let bytes = match &r {
                 Value::String(text) => format!("{text}\n").into_bytes(),
                 other => mcp_wire::encode(other),
             };
+            if late_ms.is_some() && r.get("id").and_then(Value::as_i64).is_some_and(|i| i < 0) {
+                held.push(bytes);
+                continue;
+            }
             if out.write_all(&bytes).and_then(|()| out.flush()).is_err() {
                 return;
+            }
+            wrote = true;
+        }
+        if let Some(ms) = late_ms
+            && wrote
+            && !held.is_empty()
+        {
+            std::thread::sleep(std::time::Duration::from_millis(ms));
+            for bytes in held.drain(..) {
+                if out.write_all(&bytes).and_then(|()| out.flush()).is_err() {
+                    return;
+                }
             }
         }
     }
