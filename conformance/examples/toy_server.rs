@@ -49,7 +49,12 @@
 //! included) with a -32601 error under id null (JSON-RPC 2.0 §4.1: notifications are never
 //! answered).
 //! Load (the gate's verdicts must not depend on `--jobs` or a busy machine): `--slow-start-ms N`
-//! reads nothing for N ms after it starts (a server importing its packages); `--lock-file PATH`
+//! reads nothing for N ms after it starts (a server importing its packages);
+//! `--answer-negative-ids-late MS` writes the answer to a request with a negative integer id only
+//! after the next answer it writes, MS ms later (a server answering concurrently: JSON-RPC
+//! orders no responses); `--slow-discover-ms N` reads nothing for N ms before it answers
+//! `server/discover` (to the
+//! runner, the silence of an instance that starts slower than discovery's did); `--lock-file PATH`
 //! keeps shared state in PATH: every instance holds a shared `flock` on it while it serves, and
 //! on stdin EOF takes it exclusively (compacting the store needs every other instance gone),
 //! so it exits only once no other instance is alive, and lingers `--linger-ms MS` (default 300)
@@ -99,6 +104,8 @@ struct Server {
     unknown_method_code: Option<i64>,
     /// `--discover-code N`: the error code of `server/discover`.
     discover_code: Option<i64>,
+    /// `--slow-discover-ms N`: reads nothing more for N ms before answering `server/discover`.
+    slow_discover_ms: Option<u64>,
     /// `--missing-proposal-code N`: the error code of an `initialize` without a proposal.
     missing_proposal_code: Option<i64>,
     drop_batches: bool,
@@ -320,6 +327,11 @@ impl Server {
                 }
             }
             other => {
+                if other == "server/discover"
+                    && let Some(ms) = self.slow_discover_ms
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(ms));
+                }
                 let code = match other {
                     "server/discover" => self.discover_code.or(self.unknown_method_code),
                     _ => self.unknown_method_code,
@@ -490,6 +502,7 @@ fn main() {
         answer_notifications: has("--answer-notifications"),
         unknown_method_code: value_of("--unknown-method-code").and_then(|v| v.parse().ok()),
         discover_code: value_of("--discover-code").and_then(|v| v.parse().ok()),
+        slow_discover_ms: value_of("--slow-discover-ms").and_then(|v| v.parse().ok()),
         missing_proposal_code: value_of("--missing-proposal-code").and_then(|v| v.parse().ok()),
         drop_batches: has("--drop-batches"),
         before: Vec::new(),
@@ -531,6 +544,8 @@ fn main() {
     let mut stdin = std::io::stdin().lock();
     let mut out = BufWriter::new(std::io::stdout().lock());
     let mut buf = vec![0u8; 64 * 1024];
+    let late_ms: Option<u64> = value_of("--answer-negative-ids-late").and_then(|v| v.parse().ok());
+    let mut held: Vec<Vec<u8>> = Vec::new();
     loop {
         let n = match stdin.read(&mut buf) {
             Ok(0) | Err(_) => {
@@ -570,14 +585,31 @@ fn main() {
                 return;
             }
         }
+        let mut wrote = false;
         for r in replies {
             // A string reply is raw text, not JSON: the toy's deliberate T1 violations.
             let bytes = match &r {
                 Value::String(text) => format!("{text}\n").into_bytes(),
                 other => mcp_wire::encode(other),
             };
+            if late_ms.is_some() && r.get("id").and_then(Value::as_i64).is_some_and(|i| i < 0) {
+                held.push(bytes);
+                continue;
+            }
             if out.write_all(&bytes).and_then(|()| out.flush()).is_err() {
                 return;
+            }
+            wrote = true;
+        }
+        if let Some(ms) = late_ms
+            && wrote
+            && !held.is_empty()
+        {
+            std::thread::sleep(std::time::Duration::from_millis(ms));
+            for bytes in held.drain(..) {
+                if out.write_all(&bytes).and_then(|()| out.flush()).is_err() {
+                    return;
+                }
             }
         }
     }

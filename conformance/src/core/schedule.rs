@@ -6,9 +6,10 @@
 //! no other case alive), then the cross-cutting cases, which grade what every other case
 //! showed: those that probe a peer of their own first ([`Needs::CrosscutProbe`]), then the
 //! others ([`Needs::Crosscut`]), which grade the probes' exchanges too. A runner `error` is
-//! retried once after its phase (GATE-LOAD-3); blocked verdicts are resolved against the cases
-//! that block them (one defect, one verdict, [`crate::core::blocked`]). A gate plugs in through
-//! [`Runner`]: how a case's context is made from its scope, and what a timeout is called.
+//! retried once after its phase, one retry at a time (GATE-LOAD-3); blocked verdicts are
+//! resolved against the cases that block them (one defect, one verdict,
+//! [`crate::core::blocked`]). A gate plugs in through [`Runner`]: how a case's context is made
+//! from its scope, and what a timeout is called.
 
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -299,8 +300,10 @@ pub async fn run_all<R: Runner>(
 /// Runs the cases of one phase (`order`, indexes into `cases`) under `permits`, then once more
 /// each that ended in a runner error ([`Check::Error`], GATE-LOAD-3): the kit's own failure (a
 /// spawn that failed, a fresh peer silent on `initialize` under load) says nothing about the
-/// peer, and the load that caused it has mostly passed by the end of the phase. Only the
-/// retry's result is reported, with a note in its transcript; a failure is never retried.
+/// peer. The retries run one at a time: the load that caused the errors was largely the phase's
+/// own `--jobs` peers starting at once, and retrying them all together again (a slow-starting
+/// .NET or Python server, eight retries on two cores) recreated it. Only the retry's result is
+/// reported, with a note in its transcript; a failure is never retried.
 async fn run_phase<R: Runner>(
     runner: &Arc<R>,
     cases: &[Case<R::Gate>],
@@ -313,7 +316,7 @@ async fn run_phase<R: Runner>(
         runner.name(),
         cases.len(),
         order,
-        permits.clone(),
+        permits,
         progress,
         |r: &Ran<R::Gate>| !matches!(r.check, Check::Error(_)),
         |index| run_one(runner.clone(), cases[index], timeout, None),
@@ -335,7 +338,7 @@ async fn run_phase<R: Runner>(
         runner.name(),
         cases.len(),
         errors.iter().map(|(i, _)| *i).collect(),
-        permits,
+        Arc::new(Semaphore::new(1)),
         progress,
         |_| true,
         |index| {
@@ -830,6 +833,39 @@ mod tests {
         assert_eq!(
             shown,
             [("r/broken", true), ("r/failing", false), ("r/flaky", false)]
+        );
+    }
+
+    /// A runner error whenever another case runs beside it (a peer that starts in time only
+    /// alone): [`alone`]'s failure turned into the kit's own error.
+    async fn crowded(room: Arc<Room>) -> crate::core::model::CheckResult {
+        match alone(room).await {
+            Err(c) if c.is_fail() => Err(Check::Error("not answered under load".into())),
+            other => other,
+        }
+    }
+
+    #[test]
+    fn runner_errors_are_retried_one_at_a_time() {
+        // GATE-LOAD-3: three cases that err only when crowded all err at --jobs 3; their
+        // retries, run together again, would err again.
+        let ran = run_in(
+            &Arc::default(),
+            vec![
+                case("c/one", |b| Box::pin(crowded(b))),
+                case("c/two", |b| Box::pin(crowded(b))),
+                case("c/three", |b| Box::pin(crowded(b))),
+            ],
+            3,
+            None,
+        );
+        assert!(ran.iter().all(|r| r.check == Check::Pass), "{ran:?}");
+        assert!(
+            ran.iter().all(|r| r
+                .transcript
+                .iter()
+                .any(|e| e.line.contains("not answered under load"))),
+            "each passed on its retry: {ran:?}"
         );
     }
 

@@ -169,6 +169,58 @@ fn a_server_slow_to_start_gets_deadlines_that_allow_it() {
 }
 
 #[test]
+fn a_probe_answered_after_its_window_is_graded_on_its_answer() {
+    // GATE-LOAD-1, GATE-LOAD-3: the server/discover probe is a fresh server's first request;
+    // an instance that stays silent past the window discovery's start-up allowed (a FastMCP
+    // server importing its packages on a loaded machine) had not read it yet. Its late -32601
+    // passes; "nothing within" would be a verdict on a start, not on the probe.
+    let report = run(
+        &["--slow-discover-ms", "2500"],
+        &[
+            "--case",
+            "lifecycle/server-discover/probe",
+            "--timeout-ms",
+            "2000",
+        ],
+        MATRIX[0],
+    );
+    let v = verdicts(&report);
+    assert_eq!(
+        v.get("lifecycle/server-discover/probe")
+            .map(|(o, _)| o.as_str()),
+        Some("pass"),
+        "{v:?}\n{}",
+        report["cases"]
+    );
+}
+
+#[test]
+fn an_id_answered_after_the_probe_behind_it_is_echoed_not_dropped() {
+    // T3a, JSON-RPC 2.0 §5: the ping with id -2^63 is answered 500 ms after the probe ping sent
+    // behind it (a server answering concurrently, as the C# SDK's does, on a loaded machine).
+    // JSON-RPC orders no responses, so the id is echoed: "dropped" would be the load's verdict.
+    let report = run(
+        &["--answer-negative-ids-late", "500"],
+        &[
+            "--case",
+            "jsonrpc/ids/i64-min",
+            "--case",
+            "jsonrpc/ids/negative",
+        ],
+        MATRIX[0],
+    );
+    let v = verdicts(&report);
+    for id in ["jsonrpc/ids/i64-min", "jsonrpc/ids/negative"] {
+        assert_eq!(
+            v.get(id).map(|(o, _)| o.as_str()),
+            Some("pass"),
+            "{id}: {v:?}\n{}",
+            report["cases"]
+        );
+    }
+}
+
+#[test]
 #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
 fn a_server_that_takes_5_s_to_start_gets_the_same_report_under_any_load() {
     let reports = same_everywhere(&["--slow-start-ms", "5000"], &[], &MATRIX);

@@ -37,7 +37,7 @@ fn main() -> ExitCode {
         }
     };
     println!("cache: {}", root.display());
-    let results: [(&str, Result<String, PrereqError>); 21] = [
+    let results: [(&str, Result<String, PrereqError>); 24] = [
         (
             "claude",
             prereq::claude().map(|p| format!("{} ({})", p.display(), prereq::CLAUDE_VERSION_LINE)),
@@ -72,6 +72,28 @@ fn main() -> ExitCode {
             }),
         ),
         (
+            "azure-mcp",
+            prereq::azure_mcp_binary().map(|p| {
+                format!(
+                    "{} server start (@azure/mcp {}, on {})",
+                    p.display(),
+                    prereq::AZURE_MCP_VERSION,
+                    prereq::AZURE_MCP_SDK
+                )
+            }),
+        ),
+        (
+            "context7-mcp",
+            prereq::context7_mcp_entry().map(|p| {
+                format!(
+                    "node {} (@upstash/context7-mcp {}, on {})",
+                    p.display(),
+                    prereq::CONTEXT7_MCP_VERSION,
+                    prereq::CONTEXT7_MCP_SDK
+                )
+            }),
+        ),
+        (
             "mcp-reference-servers",
             prereq::mcp_reference_server_entries().map(|entries| {
                 format!(
@@ -94,6 +116,17 @@ fn main() -> ExitCode {
                     bin.display(),
                     bin.display(),
                     prereq::MCP_REFERENCE_SERVERS_PY_VERSION
+                )
+            }),
+        ),
+        (
+            "fastmcp-server",
+            prereq::fastmcp_server_bin().map(|p| {
+                format!(
+                    "{} ROOT (better-mcps-filesystem {}, on fastmcp {})",
+                    p.display(),
+                    prereq::FASTMCP_SERVER_VERSION,
+                    prereq::FASTMCP_VERSION
                 )
             }),
         ),

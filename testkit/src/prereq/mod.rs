@@ -11,12 +11,20 @@
 //! - `kubernetes-mcp-server@0.0.67` from npm, a server written in Go on the official Go SDK
 //!   (the native binary of its platform package, [`kubernetes_mcp_server`]), given a kubeconfig
 //!   whose cluster is a closed loopback port;
+//! - Microsoft's Azure MCP Server `@azure/mcp@2.0.5` from npm, a server written in C# on the
+//!   official C# SDK (the self-contained .NET binary of its platform package, [`azure_mcp_server`]),
+//!   run with no Azure credential, its telemetry off and a throw-away home;
+//! - Upstash's Context7 server `@upstash/context7-mcp@4.1.1` from npm, on the second major
+//!   version of the TypeScript SDK (`@modelcontextprotocol/server` 2.0.0,
+//!   [`context7_mcp_server`]), its web API and every proxy at a closed loopback port;
 //! - three official reference servers from npm, `@modelcontextprotocol/server-filesystem`,
 //!   `server-memory` and `server-sequential-thinking`, all `2026.8.31`, in one install
 //!   ([`mcp_filesystem_server`], [`mcp_memory_server`], [`mcp_sequential_thinking_server`]);
 //! - two official reference servers from PyPI on the Python SDK, `mcp-server-time` and
 //!   `mcp-server-git`, both `2026.10.19`, in one venv pinned by hashes ([`mcp_time_server`],
 //!   [`mcp_git_server`]);
+//! - a server on FastMCP (the standalone `fastmcp` 4.2.3) from PyPI, `better-mcps-filesystem`
+//!   0.3.0, in a venv pinned by hashes ([`fastmcp_server`], its tools confined to one root);
 //! - six real ACP agents: the TypeScript SDK's example agent from `@agentclientprotocol/sdk@0.12.0`
 //!   ([`acp_ts_example_agent`]), the Python SDK's echo agent from
 //!   `agent-client-protocol==0.12.1` ([`acp_python_echo_agent`]; the same SDK's example *client*
@@ -68,9 +76,12 @@ mod acp_qwen_code;
 mod acp_rust_client;
 mod acp_ts_agent;
 mod acp_ts_client;
+mod azure_mcp;
 mod claude_code;
+mod context7_mcp;
 mod core_hosts;
 mod everything;
+mod fastmcp_server;
 mod install;
 mod kubernetes_mcp_server;
 mod mcp_inspector;
@@ -82,6 +93,7 @@ mod python_mcp;
 mod python_reference_servers;
 mod reference_servers;
 mod rust_mcp_server;
+mod venv;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -106,7 +118,11 @@ pub use acp_ts_agent::{ACP_TS_SDK_VERSION, acp_ts_example_agent, acp_ts_example_
 pub use acp_ts_client::{
     ACP_TS_EXAMPLE_CLIENT_SHA256, NPX_SHIM, acp_ts_example_client, acp_ts_example_client_paths,
 };
+pub use azure_mcp::{AZURE_MCP_SDK, AZURE_MCP_VERSION, azure_mcp_binary, azure_mcp_server};
 pub use claude_code::{CLAUDE_VERSION, CLAUDE_VERSION_LINE, claude, claude_platform_package};
+pub use context7_mcp::{
+    CONTEXT7_MCP_SDK, CONTEXT7_MCP_VERSION, context7_mcp_entry, context7_mcp_server,
+};
 pub use core_hosts::{
     MCP_TS_CORE_CLIENT_SCRIPT, PYTHON_CORE_CLIENT_SCRIPT, argv, env_argv, mcp_ts_core_client,
     python_core_client,
@@ -114,6 +130,9 @@ pub use core_hosts::{
 pub use everything::{
     EVERYTHING_VERSION, everything_server, everything_server_entry,
     everything_server_streamable_http,
+};
+pub use fastmcp_server::{
+    FASTMCP_SERVER_VERSION, FASTMCP_VERSION, fastmcp_server, fastmcp_server_bin,
 };
 pub use install::{cache_root, peers_off};
 pub use kubernetes_mcp_server::{

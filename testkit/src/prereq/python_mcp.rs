@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 
 use super::PrereqError;
 use super::install::{self, StepLog};
+use super::venv;
 
 /// The pinned version.
 pub const PYTHON_MCP_VERSION: &str = "2.3.0";
@@ -32,40 +33,22 @@ pub fn python_mcp_command() -> Result<Command, PrereqError> {
 }
 
 fn python_in(dir: &Path) -> PathBuf {
-    dir.join("bin").join("python")
+    venv::python_in(dir)
 }
 
 fn build(dir: &Path, log: &mut StepLog) -> Result<(), PrereqError> {
-    let python3 = std::env::var_os("CMK_PYTHON").unwrap_or_else(|| "python3".into());
-    log.run(
-        "python3 -m venv",
-        Command::new(python3).args(["-m", "venv"]).arg(dir),
-    )?;
-    let python = python_in(dir);
+    let python = venv::create(dir, log)?;
+    let requirement = format!("mcp=={PYTHON_MCP_VERSION}");
     log.run(
         "pip install mcp",
-        Command::new(&python)
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--disable-pip-version-check",
-                "--no-input",
-            ])
-            .arg(format!("mcp=={PYTHON_MCP_VERSION}")),
+        &mut venv::pip(&python, &["install", &requirement]),
     )?;
-    let output = log.capture(
-        "import mcp",
-        Command::new(&python).args(["-c", VERSION_PROBE]),
-    )?;
-    let found = String::from_utf8_lossy(&output.stdout).trim().to_owned();
-    if output.status.success() && found == PYTHON_MCP_VERSION {
-        Ok(())
-    } else {
-        Err(PrereqError::WrongVersion {
+    match venv::probe(&python, "import mcp", VERSION_PROBE, log) {
+        Ok(found) if found == PYTHON_MCP_VERSION => Ok(()),
+        Ok(found) | Err(found) => Err(PrereqError::WrongVersion {
             what: "python mcp",
             expected: PYTHON_MCP_VERSION,
             found,
-        })
+        }),
     }
 }

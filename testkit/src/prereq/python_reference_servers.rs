@@ -2,7 +2,7 @@
 //! SDK (`mcp` 2.3.0): `mcp-server-time` and `mcp-server-git`, in one venv of their own. Every
 //! distribution the two need is pinned by version and SHA-256 in
 //! `testkit/pins/mcp-reference-servers-py/requirements.txt` (`pip install --require-hashes
-//! --no-deps`); the hashes are of the wheels for CPython 3.11 on linux x86-64 (four of the 35 are
+//! --no-deps`, [`venv::install_hashed`]); the hashes are of the wheels for CPython 3.11 on linux x86-64 (four of the 35 are
 //! platform wheels), so another interpreter or platform fails the install with pip's hash error.
 //! The venv is built in its final folder (venvs are not relocatable); `CMK_PYTHON` overrides the
 //! `python3` that creates it. About 12 s to install.
@@ -15,7 +15,8 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use super::PrereqError;
-use super::install::{self, StepLog, io_err};
+use super::install::{self, StepLog};
+use super::venv;
 
 /// The pinned version of the two servers.
 pub const MCP_REFERENCE_SERVERS_PY_VERSION: &str = "2026.10.19";
@@ -58,42 +59,15 @@ fn is_complete(dir: &Path) -> bool {
 }
 
 fn build(dir: &Path, log: &mut StepLog) -> Result<(), PrereqError> {
-    let python3 = std::env::var_os("CMK_PYTHON").unwrap_or_else(|| "python3".into());
-    log.run(
-        "python3 -m venv",
-        Command::new(python3).args(["-m", "venv"]).arg(dir),
-    )?;
-    let requirements = dir.join("cmk-requirements.txt");
-    std::fs::write(&requirements, REQUIREMENTS).map_err(|e| io_err("write", &requirements, e))?;
-    let python = dir.join("bin").join("python");
-    log.run(
-        "pip install --require-hashes",
-        Command::new(&python)
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--disable-pip-version-check",
-                "--no-input",
-                "--no-deps",
-                "--require-hashes",
-                "-r",
-            ])
-            .arg(&requirements),
-    )?;
-    let output = log.capture(
-        "import the servers",
-        Command::new(&python).args(["-c", VERSION_PROBE]),
-    )?;
-    let found = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+    let python = venv::create(dir, log)?;
+    venv::install_hashed(&python, dir, REQUIREMENTS, log)?;
     let expected = format!("{v} {v}", v = MCP_REFERENCE_SERVERS_PY_VERSION);
-    if output.status.success() && found == expected {
-        Ok(())
-    } else {
-        Err(PrereqError::WrongVersion {
+    match venv::probe(&python, "import the servers", VERSION_PROBE, log) {
+        Ok(found) if found == expected => Ok(()),
+        Ok(found) | Err(found) => Err(PrereqError::WrongVersion {
             what: "mcp-server-time and mcp-server-git",
             expected: MCP_REFERENCE_SERVERS_PY_VERSION,
             found,
-        })
+        }),
     }
 }

@@ -71,6 +71,9 @@ case "$(cat package.json)" in
     d=node_modules/kubernetes-mcp-server-linux-amd64/bin; mkdir -p $d
     printf '#!/bin/sh\necho v0.0.67\n' > $d/kubernetes-mcp-server-linux-amd64
     chmod +x $d/kubernetes-mcp-server-linux-amd64;;
+  *cmk-pin-azure-mcp\"*) pkg @azure/mcp 2.0.5 index.js
+    for p in linux-x64 linux-arm64 darwin-x64 darwin-arm64; do pkg @azure/mcp-$p 2.0.5 dist/azmcp; done;;
+  *cmk-pin-context7-mcp\"*) pkg @upstash/context7-mcp 4.1.1 dist/index.js;;
   *cmk-pin-reference-servers\"*) for p in filesystem memory sequential-thinking; do
       pkg @modelcontextprotocol/server-$p 2026.8.31 dist/index.js; done;;
   *cmk-pin-mcp-inspector-2\"*) pkg @modelcontextprotocol/inspector 2.12.0 clients/cli/build/index.js
@@ -115,8 +118,9 @@ chmod +x "$root/bin/rust-mcp-server""#,
 }
 
 /// A fake `python3` whose `-m venv DIR` makes a `DIR/bin/python` that answers pip (a
-/// `--require-hashes` install lays out the reference servers' two scripts beside it), the version
-/// probes (`mcp` 2.3.0, `acp` 0.12.1, the reference servers 2026.10.19) and the echo-agent
+/// `--require-hashes` install lays out the reference servers' two scripts and the FastMCP
+/// server's beside it), the version probes (`mcp` 2.3.0, `acp` 0.12.1, the reference servers
+/// 2026.10.19, the FastMCP server 0.3.0 on fastmcp 4.2.3) and the echo-agent
 /// extraction (argv: `-c CODE SDIST SHA TARGET`).
 fn fake_python(dir: &Path) -> std::path::PathBuf {
     let venv_python = dir.join("venv-python");
@@ -127,12 +131,14 @@ fn fake_python(dir: &Path) -> std::path::PathBuf {
     *tarfile*) : > "$5";;
     *", acp;"*) echo 0.12.1;;
     *mcp_server_git*) echo "2026.10.19 2026.10.19";;
+    *better_mcps_filesystem*) echo "0.3.0 4.2.3";;
     *) echo 2.3.0;;
   esac
 fi
 case "$*" in
   *"pip install"*--require-hashes*)
-    : > "$(dirname "$0")/mcp-server-time"; : > "$(dirname "$0")/mcp-server-git";;
+    : > "$(dirname "$0")/mcp-server-time"; : > "$(dirname "$0")/mcp-server-git"
+    : > "$(dirname "$0")/better-mcps-filesystem";;
 esac
 exit 0"#,
     );
@@ -148,7 +154,7 @@ exit 0"#,
 }
 
 /// The npm installs `cmk-prereqs` makes (one `npm ci` each).
-const NPM_INSTALLS: [&str; 16] = [
+const NPM_INSTALLS: [&str; 18] = [
     "claude-code-2.1.328",
     "server-everything-2026.8.31",
     "acp-ts-sdk-0.12.0",
@@ -161,15 +167,18 @@ const NPM_INSTALLS: [&str; 16] = [
     "cursor-agent-acp-0.7.1",
     "acpx-0.19.1",
     "kubernetes-mcp-server-0.0.67",
+    "azure-mcp-2.0.5",
+    "context7-mcp-4.1.1",
     "mcp-reference-servers-2026.8.31",
     "mcp-ts-sdk-1.32.2",
     "mcp-inspector-0.15.0",
     "mcp-inspector-2.12.0",
 ];
 /// The venvs `cmk-prereqs` makes.
-const PYTHON_INSTALLS: [&str; 3] = [
+const PYTHON_INSTALLS: [&str; 4] = [
     "python-mcp-2.3.0",
     "mcp-reference-servers-py-2026.10.19",
+    "fastmcp-filesystem-0.3.0",
     "acp-python-sdk-0.12.1",
 ];
 /// The `cargo install`s `cmk-prereqs` makes.

@@ -6,9 +6,9 @@ use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use serde_json::{Value, json};
 
-use super::support::{SILENCE, ensure, result_of, show, str_at};
+use super::support::{LATE_GRACE, SILENCE, ensure, result_of, show, str_at};
 use crate::core::case::case;
-use crate::core::client::{Client, Frame, error_code};
+use crate::core::client::{Client, ClientError, Frame, error_code};
 use crate::core::model::{Check, CheckResult, Level};
 use crate::mcp::ctx::Ctx;
 use crate::mcp::discovery::{DEFAULT_VERSION, init_params};
@@ -145,7 +145,15 @@ async fn server_discover(ctx: Ctx) -> CheckResult {
     }});
     c.send(&mcp_wire::request(&id, "server/discover", Some(params)))
         .await?;
-    let answer = c.response_to(&id, "server/discover").await?;
+    let answer = match c.response_to(&id, "server/discover").await {
+        Ok(answer) => answer,
+        Err(
+            silent @ ClientError::Timeout {
+                foreign_id: false, ..
+            },
+        ) => after_silence(&ctx, &mut c, &id, silent).await?,
+        Err(e) => return Err(e.into()),
+    };
     if answer.get("result").is_some_and(Value::is_object) {
         // T3 lists the provider's methods: anything else, server/discover included, is -32601.
         // A provider answering it would make a host speak a revision the contract lacks.
@@ -167,6 +175,54 @@ async fn server_discover(ctx: Ctx) -> CheckResult {
         .await?;
     result_of(&init, "initialize after the server/discover probe")?;
     Ok(Check::Pass)
+}
+
+/// The probe is a fresh server's first request, so its silence is either the server's (it
+/// dropped the probe) or its start's (on a loaded machine it has not read its stdin yet;
+/// GATE-LOAD-1 scaled the window with the start-up discovery measured, which another instance
+/// may outlast). A ping sent after it, waited for off the case's clock as a handshake is, tells
+/// them apart: stdin is ordered, so a ping answer proves the probe was read first. Then the
+/// probe's own answer, if it came meanwhile, is graded, and its absence is the server's; with
+/// no answer to the ping either, the server never started in time: the runner's `error`,
+/// retried alone (GATE-LOAD-3), never a verdict about the probe.
+async fn after_silence(
+    ctx: &Ctx,
+    c: &mut Client,
+    probe: &Value,
+    silent: ClientError,
+) -> Result<Value, Check> {
+    let alive = json!("server-discover-probe-alive");
+    c.send(&mcp_wire::request(&alive, "ping", None)).await?;
+    let waited = ctx
+        .scope
+        .off_the_clock(c.response_to(&alive, "a ping sent after the server/discover probe"))
+        .await;
+    match waited {
+        Ok(_) => {
+            // The silent window was the start's too, not the case's: the rest of the case
+            // (initialize after the probe) gets it back.
+            if let ClientError::Timeout { ms, .. } = &silent {
+                ctx.scope.extend(Duration::from_millis(*ms));
+            }
+            c.response_within(probe, "server/discover", LATE_GRACE)
+                .await
+                .map_err(|_| silent.into())
+        }
+        Err(ClientError::Timeout {
+            foreign_id: false,
+            ms,
+            ..
+        }) => {
+            ctx.scope.mark_timed_out();
+            Err(Check::Error(format!(
+                "the server answered nothing, neither the server/discover probe nor a ping \
+                 sent after it ({ms} ms more): it had not started in time, though the \
+                 discovery session's server did (a loaded machine: raise --timeout-ms or \
+                 lower --jobs)"
+            )))
+        }
+        Err(e) => Err(e.into()),
+    }
 }
 
 async fn no_early_requests(ctx: Ctx) -> CheckResult {
