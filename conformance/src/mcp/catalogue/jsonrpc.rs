@@ -139,9 +139,22 @@ pub const CASES: &[Case] = &[
         oversized_memory[], 6; cost_ms 700),
 ];
 
+/// How long after the probe's answer an id's own answer may still come, at the least (see
+/// [`reorder_window`]).
+const REORDER_FLOOR: Duration = Duration::from_secs(2);
+
+/// How long after the probe's answer the ping under test may still be answered: JSON-RPC orders
+/// no responses, and a server answering concurrently (the C# SDK) may answer the probe first,
+/// by more on a loaded machine. Four times the round trip the probe measured (which load
+/// stretches alike), and never less than [`REORDER_FLOOR`].
+fn reorder_window(round_trip: Duration) -> Duration {
+    round_trip.saturating_mul(4).max(REORDER_FLOOR)
+}
+
 async fn echo_id(ctx: Ctx, id_text: &'static str) -> CheckResult {
     let mut c = ctx.session().await?;
     let line = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id_text},\"method\":\"ping\"}}\n");
+    let sent = Instant::now();
     c.send_raw(line.as_bytes()).await?;
     // Compare the id's text as written, so precision loss (2^53) shows.
     let id: Value = serde_json::from_str(id_text).map_err(|e| Check::Error(e.to_string()))?;
@@ -171,6 +184,7 @@ async fn echo_id(ctx: Ctx, id_text: &'static str) -> CheckResult {
         }
         Err(e) => return Err(e.into()),
     }
+    let window = reorder_window(sent.elapsed());
     let answered = |frames: &[Frame]| {
         frames.iter().any(|f| {
             f.json()
@@ -189,10 +203,13 @@ async fn echo_id(ctx: Ctx, id_text: &'static str) -> CheckResult {
     };
     // JSON-RPC orders no responses: a server answering concurrently (the C# SDK) may answer
     // the probe first and this ping a moment later, longer on a loaded machine. Unless an
-    // answer under another id already came (graded below at once), only the case's deadline,
-    // the gate's measure of "no answer" everywhere, makes the ping dropped.
+    // answer under another id already came (graded below at once), the ping is dropped only
+    // when the reorder window after the probe's answer passes without its answer.
     if !frames.iter().filter_map(Frame::json).any(other_answer) {
-        match c.response_to(&id, "the ping with the id under test").await {
+        match c
+            .response_within(&id, "the ping with the id under test", window)
+            .await
+        {
             Ok(m) => frames.push(Frame::Json(m)),
             Err(crate::core::client::ClientError::Timeout { .. }) => {}
             Err(e) => return Err(e.into()),
@@ -227,7 +244,11 @@ async fn echo_id(ctx: Ctx, id_text: &'static str) -> CheckResult {
     Err(Check::fail(
         format!("a ping result with id {id_text}"),
         if others.is_empty() {
-            "no answer to the request (dropped)".to_owned()
+            format!(
+                "no answer to the request within {} ms of the answer to a ping sent after it \
+                 (dropped)",
+                window.as_millis()
+            )
         } else {
             others.join(" | ")
         },
