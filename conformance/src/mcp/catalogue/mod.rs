@@ -135,4 +135,18 @@ mod tests {
             .collect();
         assert_eq!(graded, crosscut);
     }
+
+    #[test]
+    fn the_watch_knows_exactly_the_cross_cutting_cases_that_probe() {
+        // `Rule::counts_in` keeps these apart by name: a case marked CrosscutProbe that the watch
+        // does not list would feed the other probe's rule, whatever --jobs made run first.
+        let probing: std::collections::BTreeSet<&str> = super::all()
+            .iter()
+            .filter(|c| c.needs == crate::core::case::Needs::CrosscutProbe)
+            .map(|c| c.id)
+            .collect();
+        let listed: std::collections::BTreeSet<&str> =
+            crate::mcp::watch::PROBES.into_iter().collect();
+        assert_eq!(listed, probing);
+    }
 }
