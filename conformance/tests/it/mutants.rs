@@ -891,9 +891,10 @@ fn a_shard_keeps_the_cross_cutting_rules_a_catalogue_shard_sees_no_jsonrpc() {
     );
 }
 
-// GATE-LOAD-2. The cross-cutting cases that probe (output-schema's calls, structured-mirror's) run before
-// the other cross-cutting cases grade, which see the probes' exchanges: a shard of output-schema
-// alone once skipped the result-shape rule, "no tools/call was answered with a result".
+// GATE-LOAD-2. The cross-cutting cases that probe (output-schema's calls, structured-mirror's)
+// run before the other cross-cutting cases grade, which see the probes' exchanges: a shard of
+// output-schema alone once skipped the result-shape rule, "no tools/call was answered with a
+// result".
 #[test]
 fn a_shard_keeps_the_cross_cutting_rules_an_output_schema_shard_sees_is_error_a_string() {
     assert_shard_keeps(
