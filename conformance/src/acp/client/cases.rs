@@ -15,12 +15,13 @@ pub const CASES: &[ClientCase] = &[
         "client/answers-agent-requests",
         "JSON-RPC 2.0 §4 (every request gets a response); ACP: answer every agent request, Cursor's cursor/* included (kit ACP-5)",
         ClientLevel::any(Level::Must),
-        Server,
-        "every agent request (session/request_permission, the five cursor/* requests, an _ extension) gets a result or an error within the answer bound",
-        client_check[requests::answers_every_request];
+        CrosscutProbe,
+        "every agent request (session/request_permission, the five cursor/* requests, an _ extension) gets a result or an error within the answer bound; and no agent request of any other case's run is left unanswered (the cancel, colliding-id and unknown-update cases grade their own request)",
+        answers_agent_requests[];
         variant Script {
             scenario: include_str!("scenarios/answers.json"),
             drives_cancel: false,
+            grades_answers: false,
         }
     ),
     case!(
@@ -33,6 +34,7 @@ pub const CASES: &[ClientCase] = &[
         variant Script {
             scenario: include_str!("scenarios/allow_always.json"),
             drives_cancel: false,
+            grades_answers: false,
         }
     ),
     case!(
@@ -45,6 +47,7 @@ pub const CASES: &[ClientCase] = &[
         variant Script {
             scenario: include_str!("scenarios/answers.json"),
             drives_cancel: false,
+            grades_answers: false,
         }
     ),
     case!(
@@ -57,6 +60,7 @@ pub const CASES: &[ClientCase] = &[
         variant Script {
             scenario: include_str!("scenarios/option_ids.json"),
             drives_cancel: false,
+            grades_answers: false,
         }
     ),
     case!(
@@ -69,6 +73,7 @@ pub const CASES: &[ClientCase] = &[
         variant Script {
             scenario: include_str!("scenarios/plain_turn.json"),
             drives_cancel: false,
+            grades_answers: false,
         }
     ),
     case!(
@@ -81,6 +86,7 @@ pub const CASES: &[ClientCase] = &[
         variant Script {
             scenario: include_str!("scenarios/plain_turn.json"),
             drives_cancel: false,
+            grades_answers: false,
         }
     ),
     case!(
@@ -93,6 +99,7 @@ pub const CASES: &[ClientCase] = &[
         variant Script {
             scenario: include_str!("scenarios/unknown_update.json"),
             drives_cancel: false,
+            grades_answers: true,
         }
     ),
     case!(
@@ -105,6 +112,7 @@ pub const CASES: &[ClientCase] = &[
         variant Script {
             scenario: include_str!("scenarios/colliding_id.json"),
             drives_cancel: false,
+            grades_answers: true,
         }
     ),
     case!(
@@ -117,6 +125,7 @@ pub const CASES: &[ClientCase] = &[
         variant Script {
             scenario: include_str!("scenarios/cancel.json"),
             drives_cancel: true,
+            grades_answers: true,
         }
     ),
     case!(
@@ -129,6 +138,7 @@ pub const CASES: &[ClientCase] = &[
         variant Script {
             scenario: include_str!("scenarios/cancel.json"),
             drives_cancel: true,
+            grades_answers: true,
         }
     ),
     case!(
@@ -141,6 +151,7 @@ pub const CASES: &[ClientCase] = &[
         variant Script {
             scenario: include_str!("scenarios/plain_turn.json"),
             drives_cancel: false,
+            grades_answers: false,
         }
     ),
     case!(
@@ -153,9 +164,30 @@ pub const CASES: &[ClientCase] = &[
         variant Script {
             scenario: "",
             drives_cancel: false,
+            grades_answers: false,
         }
     ),
 ];
+
+/// `client/answers-agent-requests`: its own scenario's requests, each answered within the
+/// bound ([`requests::answers_every_request`]); then, once every other case has run (it is a
+/// cross-cutting probe), the first other run that left an agent request unanswered
+/// ([`crate::acp::client::owed`]). Its own finding comes first: it is first in the catalogue.
+async fn answers_agent_requests(ctx: ClientCtx) -> CheckResult {
+    let owed = ctx.owed.clone();
+    let own = client_check(ctx, requests::answers_every_request).await?;
+    if !matches!(own, Check::Pass | Check::Skip(_) | Check::Error(_)) {
+        return Ok(own);
+    }
+    Ok(match owed.first() {
+        Some(u) => Check::fail(
+            "an answer (a result or an error) to every agent request of every case's run \
+             (JSON-RPC 2.0 §4)",
+            format!("{} (in {})", u.evidence, u.case),
+        ),
+        None => own,
+    })
+}
 
 /// `client/response-ids`: the id rule over every case's wire ([`crate::acp::client::watch`]).
 /// A run in which the client answered nothing had no turn: blocked by [`TURN_CASE`].

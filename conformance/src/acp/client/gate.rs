@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use crate::acp::client::checks;
 use crate::acp::client::config::{CancelDriver, ClientModeConfig};
+use crate::acp::client::owed::Owed;
 use crate::acp::client::run::{self, Ran};
 use crate::acp::client::watch::{self, Watch};
 use crate::acp::gate::AcpProfile;
@@ -22,6 +23,10 @@ pub struct Script {
     pub scenario: &'static str,
     /// Whether the runner drives the cancel in this case.
     pub drives_cancel: bool,
+    /// Whether the case's own subject is whether a request of its scenario is answered (the
+    /// cancel cases, the colliding id, the request after unknown updates): its run is then not
+    /// booked in [`Owed`], the run-wide tally of unanswered requests.
+    pub grades_answers: bool,
 }
 
 /// A client-mode case's level, and which clients are held to it.
@@ -93,6 +98,8 @@ pub struct ClientCtx {
     pub scope: Scope,
     /// The id rule's findings of the whole run ([`crate::acp::client::watch`]).
     pub watch: Watch,
+    /// The run's unanswered agent requests ([`crate::acp::client::owed`]).
+    pub owed: Owed,
     /// The case's place in the catalogue: the order of findings.
     pub position: usize,
 }
@@ -119,6 +126,9 @@ pub async fn client_check(
         ctx.scope.mark_timed_out();
     }
     watch::observe(&ctx.watch, &ran.wire, ctx.case_id, ctx.position);
+    if !ctx.script.grades_answers {
+        ctx.owed.book(&ran, ctx.case_id, ctx.position);
+    }
     let mut verdict = check(&ran, &ctx.cfg);
     // A client that authenticated unprompted and then ended before its turn is blocked by the
     // authenticate rule only where that rule is graded (the Cursor profile); for any other
@@ -148,6 +158,8 @@ pub struct ClientRunner {
     pub cfg: Arc<ClientModeConfig>,
     /// The id rule's findings of the run, filled by every case's wire.
     pub watch: Watch,
+    /// The run's unanswered agent requests, booked by every case's wire.
+    pub owed: Owed,
     /// The catalogue's case ids in order (a case's place orders its findings).
     pub order: Vec<&'static str>,
 }
@@ -190,6 +202,7 @@ impl Runner for ClientRunner {
             script: case.variant,
             scope,
             watch: self.watch.clone(),
+            owed: self.owed.clone(),
             position: self.order.iter().position(|id| *id == case.id).unwrap_or(0) + 1,
         };
         Ok((ctx, Box::new(())))

@@ -20,6 +20,7 @@ pub mod checks;
 pub mod config;
 pub mod gate;
 pub mod launch;
+pub mod owed;
 pub mod run;
 pub mod watch;
 pub mod wire;
@@ -47,8 +48,9 @@ pub async fn run_client_mode(cfg: &ClientModeConfig) -> Vec<CaseResult> {
 }
 
 /// The selected cases of client mode under the run's profile, in report order, with the
-/// cross-cutting cases added: a `--case` shard keeps the id rule on the exchanges it makes
-/// (the scenarios of the cases it runs; a case not run adds nothing to judge).
+/// cross-cutting cases added: a `--case` shard keeps the id rule and the rule on what the
+/// client owes ([`owed`]) on the exchanges it makes (the scenarios of the cases it runs; a case
+/// not run adds nothing to judge).
 #[must_use]
 pub fn selected(cfg: &ClientModeConfig) -> Vec<ClientCase> {
     CASES
@@ -69,6 +71,7 @@ pub async fn run_client_cases(
     let runner = Arc::new(ClientRunner {
         cfg: Arc::new(cfg.clone()),
         watch: watch::Watch::new(),
+        owed: owed::Owed::new(),
         order: CASES.iter().map(|c| c.id).collect(),
     });
     let settings = Settings {
@@ -90,6 +93,17 @@ mod tests {
         assert_eq!(
             ids,
             ["client/answers-agent-requests", watch::RESPONSE_IDS_CASE]
+        );
+        // Every shard keeps the rule on what the client owes, graded on the shard's runs too.
+        cfg.cases = vec!["client/permission-echoes-offered-option".into()];
+        let ids: Vec<&str> = selected(&cfg).iter().map(|c| c.id).collect();
+        assert_eq!(
+            ids,
+            [
+                "client/answers-agent-requests",
+                "client/permission-echoes-offered-option",
+                watch::RESPONSE_IDS_CASE
+            ]
         );
         cfg.cases.clear();
         assert_eq!(

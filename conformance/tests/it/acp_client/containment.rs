@@ -22,28 +22,46 @@ async fn a_hung_client_and_its_agent_are_killed_at_the_case_timeout() {
     cfg.case_timeout = Duration::from_secs(3);
     cfg.cases = vec!["client/ends-agent-after-turn".into()];
     let results = run_client_mode(&cfg).await;
-    // The shard keeps the id rule, which found no answer to judge in it.
-    assert_eq!(results.len(), 2, "{}", describe(&results));
-    assert_eq!(results[1].id, "client/response-ids");
-    assert_eq!(results[1].outcome, Outcome::Skip, "{}", describe(&results));
-    let r = &results[0];
-    assert!(r.timed_out, "{}", describe(&results));
+    // The shard keeps the cross-cutting rules: the rule on what the client owes, which probes
+    // with its own scenario (and so its own hung client), and the id rule, which found no
+    // answer to judge.
+    let ids: Vec<&str> = results.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "client/answers-agent-requests",
+            "client/ends-agent-after-turn",
+            "client/response-ids"
+        ],
+        "{}",
+        describe(&results)
+    );
+    assert_eq!(results[2].outcome, Outcome::Skip, "{}", describe(&results));
+    let (turn, ends) = (&results[0], &results[1]);
+    assert!(turn.timed_out && ends.timed_out, "{}", describe(&results));
     // It started the agent it was given, so the wiring is right: hanging before its turn is the
-    // client's defect, graded (the turn case is not selected, so this case grades it at its own
-    // level: SHOULD, a warning), never the runner's error.
-    assert_eq!(r.outcome, Outcome::Warn, "{}", describe(&results));
+    // client's defect, graded (failing the turn case, which blocks the others), never the
+    // runner's error.
+    assert_eq!(turn.outcome, Outcome::Fail, "{}", describe(&results));
     assert!(
-        r.actual
+        turn.actual
             .as_deref()
             .unwrap_or("")
             .contains("the client sent no session/prompt"),
         "{}",
         describe(&results)
     );
-    // Every process the run saw (the client, the agent) is gone.
-    let pids: Vec<u32> = r
-        .transcript
+    assert_eq!(ends.outcome, Outcome::Skip, "{}", describe(&results));
+    assert_eq!(
+        ends.blocked_by.as_deref(),
+        Some("client/answers-agent-requests"),
+        "{}",
+        describe(&results)
+    );
+    // Every process the run saw (both clients, both agents) is gone.
+    let pids: Vec<u32> = [turn, ends]
         .iter()
+        .flat_map(|r| r.transcript.iter())
         .filter_map(|e| {
             let rest = e.line.split("(pid ").nth(1)?;
             rest.split(|c: char| !c.is_ascii_digit())
@@ -53,8 +71,8 @@ async fn a_hung_client_and_its_agent_are_killed_at_the_case_timeout() {
         })
         .collect();
     assert!(
-        pids.len() >= 2,
-        "client and agent pids in the transcript: {}",
+        pids.len() >= 4,
+        "client and agent pids in the transcripts: {}",
         describe(&results)
     );
     for pid in pids {

@@ -274,28 +274,134 @@ async fn a_client_answering_an_id_never_sent_fails_only_response_ids() {
 }
 
 /// A client that answers the first permission request of a turn and leaves the next one
-/// unanswered (as one whose later prompts read a stdin the first prompt drained) is graded on it
-/// in the scenario where it happens (ACP-GATE-2: every agent request is answered), not passed
-/// because the one answer it gave echoed an offered id. Under `--profile client` only the
-/// option-id scenario asks twice.
+/// unanswered (as one whose later prompts read a stdin the first prompt drained) fails the rule
+/// it breaks, `client/answers-agent-requests` (ACP-GATE-2: every agent request of every case's
+/// run is answered), with the run that showed it, although that case's own scenario asks only
+/// once; the case judging the answers it gave is blocked by it, not passed because the one
+/// answer echoed an offered id, nor failed for a subject it does not have. Under
+/// `--profile client` only the option-id scenario asks twice; under `cursor` the allow-always
+/// one does too, and the first in the catalogue is named.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_client_leaving_a_later_permission_request_unanswered_fails_where_it_does() {
+async fn a_client_leaving_a_later_permission_request_unanswered_fails_the_answer_rule() {
+    for (profile, blocked, shown_in) in [
+        (
+            AcpProfile::Client,
+            &["client/permission-echoes-offered-option"][..],
+            "(in client/permission-echoes-offered-option)",
+        ),
+        (
+            AcpProfile::Cursor,
+            &[
+                "client/permission-never-allow-always",
+                "client/permission-echoes-offered-option",
+            ][..],
+            "(in client/permission-never-allow-always)",
+        ),
+    ] {
+        let mut cfg = cfg_in(
+            profile,
+            &["--answer-first-only", "session/request_permission"],
+        );
+        // The scenario waits for the answer that never comes: the case ends at its timeout.
+        cfg.case_timeout = std::time::Duration::from_secs(15);
+        let results = run_client_mode(&cfg).await;
+        let mut pinned = vec![(
+            "client/answers-agent-requests",
+            "fail",
+            "session/request_permission (id 1): no answer",
+        )];
+        pinned.extend(blocked.iter().map(|id| (*id, "skip", "")));
+        super::assert_pinned(&results, &super::all_pass_except_in(profile, &pinned));
+        let rule = results
+            .iter()
+            .find(|r| r.id == "client/answers-agent-requests")
+            .expect("case");
+        assert!(
+            rule.actual.as_deref().is_some_and(|a| a.contains(shown_in)),
+            "{}",
+            super::describe(std::slice::from_ref(rule))
+        );
+        for id in blocked {
+            let r = results.iter().find(|r| r.id == *id).expect("case");
+            assert_eq!(
+                r.blocked_by.as_deref(),
+                Some("client/answers-agent-requests"),
+                "{}",
+                super::describe(std::slice::from_ref(r))
+            );
+        }
+    }
+}
+
+/// A client that never answers `session/request_permission` (not even an error) breaks one rule,
+/// every agent request answered: `client/answers-agent-requests` fails, and every case whose
+/// subject needs a permission answer (the option it selects, the answer after unknown updates,
+/// under a colliding id, pending at a cancel) is `skip`, blocked by it, in either profile: the
+/// plain turn's permission request is the control that tells this defect from those subjects.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_never_answering_permission_requests_fails_only_the_answer_rule() {
+    for profile in [AcpProfile::Client, AcpProfile::Cursor] {
+        let mut cfg = cfg_in(profile, &["--ignore-method", "session/request_permission"]);
+        // The scenarios wait for answers that never come: each case ends at its timeout.
+        cfg.case_timeout = std::time::Duration::from_secs(10);
+        cfg.jobs = 8;
+        let results = run_client_mode(&cfg).await;
+        // Each scenario waits on its permission answer, so no other agent request went out:
+        // the id rule has no answer to judge either.
+        let mut blocked = vec![
+            "client/response-ids",
+            "client/supports-request-permission",
+            "client/permission-echoes-offered-option",
+            "client/tolerates-unknown-session-update",
+            "client/colliding-request-ids",
+            "client/cancel-answers-pending-permission",
+        ];
+        if profile == AcpProfile::Cursor {
+            blocked.push("client/permission-never-allow-always");
+        }
+        let mut pinned = vec![(
+            "client/answers-agent-requests",
+            "fail",
+            "session/request_permission (id 0): no answer",
+        )];
+        pinned.extend(blocked.iter().map(|id| (*id, "skip", "")));
+        super::assert_pinned(&results, &super::all_pass_except_in(profile, &pinned));
+        for id in &blocked {
+            let r = results.iter().find(|r| r.id == *id).expect("case");
+            assert_eq!(
+                r.blocked_by.as_deref(),
+                Some("client/answers-agent-requests"),
+                "{}",
+                super::describe(std::slice::from_ref(r))
+            );
+        }
+    }
+}
+
+/// The same rule in a `--case` shard: the rule on what the client owes is kept in every shard
+/// and grades the shard's own runs (RUNNER-11), so a shard of the option-id case does not pass
+/// a client that leaves its second request unanswered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shard_keeps_the_answer_rule_on_its_own_runs() {
     let mut cfg = cfg_in(
         AcpProfile::Client,
         &["--answer-first-only", "session/request_permission"],
     );
-    // The scenario waits for the answer that never comes: the case ends at its timeout.
     cfg.case_timeout = std::time::Duration::from_secs(15);
+    cfg.cases = vec!["client/permission-echoes-offered-option".into()];
     let results = run_client_mode(&cfg).await;
-    super::assert_pinned(
-        &results,
-        &super::all_pass_except_in(
-            AcpProfile::Client,
-            &[(
-                "client/permission-echoes-offered-option",
-                "fail",
-                "no answer: session/request_permission (id 1)",
-            )],
-        ),
+    let got = super::outcomes(&results);
+    assert_eq!(
+        got.into_iter().collect::<Vec<_>>(),
+        [
+            ("client/answers-agent-requests".into(), "fail".into()),
+            (
+                "client/permission-echoes-offered-option".into(),
+                "skip".into()
+            ),
+            ("client/response-ids".into(), "pass".into()),
+        ],
+        "{}",
+        super::describe(&results)
     );
 }

@@ -96,8 +96,10 @@ async fn a_client_answering_again_after_the_turn_fails_only_response_ids() {
 }
 
 /// A `--case` shard runs the id rule on the scenarios of the cases it selected: a duplicate in
-/// them fails it, a mislabelled answer there blocks its case by it; a shard whose scenario has
-/// no agent request judges nothing (the scenarios it did not run add nothing).
+/// them fails it, a mislabelled answer there blocks its case by it. Every shard also runs the
+/// rule on what the client owes (`client/answers-agent-requests`, a cross-cutting probe), and
+/// the id rule grades that probe's exchanges too: a shard whose own scenario has no agent
+/// request still catches a duplicate answer.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_shard_keeps_the_id_rule_on_the_exchanges_it_makes() {
     let shard = |case: &str, flags: &[&str]| {
@@ -134,7 +136,11 @@ async fn a_shard_keeps_the_id_rule_on_the_exchanges_it_makes() {
     .await;
     assert_eq!(
         outcomes(&results),
-        want(&[("client/ends-agent-after-turn", "pass"), (IDS, "skip")]),
+        want(&[
+            (ANSWERS, "pass"),
+            ("client/ends-agent-after-turn", "pass"),
+            (IDS, "fail"),
+        ]),
         "{}",
         describe(&results)
     );

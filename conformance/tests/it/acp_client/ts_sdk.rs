@@ -33,18 +33,23 @@ async fn the_ts_sdk_example_client_leaves_its_second_permission_request_unanswer
     assert_pinned(
         &results,
         &all_pass_except(&[
-            // The scenario asks two permissions in a row. The client answers the first with
-            // the number read from stdin (`opt-7f3a-once`, offered) and never answers the
-            // second (id 1): each `requestPermission` opens a new `readline` interface on
-            // stdin and never closes it, and the first one already read every piped line, so
-            // the second prompt waits for input that never comes (typed at a terminal, a line
-            // would reach it). JSON-RPC 2.0 §4 / ACP: every agent request is answered
-            // (ACP-GATE-2); the case that judges these answers grades it, as
-            // `client/answers-agent-requests` (one request in its scenario) passes.
+            // The option-id scenario asks two permissions in a row. The client answers the
+            // first with the number read from stdin (`opt-7f3a-once`, offered) and never
+            // answers the second (id 1): each `requestPermission` opens a new `readline`
+            // interface on stdin and never closes it, and the first one already read every
+            // piped line, so the second prompt waits for input that never comes (typed at a
+            // terminal, a line would reach it). JSON-RPC 2.0 §4 / ACP: every agent request is
+            // answered (ACP-GATE-2), graded on every case's run by the rule that says so, with
+            // the run that showed it; the case judging the answers it did give is blocked by it.
+            (
+                "client/answers-agent-requests",
+                "fail",
+                "session/request_permission (id 1): no answer",
+            ),
             (
                 "client/permission-echoes-offered-option",
-                "fail",
-                "no answer: session/request_permission (id 1)",
+                "skip",
+                "blocked by client/answers-agent-requests",
             ),
             ("client/cancel-sends-session-cancel", "skip", no_driver),
             (

@@ -112,7 +112,7 @@ pub fn answers_pending_cancelled(ran: &Ran, cfg: &ClientModeConfig) -> Check {
                 fail
             }
         }
-        None => super::unless_mislabelled(
+        None => super::unless_explained(
             ran,
             pid,
             &r,

@@ -50,7 +50,7 @@ pub fn tolerates_unknown_update(ran: &Ran, cfg: &ClientModeConfig) -> Check {
             ),
             format!("{} after {} ms", answer_kind(a), ms - r.ms),
         ),
-        None => super::unless_mislabelled(
+        None => super::unless_explained(
             ran,
             pid,
             &r,

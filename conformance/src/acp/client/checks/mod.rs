@@ -43,12 +43,20 @@ pub fn mislabelled(ran: &Ran, pid: u32, unanswered: &[&AgentRequest]) -> Vec<boo
         .collect()
 }
 
-/// `fail`, or when the one request it is about was answered under another id
-/// ([`mislabelled`]), blocked by [`RESPONSE_IDS_CASE`].
+/// `fail` about the one request of a case's subject that got no answer (the request after
+/// unknown updates, under a colliding id, pending at a cancel), unless another rule's defect
+/// explains it (one defect, one verdict): answered under another id ([`mislabelled`]), blocked
+/// by [`RESPONSE_IDS_CASE`]; a permission request, blocked by [`SUPPORTS_PERMISSION_CASE`],
+/// which holds the control: the same request in a plain turn. A client that leaves permission
+/// requests unanswered there too fails the turn case (which that case's block then names), so
+/// the subject (the unknown updates, the id, the cancel) is not what it broke; one that answers
+/// there passes it, and this case fails on its own subject.
 #[must_use]
-pub fn unless_mislabelled(ran: &Ran, pid: u32, r: &AgentRequest, fail: Check) -> Check {
+pub fn unless_explained(ran: &Ran, pid: u32, r: &AgentRequest, fail: Check) -> Check {
     if mislabelled(ran, pid, &[r]).first() == Some(&true) {
         Check::blocked(RESPONSE_IDS_CASE, fail)
+    } else if r.method == "session/request_permission" {
+        Check::blocked(SUPPORTS_PERMISSION_CASE, fail)
     } else {
         fail
     }

@@ -82,11 +82,10 @@ pub fn supports_request_permission(ran: &Ran, _cfg: &ClientModeConfig) -> Check 
 
 /// The permission requests of the run that got no answer under their id, as the finding of a
 /// case that judges their answers: blocked by `client/answers-agent-requests`, whose subject an
-/// unanswered request is (or by `client/response-ids` when each was answered under another id),
-/// else failing with them: a request left unanswered in this case's own scenario, while the
-/// other case's passed, is still graded, never a silent pass (ACP-GATE-2: every agent request
-/// is answered). `None` when every
-/// request was answered.
+/// unanswered request is in every case's run ([`crate::acp::client::owed`] books this run's),
+/// or by `client/response-ids` when each was answered under another id; the fallback fails
+/// with them, never a silent pass (ACP-GATE-2: every agent request is answered). `None` when
+/// every request was answered.
 fn unanswered(ran: &Ran, pid: u32, requests: &[AgentRequest], expected: &str) -> Option<Check> {
     let missing: Vec<&AgentRequest> = requests
         .iter()

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::{bound_ms, ending, label, mislabelled, turn, unless_mislabelled};
+use super::{bound_ms, ending, label, mislabelled, turn, unless_explained};
 use crate::acp::client::config::ClientModeConfig;
 use crate::acp::client::run::Ran;
 use crate::acp::client::watch::RESPONSE_IDS_CASE;
@@ -101,7 +101,7 @@ pub fn answers_colliding_id(ran: &Ran, cfg: &ClientModeConfig) -> Check {
             ),
             format!("answered after {} ms", ms - r.ms),
         ),
-        None => unless_mislabelled(
+        None => unless_explained(
             ran,
             pid,
             r,
