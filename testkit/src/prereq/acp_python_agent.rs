@@ -16,6 +16,7 @@ use std::sync::OnceLock;
 
 use super::PrereqError;
 use super::install::{self, StepLog};
+use super::venv;
 
 /// The pinned SDK version.
 pub const ACP_PYTHON_SDK_VERSION: &str = "0.12.1";
@@ -46,7 +47,7 @@ pub fn acp_python_echo_agent_paths() -> Result<(PathBuf, PathBuf), PrereqError> 
     PATHS
         .get_or_init(|| {
             let dir = install::ensure(INSTALL_NAME, is_complete, build)?;
-            Ok((python_in(&dir), dir.join(ECHO_AGENT)))
+            Ok((venv::python_in(&dir), dir.join(ECHO_AGENT)))
         })
         .clone()
 }
@@ -60,46 +61,33 @@ pub fn acp_python_echo_agent() -> Result<Command, PrereqError> {
     Ok(cmd)
 }
 
-fn python_in(dir: &Path) -> PathBuf {
-    dir.join("bin").join("python")
-}
-
 fn is_complete(dir: &Path) -> bool {
-    python_in(dir).is_file() && dir.join(ECHO_AGENT).is_file()
+    venv::python_in(dir).is_file() && dir.join(ECHO_AGENT).is_file()
 }
 
 fn build(dir: &Path, log: &mut StepLog) -> Result<(), PrereqError> {
-    let python3 = std::env::var_os("CMK_PYTHON").unwrap_or_else(|| "python3".into());
-    log.run(
-        "python3 -m venv",
-        Command::new(python3).args(["-m", "venv"]).arg(dir),
-    )?;
-    let python = python_in(dir);
-    let pip = |args: &[&str]| {
-        let mut cmd = Command::new(&python);
-        cmd.args(["-m", "pip"])
-            .args(args)
-            .args(["--disable-pip-version-check", "--no-input"]);
-        cmd
-    };
+    let python = venv::create(dir, log)?;
     let requirement = format!("agent-client-protocol=={ACP_PYTHON_SDK_VERSION}");
     log.run(
         "pip install agent-client-protocol",
-        &mut pip(&["install", &requirement]),
+        &mut venv::pip(&python, &["install", &requirement]),
     )?;
     let sdist_dir = dir.join("sdist");
     let sdist_arg = sdist_dir.to_string_lossy().into_owned();
     log.run(
         "pip download the sdist",
-        &mut pip(&[
-            "download",
-            "--no-deps",
-            "--no-binary",
-            ":all:",
-            "-d",
-            &sdist_arg,
-            &requirement,
-        ]),
+        &mut venv::pip(
+            &python,
+            &[
+                "download",
+                "--no-deps",
+                "--no-binary",
+                ":all:",
+                "-d",
+                &sdist_arg,
+                &requirement,
+            ],
+        ),
     )?;
     log.run(
         "extract examples/echo_agent.py",
@@ -109,18 +97,12 @@ fn build(dir: &Path, log: &mut StepLog) -> Result<(), PrereqError> {
             .arg(ACP_PYTHON_SDIST_SHA256)
             .arg(dir.join(ECHO_AGENT)),
     )?;
-    let output = log.capture(
-        "import acp",
-        Command::new(&python).args(["-c", VERSION_PROBE]),
-    )?;
-    let found = String::from_utf8_lossy(&output.stdout).trim().to_owned();
-    if output.status.success() && found == ACP_PYTHON_SDK_VERSION {
-        Ok(())
-    } else {
-        Err(PrereqError::WrongVersion {
+    match venv::probe(&python, "import acp", VERSION_PROBE, log) {
+        Ok(found) if found == ACP_PYTHON_SDK_VERSION => Ok(()),
+        Ok(found) | Err(found) => Err(PrereqError::WrongVersion {
             what: "python agent-client-protocol",
             expected: ACP_PYTHON_SDK_VERSION,
             found,
-        })
+        }),
     }
 }
