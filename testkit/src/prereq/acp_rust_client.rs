@@ -22,6 +22,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use super::PrereqError;
+use super::cargo::cargo;
 use super::install::{cache_root, ensure, io_err};
 
 /// The pinned crate version.
@@ -46,28 +47,6 @@ agent-client-protocol = "=5.2.0"
 
 [workspace]
 "#;
-
-/// Variables of the calling cargo that must not reach a build of another project (as for
-/// `rust-mcp-server`).
-const BUILD_VARS: [&str; 6] = [
-    "RUSTFLAGS",
-    "CARGO_ENCODED_RUSTFLAGS",
-    "RUSTDOCFLAGS",
-    "CARGO_TARGET_DIR",
-    "CARGO_BUILD_TARGET_DIR",
-    "CARGO_INSTALL_ROOT",
-];
-
-fn cargo() -> Command {
-    let cargo = std::env::var_os("CMK_CARGO")
-        .or_else(|| std::env::var_os("CARGO"))
-        .unwrap_or_else(|| "cargo".into());
-    let mut cmd = Command::new(cargo);
-    for var in BUILD_VARS {
-        cmd.env_remove(var);
-    }
-    cmd
-}
 
 /// The example client's binary, built on first use with `CMK_CARGO`, else the `cargo` running
 /// this build (`CARGO`), else `cargo` on the PATH.

@@ -77,6 +77,7 @@ mod acp_rust_client;
 mod acp_ts_agent;
 mod acp_ts_client;
 mod azure_mcp;
+mod cargo;
 mod claude_code;
 mod context7_mcp;
 mod core_hosts;

@@ -22,6 +22,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use super::PrereqError;
+use super::cargo::cargo;
 use super::install::{cache_root, ensure, io_err};
 
 /// The pinned version.
@@ -34,17 +35,6 @@ const INSTALL_NAME: &str = "rust-mcp-server-0.4.1-debug";
 const BINARY: &str = "bin/rust-mcp-server";
 /// The empty folder the server is told is its workspace.
 const WORKSPACE: &str = "workspace";
-
-/// Variables of the calling cargo (a test run sets them) that must not reach a build of another
-/// project: extra compiler flags (`-D warnings` or a `cfg` of this workspace) and target folders.
-const BUILD_VARS: [&str; 6] = [
-    "RUSTFLAGS",
-    "CARGO_ENCODED_RUSTFLAGS",
-    "RUSTDOCFLAGS",
-    "CARGO_TARGET_DIR",
-    "CARGO_BUILD_TARGET_DIR",
-    "CARGO_INSTALL_ROOT",
-];
 
 fn complete(dir: &Path) -> bool {
     dir.join(BINARY).is_file() && dir.join(WORKSPACE).is_dir()
@@ -59,10 +49,7 @@ pub fn rust_mcp_server_dir() -> Result<PathBuf, PrereqError> {
         ensure(INSTALL_NAME, complete, |store, log| {
             std::fs::create_dir_all(&target)
                 .map_err(|e| io_err("create build folder", &target, e))?;
-            let cargo = std::env::var_os("CMK_CARGO")
-                .or_else(|| std::env::var_os("CARGO"))
-                .unwrap_or_else(|| "cargo".into());
-            let mut cmd = Command::new(cargo);
+            let mut cmd = cargo();
             cmd.args([
                 "install",
                 "--locked",
@@ -77,9 +64,6 @@ pub fn rust_mcp_server_dir() -> Result<PathBuf, PrereqError> {
             .arg(format!("rust-mcp-server@{RUST_MCP_SERVER_VERSION}"))
             // Outside any workspace, so no project's `.cargo/config.toml` applies.
             .current_dir(store);
-            for var in BUILD_VARS {
-                cmd.env_remove(var);
-            }
             log.run("cargo install rust-mcp-server", &mut cmd)?;
             let workspace = store.join(WORKSPACE);
             std::fs::create_dir_all(&workspace)
