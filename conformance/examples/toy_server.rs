@@ -5,8 +5,8 @@
 //! `--exit-at-start` exits at once, `--exit-leaving-child` exits at once leaving a child that
 //! holds stdout open, `--hang-method M` never answers M after initialize.
 //! `--ping-flood` never reads its stdin and sends the client ping requests for ever.
-//! `--flood` answers a ping after initialize with an endless stream of 1 MiB notifications
-//! instead (a server that floods its client).
+//! `--flood` answers a ping after initialize with an endless stream of notifications instead
+//! (32 small ones, then 1 MiB each: a server that floods its client).
 //! `--null-id-for-invalid` answers invalid requests -32600 with id null even when their id
 //! can be read (JSON-RPC 2.0 §5's "e.g. Invalid Request" taken literally).
 //! `--batches-always` answers batches under every revision (JSON-RPC 2.0 §6), not only 2025-03-26.
@@ -569,10 +569,19 @@ fn main() {
             _ => {}
         });
         if server.flooding {
+            // First more small notifications than a transcript keeps, at once whatever the
+            // load (what is kept and what is counted is then settled within milliseconds),
+            // then 1 MiB ones for ever.
+            let small = mcp_wire::encode(&json!({"jsonrpc": "2.0",
+                "method": "notifications/message", "params": {"level": "info", "data": "y"}}));
             let note =
                 mcp_wire::encode(&json!({"jsonrpc": "2.0", "method": "notifications/message",
                 "params": {"level": "info", "data": "y".repeat(1024 * 1024)}}));
-            while out.write_all(&note).and_then(|()| out.flush()).is_ok() {}
+            let mut lines = std::iter::repeat_n(&small, 32).chain(std::iter::repeat(&note));
+            while lines
+                .next()
+                .is_some_and(|l| out.write_all(l).and_then(|()| out.flush()).is_ok())
+            {}
             return;
         }
         for line in std::mem::take(&mut server.before) {
