@@ -4,6 +4,7 @@
 
 use mcp_conformance::acp::client::{ClientModeConfig, run_client_mode};
 use mcp_conformance::acp::gate::AcpProfile;
+use mcp_conformance::core::report::CaseResult;
 
 use super::{check, check_in, script_cfg as cfg_in};
 
@@ -305,32 +306,44 @@ async fn a_client_leaving_a_later_permission_request_unanswered_fails_the_answer
         // The scenario waits for the answer that never comes: the case ends at its timeout.
         cfg.case_timeout = std::time::Duration::from_secs(15);
         let results = run_client_mode(&cfg).await;
-        let mut pinned = vec![(
-            "client/answers-agent-requests",
-            "fail",
+        let rule = answer_rule_fails_alone(
+            &results,
+            profile,
             "session/request_permission (id 1): no answer",
-        )];
-        pinned.extend(blocked.iter().map(|id| (*id, "skip", "")));
-        super::assert_pinned(&results, &super::all_pass_except_in(profile, &pinned));
-        let rule = results
-            .iter()
-            .find(|r| r.id == "client/answers-agent-requests")
-            .expect("case");
+            blocked,
+        );
         assert!(
             rule.actual.as_deref().is_some_and(|a| a.contains(shown_in)),
             "{}",
             super::describe(std::slice::from_ref(rule))
         );
-        for id in blocked {
-            let r = results.iter().find(|r| r.id == *id).expect("case");
-            assert_eq!(
-                r.blocked_by.as_deref(),
-                Some("client/answers-agent-requests"),
-                "{}",
-                super::describe(std::slice::from_ref(r))
-            );
-        }
     }
+}
+
+/// Pins `client/answers-agent-requests` failing with `finding`, every case of `blocked` `skip`
+/// with `blocked_by` it, and every other case of `profile` passing; returns the rule's result.
+fn answer_rule_fails_alone<'a>(
+    results: &'a [CaseResult],
+    profile: AcpProfile,
+    finding: &str,
+    blocked: &[&str],
+) -> &'a CaseResult {
+    let mut pinned = vec![("client/answers-agent-requests", "fail", finding)];
+    pinned.extend(blocked.iter().map(|id| (*id, "skip", "")));
+    super::assert_pinned(results, &super::all_pass_except_in(profile, &pinned));
+    for id in blocked {
+        let r = results.iter().find(|r| r.id == *id).expect("case");
+        assert_eq!(
+            r.blocked_by.as_deref(),
+            Some("client/answers-agent-requests"),
+            "{}",
+            super::describe(std::slice::from_ref(r))
+        );
+    }
+    results
+        .iter()
+        .find(|r| r.id == "client/answers-agent-requests")
+        .expect("case")
 }
 
 /// A client that never answers `session/request_permission` (not even an error) breaks one rule,
@@ -359,22 +372,12 @@ async fn a_client_never_answering_permission_requests_fails_only_the_answer_rule
         if profile == AcpProfile::Cursor {
             blocked.push("client/permission-never-allow-always");
         }
-        let mut pinned = vec![(
-            "client/answers-agent-requests",
-            "fail",
+        answer_rule_fails_alone(
+            &results,
+            profile,
             "session/request_permission (id 0): no answer",
-        )];
-        pinned.extend(blocked.iter().map(|id| (*id, "skip", "")));
-        super::assert_pinned(&results, &super::all_pass_except_in(profile, &pinned));
-        for id in &blocked {
-            let r = results.iter().find(|r| r.id == *id).expect("case");
-            assert_eq!(
-                r.blocked_by.as_deref(),
-                Some("client/answers-agent-requests"),
-                "{}",
-                super::describe(std::slice::from_ref(r))
-            );
-        }
+            &blocked,
+        );
     }
 }
 
