@@ -33,7 +33,8 @@
 //! Grade levels: `--unknown-method-code N` answers every unknown method (`server/discover`
 //! included) with error code N instead of -32601; `--discover-code N` does so for
 //! `server/discover` only; `--missing-proposal-code N` answers an `initialize` without
-//! `protocolVersion` with error code N; `--drop-batches` leaves batches unanswered under the
+//! `protocolVersion` with error code N, and `--drop-missing-proposal` never answers it (what
+//! `rust-mcp-filesystem` does) while answering everything else; `--drop-batches` leaves batches unanswered under the
 //! revisions without batches (2024-11-05, 2025-06-18).
 //! Revisions: `--versions A,B` supports exactly those handshake dates (echoed; any other
 //! proposal is answered with the last of them); `--answer-version DATE` answers every
@@ -108,6 +109,7 @@ struct Server {
     slow_discover_ms: Option<u64>,
     /// `--missing-proposal-code N`: the error code of an `initialize` without a proposal.
     missing_proposal_code: Option<i64>,
+    drop_missing_proposal: bool,
     drop_batches: bool,
     /// Raw lines to write before the next replies (the T1 defects).
     before: Vec<Vec<u8>>,
@@ -172,6 +174,9 @@ impl Server {
         let result = match method.as_str() {
             "initialize" => {
                 if self.hang_initialize {
+                    return None;
+                }
+                if self.drop_missing_proposal && params.get("protocolVersion").is_none() {
                     return None;
                 }
                 if let (Some(code), None) =
@@ -504,6 +509,7 @@ fn main() {
         discover_code: value_of("--discover-code").and_then(|v| v.parse().ok()),
         slow_discover_ms: value_of("--slow-discover-ms").and_then(|v| v.parse().ok()),
         missing_proposal_code: value_of("--missing-proposal-code").and_then(|v| v.parse().ok()),
+        drop_missing_proposal: has("--drop-missing-proposal"),
         drop_batches: has("--drop-batches"),
         before: Vec::new(),
         ping_client: has("--ping-client"),

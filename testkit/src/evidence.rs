@@ -57,7 +57,7 @@ impl Class {
 
 /// Path rules, most specific first: a repository-relative path starting with the prefix has the
 /// class. Anything else with tests is [`Class::Fixture`].
-pub const RULES: [(&str, Class); 19] = [
+pub const RULES: [(&str, Class); 21] = [
     ("adapter/tests/it/model/", Class::Model),
     ("adapter/tests/it/hosts/", Class::Host),
     ("conformance/tests/it/real_servers.rs", Class::Host),
@@ -67,6 +67,11 @@ pub const RULES: [(&str, Class); 19] = [
     ("conformance/tests/it/real_dotnet_server.rs", Class::Host),
     ("conformance/tests/it/real_context7_server.rs", Class::Host),
     ("conformance/tests/it/real_fastmcp_server.rs", Class::Host),
+    (
+        "conformance/tests/it/real_rust_mcp_sdk_server.rs",
+        Class::Host,
+    ),
+    ("conformance/tests/it/real_firecrawl_server.rs", Class::Host),
     ("conformance/tests/it/real_npm_servers.rs", Class::Host),
     ("conformance/tests/it/real_pypi_servers.rs", Class::Host),
     ("adapter/tests/it/real_claude/", Class::Native),
@@ -314,6 +319,8 @@ fn generate_with(repo: &Path, not_testable: &[(&str, &str)]) -> io::Result<Strin
          `conformance/tests/it/real_rmcp_server.rs`, `conformance/tests/it/real_go_server.rs`, \
          `conformance/tests/it/real_dotnet_server.rs`, `conformance/tests/it/real_context7_server.rs`, \
          `conformance/tests/it/real_fastmcp_server.rs`, \
+         `conformance/tests/it/real_rust_mcp_sdk_server.rs`, \
+         `conformance/tests/it/real_firecrawl_server.rs`, \
          `conformance/tests/it/real_npm_servers.rs` and `conformance/tests/it/real_pypi_servers.rs` \
          exact host; `adapter/tests/it/real_claude/`, \
          `adapter/tests/it/fidelity/`, `adapter/tests/it/cursor/real_agent.rs`, \

@@ -12,6 +12,18 @@ use crate::core::model::Check;
 pub const LATE_GRACE: Duration = Duration::from_millis(200);
 /// How long the runner listens for an answer that must not come.
 pub const SILENCE: Duration = Duration::from_millis(500);
+/// How long after a probe's answer an earlier request's own answer may still come, at the
+/// least (see [`reorder_window`]).
+pub const REORDER_FLOOR: Duration = Duration::from_secs(2);
+
+/// How long after a probe's answer an earlier request may still be answered: JSON-RPC orders
+/// no responses, and a server answering concurrently (the C# SDK) may answer the probe first,
+/// by more on a loaded machine. Four times the round trip the probe measured (which load
+/// stretches alike), and never less than [`REORDER_FLOOR`] (GATE-LOAD-2).
+#[must_use]
+pub fn reorder_window(round_trip: Duration) -> Duration {
+    round_trip.saturating_mul(4).max(REORDER_FLOOR)
+}
 
 /// A value shown in expected/actual text: compact JSON cut at 300 bytes.
 #[must_use]

@@ -4,11 +4,12 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::core::client::Client;
+use crate::core::checks::reorder_window;
+use crate::core::client::{Client, ClientError};
 use crate::core::model::Check;
 use crate::core::schedule::Scope;
 use crate::mcp::discovery::{DEFAULT_VERSION, Discovery};
@@ -34,6 +35,21 @@ pub fn starts_verdict(starts: &Starts, runner: &str) -> Option<String> {
              slow to start needs a larger --timeout-ms"
         )
     })
+}
+
+/// Whether a fresh server's silence on this first request says nothing of the request: a
+/// `ping` (the probe [`Ctx::after_silence`] would send) or an `initialize` proposing a revision
+/// the kit knows, as the discovery session's answered one did. Any other first request (a
+/// proposal no revision uses or none, a method before `initialize`) may be one the server
+/// reads and drops, which a ping after it shows.
+fn proven_answered(method: &str, params: &Value) -> bool {
+    method == "ping"
+        || (method == "initialize"
+            && params
+                .get("protocolVersion")
+                .and_then(Value::as_str)
+                .and_then(Revision::parse)
+                .is_some())
 }
 
 /// What a case's check gets: the run's settings, the shared discovery, and a way to start
@@ -144,7 +160,8 @@ impl Ctx {
     /// server that does not answer in that time is given up and another started (once); a
     /// second silence is the runner's `error` with `timed_out` (the discovery session proved
     /// the server initializes: a slow start under load says nothing about what the case
-    /// checks).
+    /// checks) — unless a ping sent after it was answered while the request was not, for a
+    /// request no revision's handshake would send ([`Ctx::after_silence`]).
     pub async fn initialized(&self, params: Value) -> Result<(Client, Value), Check> {
         self.first_answer("initialize", params).await
     }
@@ -167,19 +184,32 @@ impl Ctx {
                 let params = (!params.is_null()).then(|| params.clone());
                 let id = client.send_request(method, params).await?;
                 let answer = client.response_before(&id, method, started + wait).await;
-                Ok::<_, Check>((client, answer))
+                Ok::<_, Check>((client, id, answer))
             }
             .await;
             let took = started.elapsed().min(wait);
             self.scope.shorten(wait - took);
-            let (mut client, answer) = answered?;
+            let (mut client, id, answer) = answered?;
+            let answer = match answer {
+                Err(
+                    silent @ ClientError::Timeout {
+                        foreign_id: false, ..
+                    },
+                ) if !proven_answered(method, &params) => {
+                    match self.after_silence(&mut client, (&id, method), took).await? {
+                        Some(late) => Ok(late),
+                        None => Err(silent),
+                    }
+                }
+                other => other,
+            };
             match answer {
                 Ok(answer) => {
                     client.set_start_latency(took);
                     self.starts.answered();
                     return Ok((client, answer));
                 }
-                Err(crate::core::client::ClientError::Timeout {
+                Err(ClientError::Timeout {
                     foreign_id: false, ..
                 }) => {
                     self.note(&format!(
@@ -216,6 +246,55 @@ impl Ctx {
              the discovery session's server did; {cause}",
             wait.as_millis()
         )))
+    }
+
+    /// A fresh server silent on its first request for the whole wait: a ping sent after it,
+    /// waited for off the case's clock as a handshake is, tells a silence of the server's own
+    /// from a start the machine's load delayed (stdin is ordered, so a ping answer proves the
+    /// request was read first). With the ping answered, the request's own answer is still
+    /// awaited a reorder window ([`reorder_window`]) and returned if it comes (`Some`); if it
+    /// does not, the server read the request and dropped it: a verdict at the case's level,
+    /// never the runner's `error` (GATE-LOAD-3: a peer that never answers a request fails).
+    /// With no answer to the ping either, `None`: the server had not started in time.
+    async fn after_silence(
+        &self,
+        client: &mut Client,
+        (id, method): (&Value, &str),
+        silent: Duration,
+    ) -> Result<Option<Value>, Check> {
+        let alive = Value::from(format!("{method}-then-ping"));
+        client
+            .send(&mcp_wire::request(&alive, "ping", None))
+            .await?;
+        let sent = Instant::now();
+        let waited = self
+            .scope
+            .off_the_clock(client.response_to(&alive, &format!("a ping sent after {method}")))
+            .await;
+        match waited {
+            // This instance started: its silence on the request is not the machine's.
+            Ok(_) => self.starts.answered(),
+            Err(ClientError::Timeout {
+                foreign_id: false, ..
+            }) => return Ok(None),
+            Err(e) => return Err(e.into()),
+        }
+        let window = reorder_window(sent.elapsed());
+        self.scope.extend(window);
+        let late = client.response_within(id, method, window).await;
+        self.scope.shorten(window);
+        match late {
+            Ok(answer) => Ok(Some(answer)),
+            Err(ClientError::Timeout { .. }) => Err(Check::fail(
+                format!("an answer to {method} (JSON-RPC 2.0 §4: a request gets a response)"),
+                format!(
+                    "no answer within {} ms, though a ping sent after it was answered: the \
+                     server read the {method} and dropped it",
+                    silent.as_millis()
+                ),
+            )),
+            Err(e) => Err(e.into()),
+        }
     }
 
     /// The roles found by discovery: those of the case's family when it has one.

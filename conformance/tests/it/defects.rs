@@ -306,6 +306,29 @@ fn a_server_slow_to_initialize_in_a_case_is_a_runner_error_after_one_retry() {
     assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
 }
 
+// A fresh server silent on an initialize no revision's handshake sends (here: without
+// protocolVersion) that answers a ping sent after it read the request and dropped it: the
+// case's verdict at its level (info under plain, a kit-only rule), never the runner's error
+// blaming the machine (GATE-LOAD-3), and one server is enough to tell.
+#[test]
+fn a_dropped_initialize_is_graded_not_a_runner_error() {
+    let (out, report) = plain_suite(
+        &["--case", "lifecycle/initialize/missing-proposal"],
+        &["--drop-missing-proposal"],
+    );
+    let c = case(&report, "lifecycle/initialize/missing-proposal");
+    assert_eq!(c["outcome"], "info", "{}", describe(&out));
+    assert_eq!(c["timed_out"], false, "{c}");
+    let actual = c["actual"].as_str().unwrap_or_default();
+    assert!(
+        actual.contains("a ping sent after it was answered") && actual.contains("dropped it"),
+        "{actual}"
+    );
+    let notes = c["transcript"].to_string();
+    assert!(!notes.contains("attempt 2 of 2"), "{notes}");
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+}
+
 // A server whose later instances never initialize (only discovery's did): every case that
 // starts one is the runner's error, each naming the likely cause, and stderr says it once
 // rather than blaming an overloaded machine case by case.

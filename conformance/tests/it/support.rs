@@ -120,6 +120,40 @@ pub fn grade_pinned(
     (out, report)
 }
 
+/// Grades `server` once more at `--jobs 1` (GATE-LOAD: the same report at any `--jobs`) and
+/// asserts that every case's outcome, level and blocker, and the exit status, equal those of
+/// `report` and `out` (a run at the default `--jobs`); timings and wording may differ.
+pub fn assert_same_at_jobs_1(server: &Command, timeout_ms: &str, out: &Output, report: &Value) {
+    let verdicts = |report: &Value| -> Vec<String> {
+        report["cases"]
+            .as_array()
+            .expect("cases")
+            .iter()
+            .map(|c| {
+                format!(
+                    "{} {} {} blocked_by={}",
+                    c["id"].as_str().unwrap_or("?"),
+                    c["outcome"],
+                    c["level"],
+                    c["blocked_by"]
+                )
+            })
+            .collect()
+    };
+    let (other_out, other) = run_json_cmd(&["--timeout-ms", timeout_ms, "--jobs", "1"], server);
+    let other = other.unwrap_or_else(|| panic!("no report: {}", describe(&other_out)));
+    let (default, serial) = (verdicts(report), verdicts(&other));
+    let diff: Vec<String> = default
+        .iter()
+        .zip(&serial)
+        .filter(|(a, b)| a != b)
+        .map(|(a, b)| format!("default --jobs: {a}\n--jobs 1: {b}"))
+        .collect();
+    assert_eq!(default.len(), serial.len(), "case count at --jobs 1");
+    assert!(diff.is_empty(), "verdicts differ:\n{}", diff.join("\n"));
+    assert_eq!(out.status.code(), other_out.status.code());
+}
+
 /// Asserts that `report` grades exactly the cases of `pinned`, in its order, each with its pinned
 /// outcome; every difference is listed with the case's expected, actual and reason.
 pub fn assert_pinned(report: &Value, pinned: &[(&str, &str)]) {

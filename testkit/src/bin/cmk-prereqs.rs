@@ -37,7 +37,7 @@ fn main() -> ExitCode {
         }
     };
     println!("cache: {}", root.display());
-    let results: [(&str, Result<String, PrereqError>); 24] = [
+    let results: [(&str, Result<String, PrereqError>); 26] = [
         (
             "claude",
             prereq::claude().map(|p| format!("{} ({})", p.display(), prereq::CLAUDE_VERSION_LINE)),
@@ -127,6 +127,27 @@ fn main() -> ExitCode {
                     p.display(),
                     prereq::FASTMCP_SERVER_VERSION,
                     prereq::FASTMCP_VERSION
+                )
+            }),
+        ),
+        (
+            "rust-mcp-filesystem",
+            prereq::rust_mcp_filesystem().map(|cmd| {
+                format!(
+                    "{cmd:?} (rust-mcp-filesystem {}, on {})",
+                    prereq::RUST_MCP_FILESYSTEM_VERSION,
+                    prereq::RUST_MCP_FILESYSTEM_SDK
+                )
+            }),
+        ),
+        (
+            "firecrawl-mcp",
+            prereq::firecrawl_mcp_entry().map(|p| {
+                format!(
+                    "node {} (firecrawl-mcp {}, on {})",
+                    p.display(),
+                    prereq::FIRECRAWL_MCP_VERSION,
+                    prereq::FIRECRAWL_MCP_SDK
                 )
             }),
         ),

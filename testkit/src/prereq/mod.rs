@@ -25,6 +25,12 @@
 //!   [`mcp_git_server`]);
 //! - a server on FastMCP (the standalone `fastmcp` 4.2.3) from PyPI, `better-mcps-filesystem`
 //!   0.3.0, in a venv pinned by hashes ([`fastmcp_server`], its tools confined to one root);
+//! - `rust-mcp-filesystem@0.4.5` from crates.io, a server on `rust-mcp-sdk` 1.0.1 (not `rmcp`),
+//!   built by `cargo install --locked --debug` ([`rust_mcp_filesystem`], read-only, confined to
+//!   one folder of its install);
+//! - Firecrawl's server `firecrawl-mcp@3.26.0` from npm, on the FastMCP TypeScript framework
+//!   (`fastmcp` 4.3.2 over `@modelcontextprotocol/sdk` 1.32.2, [`firecrawl_mcp_server`]), its
+//!   web API and every proxy at a closed loopback port;
 //! - six real ACP agents: the TypeScript SDK's example agent from `@agentclientprotocol/sdk@0.12.0`
 //!   ([`acp_ts_example_agent`]), the Python SDK's echo agent from
 //!   `agent-client-protocol==0.12.1` ([`acp_python_echo_agent`]; the same SDK's example *client*
@@ -83,6 +89,7 @@ mod context7_mcp;
 mod core_hosts;
 mod everything;
 mod fastmcp_server;
+mod firecrawl_mcp;
 mod install;
 mod kubernetes_mcp_server;
 mod mcp_inspector;
@@ -93,6 +100,7 @@ mod official_conformance;
 mod python_mcp;
 mod python_reference_servers;
 mod reference_servers;
+mod rust_mcp_filesystem;
 mod rust_mcp_server;
 mod venv;
 
@@ -135,6 +143,9 @@ pub use everything::{
 pub use fastmcp_server::{
     FASTMCP_SERVER_VERSION, FASTMCP_VERSION, fastmcp_server, fastmcp_server_bin,
 };
+pub use firecrawl_mcp::{
+    FIRECRAWL_MCP_SDK, FIRECRAWL_MCP_VERSION, firecrawl_mcp_entry, firecrawl_mcp_server,
+};
 pub use install::{cache_root, peers_off};
 pub use kubernetes_mcp_server::{
     KUBERNETES_MCP_SERVER_SDK, KUBERNETES_MCP_SERVER_VERSION, kubernetes_mcp_server,
@@ -156,6 +167,10 @@ pub use python_reference_servers::{
 pub use reference_servers::{
     MCP_REFERENCE_SERVERS_VERSION, mcp_filesystem_server, mcp_memory_server,
     mcp_reference_server_entries, mcp_sequential_thinking_server,
+};
+pub use rust_mcp_filesystem::{
+    RUST_MCP_FILESYSTEM_SDK, RUST_MCP_FILESYSTEM_VERSION, rust_mcp_filesystem,
+    rust_mcp_filesystem_dir,
 };
 pub use rust_mcp_server::{
     RUST_MCP_SERVER_RMCP_VERSION, RUST_MCP_SERVER_VERSION, rust_mcp_server, rust_mcp_server_dir,

@@ -74,6 +74,7 @@ case "$(cat package.json)" in
   *cmk-pin-azure-mcp\"*) pkg @azure/mcp 2.0.5 index.js
     for p in linux-x64 linux-arm64 darwin-x64 darwin-arm64; do pkg @azure/mcp-$p 2.0.5 dist/azmcp; done;;
   *cmk-pin-context7-mcp\"*) pkg @upstash/context7-mcp 4.1.1 dist/index.js;;
+  *cmk-pin-firecrawl-mcp\"*) pkg firecrawl-mcp 3.26.0 dist/index.js;;
   *cmk-pin-reference-servers\"*) for p in filesystem memory sequential-thinking; do
       pkg @modelcontextprotocol/server-$p 2026.8.31 dist/index.js; done;;
   *cmk-pin-mcp-inspector-2\"*) pkg @modelcontextprotocol/inspector 2.12.0 clients/cli/build/index.js
@@ -91,8 +92,9 @@ esac"#,
 
 /// A fake `cargo` beside the fake `npm` (where [`cmk_prereqs`] points `CMK_CARGO`):
 /// `cargo metadata` names a crate source folder of the pinned ACP Rust SDK (made empty in
-/// `crate-src`); `cargo install … --root DIR …` makes `DIR/bin/rust-mcp-server` print the pinned
-/// version, or with `--example NAME` makes `DIR/bin/NAME`, and counts its calls in `cargo-calls`.
+/// `crate-src`); `cargo install … --root DIR … CRATE@VERSION` makes `DIR/bin/rust-mcp-server`
+/// or `DIR/bin/rust-mcp-filesystem` (by the crate) print the pinned version, or with `--example
+/// NAME` makes `DIR/bin/NAME`, and counts its calls in `cargo-calls`.
 fn fake_cargo(dir: &Path) {
     write_script(
         &dir.join("cargo"),
@@ -103,14 +105,18 @@ fn fake_cargo(dir: &Path) {
   exit 0
 fi
 echo call >> "{calls}"
-root=""; example=""
+root=""; example=""; spec=""
 while [ $# -gt 0 ]; do
-  [ "$1" = "--root" ] && root="$2"; [ "$1" = "--example" ] && example="$2"; shift
+  [ "$1" = "--root" ] && root="$2"; [ "$1" = "--example" ] && example="$2"; spec="$1"; shift
 done
 mkdir -p "$root/bin"
 if [ -n "$example" ]; then : > "$root/bin/$example"; exit 0; fi
-printf '#!/bin/sh\necho "rust-mcp-server 0.4.1."\n' > "$root/bin/rust-mcp-server"
-chmod +x "$root/bin/rust-mcp-server""#,
+case "$spec" in
+  rust-mcp-filesystem@*) bin=rust-mcp-filesystem; line="rust-mcp-filesystem 0.4.5";;
+  *) bin=rust-mcp-server; line="rust-mcp-server 0.4.1.";;
+esac
+printf '#!/bin/sh\necho "%s"\n' "$line" > "$root/bin/$bin"
+chmod +x "$root/bin/$bin""#,
             calls = dir.join("cargo-calls").display(),
             src = dir.join("crate-src").display()
         ),
@@ -154,7 +160,7 @@ exit 0"#,
 }
 
 /// The npm installs `cmk-prereqs` makes (one `npm ci` each).
-const NPM_INSTALLS: [&str; 18] = [
+const NPM_INSTALLS: [&str; 19] = [
     "claude-code-2.1.328",
     "server-everything-2026.8.31",
     "acp-ts-sdk-0.12.0",
@@ -169,6 +175,7 @@ const NPM_INSTALLS: [&str; 18] = [
     "kubernetes-mcp-server-0.0.67",
     "azure-mcp-2.0.5",
     "context7-mcp-4.1.1",
+    "firecrawl-mcp-3.26.0",
     "mcp-reference-servers-2026.8.31",
     "mcp-ts-sdk-1.32.2",
     "mcp-inspector-0.15.0",
@@ -182,7 +189,11 @@ const PYTHON_INSTALLS: [&str; 4] = [
     "acp-python-sdk-0.12.1",
 ];
 /// The `cargo install`s `cmk-prereqs` makes.
-const CARGO_INSTALLS: [&str; 2] = ["rust-mcp-server-0.4.1-debug", "acp-rust-sdk-5.2.0-debug"];
+const CARGO_INSTALLS: [&str; 3] = [
+    "rust-mcp-server-0.4.1-debug",
+    "rust-mcp-filesystem-0.4.5-debug",
+    "acp-rust-sdk-5.2.0-debug",
+];
 
 /// `cmk-prereqs` against a cache of its own and fake package clients (never the network). The
 /// fast tier's `CMK_NO_PEERS` is not passed on: this is the install machinery under test.

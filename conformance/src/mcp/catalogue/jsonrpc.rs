@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 
 use super::support::{ensure, grade_error_answer, send_bad_line, show};
 use crate::core::case::case;
+use crate::core::checks::reorder_window;
 use crate::core::client::{Client, Frame, error_code, is_response_to};
 use crate::core::model::{Check, CheckResult, Level};
 use crate::mcp::ctx::Ctx;
@@ -138,18 +139,6 @@ pub const CASES: &[Case] = &[
         "Resident memory of the server grows by at most 12 MiB while a 64 MiB line streams in",
         oversized_memory[], 6; cost_ms 700),
 ];
-
-/// How long after the probe's answer an id's own answer may still come, at the least (see
-/// [`reorder_window`]).
-const REORDER_FLOOR: Duration = Duration::from_secs(2);
-
-/// How long after the probe's answer the ping under test may still be answered: JSON-RPC orders
-/// no responses, and a server answering concurrently (the C# SDK) may answer the probe first,
-/// by more on a loaded machine. Four times the round trip the probe measured (which load
-/// stretches alike), and never less than [`REORDER_FLOOR`].
-fn reorder_window(round_trip: Duration) -> Duration {
-    round_trip.saturating_mul(4).max(REORDER_FLOOR)
-}
 
 async fn echo_id(ctx: Ctx, id_text: &'static str) -> CheckResult {
     let mut c = ctx.session().await?;

@@ -304,8 +304,9 @@ fn withheld(ctx: &Ctx, check: Check, wanted: impl Fn(&Value) -> bool) -> Check {
             Check::ungraded(
                 Gap::NoSafeTool,
                 format!(
-                    "{reason}; no tool it could call is annotated readOnlyHint: true: \
-                     --allow-tool-calls would grade this case"
+                    "{reason}; a listed tool that could grade it is not annotated \
+                     readOnlyHint: true, so the runner did not call it (--allow-tool-calls \
+                     would)"
                 ),
             )
         }
