@@ -9,7 +9,7 @@
 
 use serde_json::Value;
 
-use crate::support::{assert_pinned_or, case, describe, run_json};
+use crate::support::{assert_pinned_or, assert_same_verdicts, case, describe, run_json};
 
 fn go_server() -> Option<Vec<String>> {
     let cmd = testkit::prereq::require(testkit::prereq::kubernetes_mcp_server())?;
@@ -234,16 +234,6 @@ fn the_go_sdk_server_is_graded_precisely_at_any_jobs() {
     // The overflowed ids and the batch fail the gate.
     assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
 
-    let (other_out, other) = run_json(&["--timeout-ms", "20000", "--jobs", "1"], &server);
-    let other = other.unwrap_or_else(|| panic!("no report: {}", describe(&other_out)));
-    let (pinned, now) = (verdicts(&report), verdicts(&other));
-    let diff: Vec<String> = pinned
-        .iter()
-        .zip(&now)
-        .filter(|(a, b)| a != b)
-        .map(|(a, b)| format!("--jobs 8: {a}\n--jobs 1: {b}"))
-        .collect();
-    assert_eq!(pinned.len(), now.len(), "case count at --jobs 1");
-    assert!(diff.is_empty(), "verdicts differ:\n{}", diff.join("\n"));
-    assert_eq!(out.status.code(), other_out.status.code());
+    let other = run_json(&["--timeout-ms", "20000", "--jobs", "1"], &server);
+    assert_same_verdicts("1", (&out, &report), (&other.0, other.1), verdicts);
 }

@@ -9,7 +9,9 @@
 use serde_json::Value;
 
 use crate::http::{Server, grade};
-use crate::support::{assert_outcomes_pinned, assert_pinned, case, describe, run_json};
+use crate::support::{
+    assert_outcomes_pinned, assert_pinned, assert_same_verdicts, case, describe, run_json,
+};
 
 fn rmcp_server() -> Option<Vec<String>> {
     let cmd = testkit::prereq::require(testkit::prereq::rust_mcp_server())?;
@@ -203,18 +205,8 @@ fn the_rust_sdk_server_is_graded_precisely_at_any_jobs() {
     // The id-less errors and the batch fail the gate.
     assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
 
-    let (other_out, other) = run_json(&["--timeout-ms", "20000", "--jobs", "1"], &server);
-    let other = other.unwrap_or_else(|| panic!("no report: {}", describe(&other_out)));
-    let (pinned, now) = (verdicts(&report), verdicts(&other));
-    let diff: Vec<String> = pinned
-        .iter()
-        .zip(&now)
-        .filter(|(a, b)| a != b)
-        .map(|(a, b)| format!("--jobs 8: {a}\n--jobs 1: {b}"))
-        .collect();
-    assert_eq!(pinned.len(), now.len(), "case count at --jobs 1");
-    assert!(diff.is_empty(), "verdicts differ:\n{}", diff.join("\n"));
-    assert_eq!(out.status.code(), other_out.status.code());
+    let other = run_json(&["--timeout-ms", "20000", "--jobs", "1"], &server);
+    assert_same_verdicts("1", (&out, &report), (&other.0, other.1), verdicts);
 }
 
 /// rust-mcp-server on Streamable HTTP (its `http` feature; it binds 127.0.0.1 only) on a port

@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 
-use crate::support::{describe, outcome, run_json};
+use crate::support::{assert_same_verdicts, describe, outcome, run_json};
 
 fn everything() -> Option<Vec<String>> {
     let cmd = testkit::prereq::require(testkit::prereq::everything_server())?;
@@ -227,24 +227,9 @@ fn graded_precisely_at_any_jobs(
     assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
     crate::docs::assert_matches_schema(&report);
 
-    let pinned = verdicts(&report);
     for jobs in ["4", "1"] {
-        let (other_out, other) = run_json(&["--timeout-ms", timeout_ms, "--jobs", jobs], &server);
-        let other = other.unwrap_or_else(|| panic!("no report: {}", describe(&other_out)));
-        let now = verdicts(&other);
-        assert_eq!(pinned.len(), now.len(), "case count at --jobs {jobs}");
-        let diff: Vec<String> = pinned
-            .iter()
-            .zip(&now)
-            .filter(|(a, b)| a != b)
-            .map(|(a, b)| format!("--jobs 8: {a}\n--jobs {jobs}: {b}"))
-            .collect();
-        assert!(diff.is_empty(), "verdicts differ:\n{}", diff.join("\n"));
-        assert_eq!(
-            out.status.code(),
-            other_out.status.code(),
-            "exit status at --jobs {jobs}"
-        );
+        let other = run_json(&["--timeout-ms", timeout_ms, "--jobs", jobs], &server);
+        assert_same_verdicts(jobs, (&out, &report), (&other.0, other.1), verdicts);
     }
 }
 

@@ -124,34 +124,52 @@ pub fn grade_pinned(
 /// asserts that every case's outcome, level and blocker, and the exit status, equal those of
 /// `report` and `out` (a run at the default `--jobs`); timings and wording may differ.
 pub fn assert_same_at_jobs_1(server: &Command, timeout_ms: &str, out: &Output, report: &Value) {
-    let verdicts = |report: &Value| -> Vec<String> {
-        report["cases"]
-            .as_array()
-            .expect("cases")
-            .iter()
-            .map(|c| {
-                format!(
-                    "{} {} {} blocked_by={}",
-                    c["id"].as_str().unwrap_or("?"),
-                    c["outcome"],
-                    c["level"],
-                    c["blocked_by"]
-                )
-            })
-            .collect()
-    };
     let (other_out, other) = run_json_cmd(&["--timeout-ms", timeout_ms, "--jobs", "1"], server);
-    let other = other.unwrap_or_else(|| panic!("no report: {}", describe(&other_out)));
-    let (default, serial) = (verdicts(report), verdicts(&other));
+    assert_same_verdicts("1", (out, report), (&other_out, other), verdict_lines);
+}
+
+/// Per case its outcome, level and blocker: what must not change with `--jobs` or load.
+pub fn verdict_lines(report: &Value) -> Vec<String> {
+    report["cases"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .map(|c| {
+            format!(
+                "{} {} {} blocked_by={}",
+                c["id"].as_str().unwrap_or("?"),
+                c["outcome"],
+                c["level"],
+                c["blocked_by"]
+            )
+        })
+        .collect()
+}
+
+/// Asserts that a run at `--jobs {jobs}` (`other`, its report if it wrote one) graded as the
+/// run at the default `--jobs` did, case by case as `lines` projects a report, with the same
+/// exit status; lists every case that differs.
+pub fn assert_same_verdicts(
+    jobs: &str,
+    (out, report): (&Output, &Value),
+    (other_out, other): (&Output, Option<Value>),
+    lines: impl Fn(&Value) -> Vec<String>,
+) {
+    let other = other.unwrap_or_else(|| panic!("no report: {}", describe(other_out)));
+    let (default, now) = (lines(report), lines(&other));
     let diff: Vec<String> = default
         .iter()
-        .zip(&serial)
+        .zip(&now)
         .filter(|(a, b)| a != b)
-        .map(|(a, b)| format!("default --jobs: {a}\n--jobs 1: {b}"))
+        .map(|(a, b)| format!("default --jobs: {a}\n--jobs {jobs}: {b}"))
         .collect();
-    assert_eq!(default.len(), serial.len(), "case count at --jobs 1");
+    assert_eq!(default.len(), now.len(), "case count at --jobs {jobs}");
     assert!(diff.is_empty(), "verdicts differ:\n{}", diff.join("\n"));
-    assert_eq!(out.status.code(), other_out.status.code());
+    assert_eq!(
+        out.status.code(),
+        other_out.status.code(),
+        "exit status at --jobs {jobs}"
+    );
 }
 
 /// Asserts that `report` grades exactly the cases of `pinned`, in its order, each with its pinned
