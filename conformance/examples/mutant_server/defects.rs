@@ -76,6 +76,11 @@ pub enum Defect {
     AnswerCancelled,
     /// Notifications the server does not know answered with an error under id null.
     AnswerUnknownNotifications,
+    /// A notification the server does not know (outside a batch) is followed by a line on
+    /// stdout that is not JSON (a debug print): only a case that sends one sees it.
+    JunkAfterUnknownNotification,
+    /// The same with a JSON object that is no JSON-RPC message (a structured debug print).
+    JsonJunkAfterUnknownNotification,
     // Tools (MCP server/tools).
     /// `add` is listed without `inputSchema`.
     NoInputSchema,
@@ -197,6 +202,14 @@ pub const ALL: &[(&str, Defect)] = &[
     (
         "answer-unknown-notifications",
         Defect::AnswerUnknownNotifications,
+    ),
+    (
+        "junk-after-unknown-notification",
+        Defect::JunkAfterUnknownNotification,
+    ),
+    (
+        "json-junk-after-unknown-notification",
+        Defect::JsonJunkAfterUnknownNotification,
     ),
     ("no-input-schema", Defect::NoInputSchema),
     ("input-schema-string", Defect::InputSchemaString),

@@ -175,6 +175,19 @@ impl Server {
                 "unknown method",
             )));
         }
+        let known = matches!(
+            method,
+            "notifications/initialized" | "notifications/cancelled"
+        );
+        // Raw lines: a batch keeps them out of its answer (see `batch`).
+        if !known && self.is(Defect::JunkAfterUnknownNotification) {
+            outs.push(Out::Raw(format!("debug: got {method}").into_bytes()));
+        }
+        if !known && self.is(Defect::JsonJunkAfterUnknownNotification) {
+            outs.push(Out::Raw(
+                json!({"debug": {"got": method}}).to_string().into_bytes(),
+            ));
+        }
         if method == "notifications/initialized" {
             if self.is(Defect::LogBadLevel) {
                 outs.push(Out::Json(

@@ -67,9 +67,10 @@ pub enum Rule {
 /// The cross-cutting cases that probe a peer of their own before they grade
 /// (`Needs::CrosscutProbe`; the catalogue's test holds the two lists equal, since the watch
 /// cannot read the catalogue without a module cycle).
-pub(crate) const PROBES: [&str; 2] = [
+pub(crate) const PROBES: [&str; 3] = [
     "tools/result/structured-mirror",
     "tools/result/output-schema",
+    "jsonrpc/unknown-notification",
 ];
 
 impl Rule {
@@ -110,7 +111,7 @@ impl Rule {
     #[must_use]
     pub fn counts_in(self, case: &str) -> bool {
         // The cross-cutting cases that probe (structured-mirror's list call, output-schema's
-        // calls of read-only tools) run before the other cross-cutting cases grade
+        // calls of read-only tools, unknown-notification's own notification) run before the other cross-cutting cases grade
         // (`Needs::CrosscutProbe`), so every other rule sees their exchanges, a `--case` shard's
         // included. Not each other's rules: the two probe side by side, so which saw the other's
         // call would depend on --jobs. Nor output-schema's calls for the error split: their

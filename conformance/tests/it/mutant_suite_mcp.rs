@@ -581,6 +581,53 @@ mcp_mutant!(
     "answer-unknown-notifications",
     [fail("jsonrpc/unknown-notification")]
 );
+// The unknown-notification case probes with a notification of its own (outside a batch), so its
+// exchanges are all that these defects show: the stdout rule must grade them too (GATE-LOAD-2's
+// probe phase), whatever the load, in a full run and in a shard.
+mcp_mutant!(
+    a_junk_line_after_an_unknown_notification_fails_protocol_only,
+    "junk-after-unknown-notification",
+    [fail("lifecycle/stdout/protocol-only")]
+);
+
+/// A `--case jsonrpc/unknown-notification` shard: its probe's exchanges are all there is, and
+/// the stdout rule the shard keeps grades them (RUNNER-11).
+#[test]
+fn a_shard_of_the_unknown_notification_case_keeps_the_stdout_rule_on_its_probe() {
+    let _slot = Slot::take();
+    let server = example("mutant_server").display().to_string();
+    let (out, report) = run_json(
+        &[
+            "--timeout-ms",
+            "3000",
+            "--case",
+            "jsonrpc/unknown-notification",
+        ],
+        &[&server, "--defect", "junk-after-unknown-notification"],
+    );
+    let report = report.unwrap_or_else(|| panic!("no report: {}", describe(&out)));
+    let failed: Vec<&str> = report["cases"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .filter(|c| c["outcome"] == "fail")
+        .filter_map(|c| c["id"].as_str())
+        .collect();
+    assert_eq!(
+        failed,
+        ["lifecycle/stdout/protocol-only"],
+        "{}",
+        describe(&out)
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+}
+
+mcp_mutant!(
+    #[cfg_attr(not(cmk_full), ignore = "full tier: CMK_FULL=1")]
+    a_json_junk_line_after_an_unknown_notification_fails_protocol_only,
+    "json-junk-after-unknown-notification",
+    [fail("lifecycle/stdout/protocol-only")]
+);
 
 // Tools (MCP server/tools).
 mcp_mutant!(

@@ -87,7 +87,7 @@ pub const CASES: &[Case] = &[
         Levels::CONTRACT_MUST, Server,
         "An unknown method is answered -32601 with the request's id (outside provider another error code warns; no answer fails)",
         unknown_method[]),
-    case!("jsonrpc/unknown-notification", "T3", Levels::all(Level::Must), Crosscut,
+    case!("jsonrpc/unknown-notification", "T3", Levels::all(Level::Must), CrosscutProbe,
         "No notification of any case gets an answer, an unknown one included, and the server keeps serving",
         unknown_notification[]),
     case!("jsonrpc/malformed/parse-error", "T4", Levels::CONTRACT_MUST, Server,

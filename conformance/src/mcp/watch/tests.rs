@@ -97,17 +97,20 @@ fn a_successful_result_is_held_to_its_tools_output_schema() {
 #[test]
 fn a_cross_cutting_probe_feeds_every_rule_but_the_other_probe_s() {
     // The probes run before the other cross-cutting cases grade (Needs::CrosscutProbe), side
-    // by side: each feeds its own rule and every watching rule, not the other probe's rule, and
+    // by side: each feeds its own rules and every watching rule, not another probe's rules, and
     // output-schema's calls (arguments made without knowing the tool) not the error split.
     let probing = [
         Rule::Mirror,
         Rule::OutputSchema,
         Rule::OutputSchemaAbsent,
         Rule::OutputSchemaUnknown,
+        Rule::NotificationAnswered,
+        Rule::IdlessAmbiguous,
     ];
     for probe in [
         "tools/result/output-schema",
         "tools/result/structured-mirror",
+        "jsonrpc/unknown-notification",
     ] {
         for rule in Rule::ALL {
             let other_probe = probing.contains(&rule) && rule.case_id() != probe;
@@ -120,6 +123,8 @@ fn a_cross_cutting_probe_feeds_every_rule_but_the_other_probe_s() {
         }
     }
     assert!(Rule::ResultShape.counts_in("tools/result/output-schema"));
+    assert!(Rule::Stdout.counts_in("jsonrpc/unknown-notification"));
+    assert!(Rule::IdEcho.counts_in("jsonrpc/unknown-notification"));
     assert!(Rule::ErrorSplit.counts_in("tools/result/structured-mirror"));
     assert!(Rule::ErrorSplit.counts_in("runs/list/retained"));
 }
