@@ -161,7 +161,7 @@ impl Ctx {
     /// second silence is the runner's `error` with `timed_out` (the discovery session proved
     /// the server initializes: a slow start under load says nothing about what the case
     /// checks) — unless a ping sent after it was answered while the request was not, for a
-    /// request no revision's handshake would send ([`Ctx::after_silence`]).
+    /// request no revision's handshake would send (`Ctx::after_silence`).
     pub async fn initialized(&self, params: Value) -> Result<(Client, Value), Check> {
         self.first_answer("initialize", params).await
     }
