@@ -121,15 +121,35 @@ fn an_answer_under_another_id_fails_the_id_rule_once_and_blocks_what_waited_for_
     // The mislabelled answer does not end the wait (an answer under an id never sent may come
     // while another request is slow): the case waits out its timeout and is then blocked, as
     // above; acp_mutants pins that such an answer leaves a slow request's verdict alone.
-    // Not a precision question of T3a: a MUST of JSON-RPC 2.0 §5 even where T3a is a SHOULD.
+    // A shard of one id case keeps the cross-cutting probes, and the id rule grades their
+    // exchanges (GATE-LOAD-2): unknown-notification's ping after its notification is answered
+    // under another id too, so the shard says what the whole gate says, the id rule failing
+    // (a MUST of JSON-RPC 2.0 §5) and the id case blocked by it.
     let (out, report) = plain_suite(
         &["--case", "jsonrpc/ids/i64-max"],
         &["--wrong-id-method", "ping"],
     );
+    assert_eq!(
+        ids_with(&report, &["fail", "warn", "error"]),
+        set(&["jsonrpc/response-ids"]),
+        "{}",
+        describe(&out)
+    );
+    let rule = case(&report, "jsonrpc/response-ids");
+    assert_eq!(rule["level"], "MUST");
+    assert!(
+        rule["actual"]
+            .as_str()
+            .is_some_and(|a| a.contains("(first seen in jsonrpc/unknown-notification)")),
+        "{rule}"
+    );
     let c = case(&report, "jsonrpc/ids/i64-max");
-    assert_eq!(c["outcome"], "fail", "{}", describe(&out));
-    assert_eq!(c["level"], "MUST");
-    assert!(c["expected"].as_str().unwrap().contains("JSON-RPC 2.0 §5"));
+    assert_eq!(
+        c["blocked_by"],
+        "jsonrpc/response-ids",
+        "{}",
+        describe(&out)
+    );
 }
 
 #[test]
