@@ -59,8 +59,10 @@ pub enum Needs {
     /// what their exchanges showed.
     Crosscut,
     /// A cross-cutting rule that first probes a peer of its own (a call no other case may make):
-    /// runs after every other case but before the [`Needs::Crosscut`] ones, so that they grade
-    /// its exchanges too (a `--case` shard's probes are all the exchanges some rules see).
+    /// queued behind the parallel phase's cases, it grades once they have all finished
+    /// ([`crate::core::schedule::Scope::settled`], which its check awaits between probe and
+    /// grade), and before the [`Needs::Crosscut`] ones, so that they grade its exchanges too (a
+    /// `--case` shard's probes are all the exchanges some rules see).
     CrosscutProbe,
 }
 

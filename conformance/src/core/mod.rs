@@ -20,6 +20,7 @@ pub mod process;
 pub mod report;
 pub mod schedule;
 pub mod select;
+pub mod settled;
 pub mod starts;
 pub mod transcript;
 pub mod verdict;

@@ -1,11 +1,13 @@
 //! The one scheduler of both gates (`--jobs`): every selected case in a task of its own under a
 //! concurrency limit, with its own [`Scope`] (transcript, the peers it starts, deadlines that a
 //! handshake may move) and a timeout; afterwards every peer the case started is killed by
-//! process group, whatever happened. Four phases (GATE-LOAD-2): the parallel one (costliest
-//! first), then the exclusive one (cases that judge their peer's own lifecycle, one at a time,
-//! no other case alive), then the cross-cutting cases, which grade what every other case
-//! showed: those that probe a peer of their own first ([`Needs::CrosscutProbe`]), then the
-//! others ([`Needs::Crosscut`]), which grade the probes' exchanges too. A runner `error` is
+//! process group, whatever happened. Three phases (GATE-LOAD-2): the exclusive one (cases that
+//! judge their peer's own lifecycle, one at a time, no other case alive); the parallel one
+//! (costliest first), with the cross-cutting cases that probe a peer of their own
+//! ([`Needs::CrosscutProbe`]) queued behind it, each grading what every case showed only once
+//! the others have finished ([`Scope::settled`], [`crate::core::settled`]); then the other
+//! cross-cutting cases ([`Needs::Crosscut`]), which grade the probes' exchanges too. A runner
+//! `error` is
 //! retried once after its phase, one retry at a time (GATE-LOAD-3); blocked verdicts are
 //! resolved against the cases that block them (one defect, one verdict,
 //! [`crate::core::blocked`]). A gate plugs in through [`Runner`]: how a case's context is made
@@ -16,13 +18,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use tokio::sync::{Semaphore, mpsc};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio::task::JoinSet;
 
 use crate::core::blocked::{Blockable, resolve_blocked};
 use crate::core::case::{Case, Gate, Needs};
 use crate::core::client::{Client, Deadline, ProcHandle, ServerSpec};
 use crate::core::model::{Check, CheckFuture};
+use crate::core::settled::{Counted, Opener, Settled};
 use crate::core::transcript::{Entry, Transcript};
 use crate::core::watch::Watcher;
 
@@ -57,6 +60,10 @@ pub struct Scope {
     hard: Deadline,
     /// Set when the case timed out in a way the check reported itself.
     timed_out: Arc<AtomicBool>,
+    /// A probing case's barrier ([`Scope::settled`]); `None` for every other case.
+    settled: Option<Settled>,
+    /// A probing case's slot of `--jobs`, given back at [`Scope::settled`].
+    slot: Arc<Mutex<Option<OwnedSemaphorePermit>>>,
 }
 
 impl Scope {
@@ -78,6 +85,40 @@ impl Scope {
             deadline: Deadline::at(wait_until),
             hard: Deadline::at(hard_at),
             timed_out: Arc::default(),
+            settled: None,
+            slot: Arc::default(),
+        }
+    }
+
+    /// Waits, for a case that probes a peer of its own before it grades what every case showed
+    /// ([`Needs::CrosscutProbe`]), until every other case of its phase has finished (GATE-LOAD-2);
+    /// returns at once for any other case. Its peers are shut down and its slot of `--jobs`
+    /// given back first (`--jobs 1` still means one peer at a time), and the wait is off the
+    /// case's clock, however long the phase's last case takes.
+    pub async fn settled(&self) {
+        let Some(settled) = &self.settled else {
+            return;
+        };
+        if settled.is_open() {
+            return;
+        }
+        self.shutdown().await;
+        drop(
+            self.slot
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take(),
+        );
+        loop {
+            self.extend(self.timeout);
+            let started = Instant::now();
+            let open = tokio::time::timeout(self.timeout, settled.wait())
+                .await
+                .is_ok();
+            self.shorten(self.timeout - started.elapsed().min(self.timeout));
+            if open {
+                return;
+            }
         }
     }
 
@@ -232,11 +273,12 @@ pub struct Settings {
 
 /// Runs `cases` through `runner`; `progress` receives each result as it finishes (a runner
 /// error only once its retry is in). Results come back in the order of `cases`. The phases
-/// run one after another: the parallel cases longest first ([`Runner::cost`]; ties in
-/// catalogue order), then the exclusive ones ([`Case::exclusive`]) one at a time, then the
-/// cross-cutting ones that probe, then the other cross-cutting ones; each phase's runner errors are retried once at its end
-/// (`run_phase`), and blocked cases are resolved against the verdicts of the cases that
-/// block them ([`resolve_blocked`]).
+/// run one after another: the exclusive cases ([`Case::exclusive`]) one at a time, with no
+/// other peer alive; then the parallel ones longest first ([`Runner::cost`]; ties in catalogue
+/// order), with the cross-cutting ones that probe queued behind them, each grading once the
+/// others have finished ([`Scope::settled`]); then the other cross-cutting ones. Each phase's
+/// runner errors are retried once at its end (`run_phase`), and blocked cases are resolved
+/// against the verdicts of the cases that block them ([`resolve_blocked`]).
 pub async fn run_all<R: Runner>(
     runner: Arc<R>,
     cases: Vec<Case<R::Gate>>,
@@ -255,19 +297,18 @@ pub async fn run_all<R: Runner>(
         .partition(|&i| cases[i].needs == Needs::CrosscutProbe);
     let (exclusive, parallel): (Vec<usize>, Vec<usize>) =
         early.into_iter().partition(|&i| cases[i].exclusive);
-    for (phase, limit) in [
-        (parallel, &permits),
-        (exclusive, &alone),
-        (probes, &permits),
-        (late, &permits),
+    for (phase, probing, limit) in [
+        (exclusive, Vec::new(), &alone),
+        (parallel, probes, &permits),
+        (late, Vec::new(), &permits),
     ] {
-        if phase.is_empty() {
+        if phase.is_empty() && probing.is_empty() {
             continue;
         }
         let results = run_phase(
             &runner,
             &cases,
-            phase,
+            (phase, probing),
             limit.clone(),
             settings.timeout,
             progress.as_ref(),
@@ -297,31 +338,63 @@ pub async fn run_all<R: Runner>(
     ran
 }
 
-/// Runs the cases of one phase (`order`, indexes into `cases`) under `permits`, then once more
-/// each that ended in a runner error ([`Check::Error`], GATE-LOAD-3): the kit's own failure (a
-/// spawn that failed, a fresh peer silent on `initialize` under load) says nothing about the
-/// peer. The retries run one at a time: the load that caused the errors was largely the phase's
-/// own `--jobs` peers starting at once, and retrying them all together again (a slow-starting
-/// .NET or Python server, eight retries on two cores) recreated it. Only the retry's result is
-/// reported, with a note in its transcript; a failure is never retried.
+/// Runs the cases of one phase (`order`, indexes into `cases`) under `permits`, with the
+/// phase's probing cross-cutting cases (`probing`) queued behind them: each takes a slot of
+/// `permits` for its probe and grades once every case of `order` has finished
+/// ([`Scope::settled`]). Then, one at a time, once more each case that ended in a runner error
+/// ([`Check::Error`], GATE-LOAD-3): the kit's own failure (a spawn that failed, a fresh peer
+/// silent on `initialize` under load) says nothing about the peer. The retries run one at a
+/// time: the load that caused the errors was largely the phase's own `--jobs` peers starting
+/// at once, and retrying them all together again (a slow-starting .NET or Python server, eight
+/// retries on two cores) recreated it. When a case of `order` was retried, the probing cases
+/// run again after it, so that they grade its exchanges too. Only the last run is reported,
+/// with a note in its transcript; a failure is never retried.
 async fn run_phase<R: Runner>(
     runner: &Arc<R>,
     cases: &[Case<R::Gate>],
-    order: Vec<usize>,
+    (order, probing): (Vec<usize>, Vec<usize>),
     permits: Arc<Semaphore>,
     timeout: Duration,
     progress: Option<&mpsc::UnboundedSender<Ran<R::Gate>>>,
 ) -> Vec<Option<Ran<R::Gate>>> {
-    let mut results = run_indexed(
+    let (opener, settled) = Opener::new(order.len());
+    let counted = run_indexed(
         runner.name(),
         cases.len(),
         order,
-        permits,
+        permits.clone(),
         progress,
         |r: &Ran<R::Gate>| !matches!(r.check, Check::Error(_)),
-        |index| run_one(runner.clone(), cases[index], timeout, None),
-    )
-    .await;
+        |index| {
+            let done = Counted(opener.clone());
+            let run = run_one(runner.clone(), cases[index], timeout, None, None);
+            async move {
+                let r = run.await;
+                drop(done);
+                r
+            }
+        },
+    );
+    // The probes take their slots of `permits` themselves (given back while they wait), so
+    // their own limit only lets them queue behind the phase's cases.
+    let probes = run_indexed(
+        runner.name(),
+        cases.len(),
+        probing.clone(),
+        Arc::new(Semaphore::new(probing.len().max(1))),
+        progress,
+        |_| false,
+        |index| {
+            let probe = Some((settled.clone(), permits.clone()));
+            run_one(runner.clone(), cases[index], timeout, None, probe)
+        },
+    );
+    let (mut results, probed) = tokio::join!(counted, probes);
+    for (slot, r) in results.iter_mut().zip(probed) {
+        if r.is_some() {
+            *slot = r;
+        }
+    }
     let errors: Vec<(usize, String)> = results
         .iter()
         .enumerate()
@@ -330,20 +403,49 @@ async fn run_phase<R: Runner>(
             _ => None,
         })
         .collect();
-    if errors.is_empty() {
+    let mut again: Vec<(usize, String)> = errors
+        .iter()
+        .map(|(i, why)| {
+            let note = format!(
+                "the case's first run ended in a runner error ({why}); this is its one retry \
+                 (GATE-LOAD-3)"
+            );
+            (*i, note)
+        })
+        .collect();
+    if errors.iter().any(|(i, _)| !probing.contains(i)) {
+        for &p in &probing {
+            if !errors.iter().any(|(i, _)| *i == p) {
+                let note = "run again after its phase's retries, so that it grades their \
+                            exchanges too (GATE-LOAD-2)";
+                again.push((p, note.to_owned()));
+            }
+        }
+    }
+    // The probes that ran once are reported now, the others after their run below.
+    if let Some(progress) = progress {
+        for &p in &probing {
+            if let Some(r) = results.get(p).and_then(Option::as_ref)
+                && !again.iter().any(|(i, _)| *i == p)
+            {
+                let _ = progress.send(r.clone());
+            }
+        }
+    }
+    if again.is_empty() {
         return results;
     }
-    let reasons: std::collections::HashMap<usize, String> = errors.iter().cloned().collect();
+    let notes: std::collections::HashMap<usize, String> = again.iter().cloned().collect();
     let retried = run_indexed(
         runner.name(),
         cases.len(),
-        errors.iter().map(|(i, _)| *i).collect(),
+        again.iter().map(|(i, _)| *i).collect(),
         Arc::new(Semaphore::new(1)),
         progress,
         |_| true,
         |index| {
-            let why = reasons.get(&index).cloned().unwrap_or_default();
-            run_one(runner.clone(), cases[index], timeout, Some(why))
+            let note = notes.get(&index).cloned();
+            run_one(runner.clone(), cases[index], timeout, note, None)
         },
     )
     .await;
@@ -355,28 +457,36 @@ async fn run_phase<R: Runner>(
     results
 }
 
+/// One run of `case`: `note` goes first in its transcript (why it runs again); `probe`, for
+/// a probing cross-cutting case, is its barrier and the `--jobs` slots it takes one of first
+/// ([`Scope::settled`]).
 async fn run_one<R: Runner>(
     runner: Arc<R>,
     case: Case<R::Gate>,
     base: Duration,
-    retry_of: Option<String>,
+    note: Option<String>,
+    probe: Option<(Settled, Arc<Semaphore>)>,
 ) -> Ran<R::Gate> {
+    let (settled, slot) = match probe {
+        // A closed semaphore cannot happen (it is never closed); run anyway if it did.
+        Some((settled, slots)) => (Some(settled), slots.acquire_owned().await.ok()),
+        None => (None, None),
+    };
     let started = Instant::now();
     let timeout = case.timeout(base);
     let transcript = runner.transcript();
-    if let Some(why) = &retry_of {
-        transcript.note(&format!(
-            "the case's first run ended in a runner error ({why}); this is its one retry \
-             (GATE-LOAD-3)"
-        ));
+    if let Some(note) = &note {
+        transcript.note(note);
     }
-    let scope = Scope::new(
+    let mut scope = Scope::new(
         case.id,
         timeout,
         transcript.clone(),
         wait_deadline(started + timeout, timeout),
         started + timeout,
     );
+    scope.settled = settled;
+    *scope.slot.lock().unwrap_or_else(PoisonError::into_inner) = slot;
     let (ctx, keep) = match runner.context(&case, scope.clone()) {
         Ok(made) => made,
         Err(check) => {
@@ -576,311 +686,4 @@ async fn shutdown_all(procs: &Arc<Mutex<Vec<ProcHandle>>>) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_short_case_timeout_still_leaves_most_of_it_to_wait_with() {
-        let now = Instant::now();
-        for ms in [100, 300, 400, 1_000] {
-            let timeout = Duration::from_millis(ms);
-            let wait = wait_deadline(now + timeout, timeout);
-            assert!(
-                wait >= now + timeout * 3 / 4,
-                "--timeout-ms {ms}: waits end {:?} after the start",
-                wait.duration_since(now)
-            );
-            assert!(wait < now + timeout, "the margin is never zero");
-        }
-        let long = Duration::from_secs(10);
-        assert_eq!(
-            wait_deadline(now + long, long),
-            now + long - WAIT_MARGIN,
-            "long cases keep the full margin"
-        );
-    }
-
-    #[test]
-    fn the_costliest_case_starts_first_and_ties_keep_catalogue_order() {
-        assert_eq!(longest_first(&[1, 5, 3, 5, 0]), vec![1, 3, 2, 0, 4]);
-        assert!(longest_first::<u32>(&[]).is_empty());
-    }
-
-    /// A gate whose cases pass only when another runs at the same time.
-    struct Meet;
-
-    /// How many cases are running, whether two ever ran at once, and a wake-up.
-    #[derive(Default)]
-    struct Room {
-        inside: std::sync::atomic::AtomicUsize,
-        /// Two cases were inside at once.
-        met: AtomicBool,
-        changed: tokio::sync::Notify,
-        /// Runs of the flaky, failing and broken checks.
-        flaky: std::sync::atomic::AtomicUsize,
-        failing: std::sync::atomic::AtomicUsize,
-        broken: std::sync::atomic::AtomicUsize,
-    }
-
-    /// A case's presence in the room, left when the case ends (also when it is aborted).
-    struct Present(Arc<Room>);
-
-    impl Drop for Present {
-        fn drop(&mut self) {
-            self.0.inside.fetch_sub(1, Ordering::SeqCst);
-            self.0.changed.notify_waiters();
-        }
-    }
-
-    #[derive(Debug, Clone, Copy, serde::Serialize)]
-    struct OneProfile;
-
-    impl crate::core::report::ProfileName for OneProfile {
-        fn name(&self) -> &'static str {
-            "one"
-        }
-    }
-
-    impl Gate for Meet {
-        type Ctx = Arc<Room>;
-        type Levels = crate::core::model::Level;
-        type Variant = ();
-        type Profile = OneProfile;
-        fn level(levels: &Self::Levels, _: Self::Profile) -> Option<crate::core::model::Level> {
-            Some(*levels)
-        }
-    }
-
-    struct MeetRunner(Arc<Room>);
-
-    impl Runner for MeetRunner {
-        type Gate = Meet;
-        fn name(&self) -> &'static str {
-            "test"
-        }
-        fn peer(&self) -> &'static str {
-            "peer"
-        }
-        fn timeout_expected(&self, _: Duration) -> String {
-            "the other case at once".into()
-        }
-        fn context(&self, _: &Case<Meet>, _: Scope) -> Result<Made<Meet>, Check> {
-            Ok((self.0.clone(), Box::new(())))
-        }
-    }
-
-    async fn meet(room: Arc<Room>) -> crate::core::model::CheckResult {
-        if room.inside.fetch_add(1, Ordering::SeqCst) >= 1 {
-            room.met.store(true, Ordering::SeqCst);
-        }
-        room.changed.notify_waiters();
-        let _present = Present(room.clone());
-        loop {
-            let changed = room.changed.notified();
-            tokio::pin!(changed);
-            changed.as_mut().enable();
-            if room.met.load(Ordering::SeqCst) {
-                return Ok(Check::Pass);
-            }
-            changed.await;
-        }
-    }
-
-    /// An exclusive case: passes when no other case is inside as it enters, nor enters while
-    /// it waits (200 ms at most) for one.
-    async fn alone(room: Arc<Room>) -> crate::core::model::CheckResult {
-        let changed = room.changed.notified();
-        tokio::pin!(changed);
-        changed.as_mut().enable();
-        let before = room.inside.fetch_add(1, Ordering::SeqCst);
-        let _present = Present(room.clone());
-        let _ = tokio::time::timeout(Duration::from_millis(200), changed).await;
-        let now = room.inside.load(Ordering::SeqCst);
-        if before == 0 && now == 1 {
-            Ok(Check::Pass)
-        } else {
-            Err(Check::fail(
-                "alone",
-                format!("{before} then {} others", now - 1),
-            ))
-        }
-    }
-
-    /// A runner error on its first run only.
-    async fn flaky(room: Arc<Room>) -> crate::core::model::CheckResult {
-        if room.flaky.fetch_add(1, Ordering::SeqCst) == 0 {
-            return Err(Check::Error("spawn failed".into()));
-        }
-        Ok(Check::Pass)
-    }
-
-    /// A failure on every run.
-    async fn failing(room: Arc<Room>) -> crate::core::model::CheckResult {
-        room.failing.fetch_add(1, Ordering::SeqCst);
-        Err(Check::fail("an answer", "none"))
-    }
-
-    /// A runner error on every run.
-    async fn broken(room: Arc<Room>) -> crate::core::model::CheckResult {
-        room.broken.fetch_add(1, Ordering::SeqCst);
-        Err(Check::Error("spawn failed".into()))
-    }
-
-    fn case(id: &'static str, check: fn(Arc<Room>) -> CheckFuture) -> Case<Meet> {
-        Case::<Meet> {
-            id,
-            requirement: "r",
-            levels: crate::core::model::Level::Must,
-            description: "d",
-            needs: Needs::Server,
-            timeout_factor: 1,
-            cost_ms: 0,
-            exclusive: false,
-            check,
-            variant: (),
-        }
-    }
-
-    fn run_in(
-        room: &Arc<Room>,
-        cases: Vec<Case<Meet>>,
-        jobs: usize,
-        progress: Option<mpsc::UnboundedSender<Ran<Meet>>>,
-    ) -> Vec<Ran<Meet>> {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .enable_all()
-            .build()
-            .expect("runtime");
-        rt.block_on(run_all(
-            Arc::new(MeetRunner(room.clone())),
-            cases,
-            Settings {
-                timeout: Duration::from_millis(500),
-                jobs,
-            },
-            progress,
-        ))
-    }
-
-    fn meeting(jobs: usize) -> Vec<Ran<Meet>> {
-        let meets = |id| case(id, |b| Box::pin(meet(b)));
-        run_in(
-            &Arc::default(),
-            vec![meets("a/one"), meets("a/two")],
-            jobs,
-            None,
-        )
-    }
-
-    #[test]
-    fn an_exclusive_case_runs_with_no_other_case_alive() {
-        // GATE-LOAD-2: listed first and with room for all three at once, the exclusive case
-        // still waits for the parallel phase and runs alone; the others still meet.
-        let mut solo = case("x/alone", |b| Box::pin(alone(b)));
-        solo.exclusive = true;
-        let meets = |id| case(id, |b| Box::pin(meet(b)));
-        let ran = run_in(
-            &Arc::default(),
-            vec![solo, meets("a/one"), meets("a/two")],
-            3,
-            None,
-        );
-        assert!(ran.iter().all(|r| r.check == Check::Pass), "{ran:?}");
-        assert!(
-            ran[0].started >= ran[1].started + ran[1].duration
-                && ran[0].started >= ran[2].started + ran[2].duration,
-            "{ran:?}"
-        );
-    }
-
-    #[test]
-    fn a_runner_error_is_retried_once_and_a_failure_never() {
-        // GATE-LOAD-3.
-        let room: Arc<Room> = Arc::default();
-        let (tx, mut rx) = mpsc::unbounded_channel();
-        let ran = run_in(
-            &room,
-            vec![
-                case("r/flaky", |b| Box::pin(flaky(b))),
-                case("r/failing", |b| Box::pin(failing(b))),
-                case("r/broken", |b| Box::pin(broken(b))),
-            ],
-            2,
-            Some(tx),
-        );
-        assert_eq!(ran[0].check, Check::Pass, "{ran:?}");
-        assert!(ran[1].check.is_fail(), "{ran:?}");
-        assert!(matches!(ran[2].check, Check::Error(_)), "{ran:?}");
-        let runs = |n: &std::sync::atomic::AtomicUsize| n.load(Ordering::SeqCst);
-        assert_eq!(
-            (runs(&room.flaky), runs(&room.failing), runs(&room.broken)),
-            (2, 1, 2)
-        );
-        assert!(
-            ran[0]
-                .transcript
-                .iter()
-                .any(|e| e.line.contains("runner error (spawn failed)")),
-            "{:?}",
-            ran[0].transcript
-        );
-        // Progress shows each case once: the retry's result, never the first run's error.
-        let mut shown = Vec::new();
-        while let Ok(r) = rx.try_recv() {
-            shown.push((r.case.id, matches!(r.check, Check::Error(_))));
-        }
-        shown.sort_unstable();
-        assert_eq!(
-            shown,
-            [("r/broken", true), ("r/failing", false), ("r/flaky", false)]
-        );
-    }
-
-    /// A runner error whenever another case runs beside it (a peer that starts in time only
-    /// alone): [`alone`]'s failure turned into the kit's own error.
-    async fn crowded(room: Arc<Room>) -> crate::core::model::CheckResult {
-        match alone(room).await {
-            Err(c) if c.is_fail() => Err(Check::Error("not answered under load".into())),
-            other => other,
-        }
-    }
-
-    #[test]
-    fn runner_errors_are_retried_one_at_a_time() {
-        // GATE-LOAD-3: three cases that err only when crowded all err at --jobs 3; their
-        // retries, run together again, would err again.
-        let ran = run_in(
-            &Arc::default(),
-            vec![
-                case("c/one", |b| Box::pin(crowded(b))),
-                case("c/two", |b| Box::pin(crowded(b))),
-                case("c/three", |b| Box::pin(crowded(b))),
-            ],
-            3,
-            None,
-        );
-        assert!(ran.iter().all(|r| r.check == Check::Pass), "{ran:?}");
-        assert!(
-            ran.iter().all(|r| r
-                .transcript
-                .iter()
-                .any(|e| e.line.contains("not answered under load"))),
-            "each passed on its retry: {ran:?}"
-        );
-    }
-
-    #[test]
-    fn jobs_is_how_many_cases_run_at_once() {
-        let together = meeting(2);
-        assert!(
-            together.iter().all(|r| r.check == Check::Pass),
-            "{together:?}"
-        );
-        // One at a time, neither meets the other: each ends at its timeout.
-        let alone = meeting(1);
-        assert!(
-            alone.iter().all(|r| r.timed_out && r.check.is_fail()),
-            "{alone:?}"
-        );
-    }
-}
+mod tests;

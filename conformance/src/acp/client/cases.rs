@@ -174,8 +174,10 @@ pub const CASES: &[ClientCase] = &[
 /// cross-cutting probe), the first other run that left an agent request unanswered
 /// ([`crate::acp::client::owed`]). Its own finding comes first: it is first in the catalogue.
 async fn answers_agent_requests(ctx: ClientCtx) -> CheckResult {
-    let owed = ctx.owed.clone();
+    let (owed, scope) = (ctx.owed.clone(), ctx.scope.clone());
     let own = client_check(ctx, requests::answers_every_request).await?;
+    // Every other case's run, once they have all finished (GATE-LOAD-2).
+    scope.settled().await;
     if !matches!(own, Check::Pass | Check::Skip(_) | Check::Error(_)) {
         return Ok(own);
     }

@@ -307,6 +307,8 @@ async fn unknown_notification(ctx: Ctx) -> CheckResult {
         )?;
         drop(c);
     }
+    // What every other case showed, once they have all finished (GATE-LOAD-2).
+    ctx.scope.settled().await;
     // T3 on every exchange of every case: notifications/initialized, notifications/cancelled
     // and this case's own are never answered.
     let expected = "no answer to any notification (T3, JSON-RPC 2.0 §4.1)";

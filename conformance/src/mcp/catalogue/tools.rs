@@ -502,6 +502,8 @@ async fn structured_mirror(ctx: Ctx) -> CheckResult {
     let mut c = ctx.session().await?;
     let _ = call_tool(&mut c, &tool, json!({}), None).await?;
     drop(c);
+    // What every other case showed, once they have all finished (GATE-LOAD-2).
+    ctx.scope.settled().await;
     super::support::grade_rule(
         &ctx,
         crate::mcp::watch::Rule::Mirror,
@@ -550,6 +552,7 @@ async fn output_schema(ctx: Ctx) -> CheckResult {
             }
         }
     }
+    ctx.scope.settled().await;
     let expected = "structuredContent conforming to the tool's outputSchema on every successful \
                     call (MCP server/tools)";
     let verdict = super::support::grade_rule(
