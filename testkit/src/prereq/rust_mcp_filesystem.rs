@@ -17,8 +17,8 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use super::PrereqError;
-use super::cargo::cargo;
-use super::install::{cache_root, ensure, io_err};
+use super::cargo::install_crate;
+use super::install::{ensure, io_err};
 
 /// The pinned version.
 pub const RUST_MCP_FILESYSTEM_VERSION: &str = "0.4.5";
@@ -41,19 +41,9 @@ fn complete(dir: &Path) -> bool {
 pub fn rust_mcp_filesystem_dir() -> Result<PathBuf, PrereqError> {
     static DIR: OnceLock<Result<PathBuf, PrereqError>> = OnceLock::new();
     DIR.get_or_init(|| {
-        let target = cache_root()?.join("build").join(INSTALL_NAME);
         ensure(INSTALL_NAME, complete, |store, log| {
-            std::fs::create_dir_all(&target)
-                .map_err(|e| io_err("create build folder", &target, e))?;
-            let mut cmd = cargo();
-            cmd.args(["install", "--locked", "--debug", "--root"])
-                .arg(store)
-                .arg("--target-dir")
-                .arg(&target)
-                .arg(format!("rust-mcp-filesystem@{RUST_MCP_FILESYSTEM_VERSION}"))
-                // Outside any workspace, so no project's `.cargo/config.toml` applies.
-                .current_dir(store);
-            log.run("cargo install rust-mcp-filesystem", &mut cmd)?;
+            let pin = ("rust-mcp-filesystem", RUST_MCP_FILESYSTEM_VERSION);
+            install_crate(store, INSTALL_NAME, pin, &[], log)?;
             let root = store.join(ROOT);
             std::fs::create_dir_all(&root).map_err(|e| io_err("create root folder", &root, e))?;
             let file = root.join(ROOT_FILE.0);
